@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.h - the varscope trace format: records, writer and streaming reader.
+ *
+ * One format serves every command (record, report, tui, diff, segments,
+ * signature, script).  The byte layout is specified in
+ * Documentation/varscope-data-format.txt; this header is its C face.
+ *
+ * All times are nanoseconds of the clock named in the header (by default
+ * CLOCK_MONOTONIC, the clock perf events are opened with).
+ */
+#ifndef VS_CORE_TRACE_H
+#define VS_CORE_TRACE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#define VS_DEFAULT_FILE		"varscope.data"
+
+#define VS_FORMAT_MAJOR		1
+#define VS_FORMAT_MINOR		0
+
+/* Event groups (VarMRI Table 1, plus kernel, software and function events). */
+enum vs_event_group {
+	VS_GROUP_KERNEL	= 0,	/* scheduling, interrupts, faults */
+	VS_GROUP_SOFTWARE = 1,	/* perf software counters */
+	VS_GROUP_CYCLE	= 2,
+	VS_GROUP_INST	= 3,
+	VS_GROUP_CACHE	= 4,
+	VS_GROUP_UOP	= 5,
+	VS_GROUP_OTHER	= 6,
+	VS_GROUP_FUNC	= 7,	/* func:<symbol>.time from samples or probes */
+	VS_GROUP__MAX
+};
+
+#define VS_EVENT_NO_PARENT	0xffffu
+#define VS_EVENT_MAX		0xfffeu
+
+/* Record kinds.  Readers skip kinds they do not know. */
+enum vs_record_kind {
+	VS_REC_EVENT_DEF	= 1,	/* an entry of the event catalog */
+	VS_REC_TASK		= 2,	/* one AppTask with its cumulative values */
+	VS_REC_SAMPLE		= 3,	/* a PEBS or software-clock sample */
+	VS_REC_SYSCALL		= 4,	/* system call enter or exit */
+	VS_REC_FUNC		= 5,	/* function enter or exit (uprobes) */
+	VS_REC_SYMBOL_DEF	= 6,	/* id -> function name for VS_REC_FUNC */
+	VS_REC_COMM		= 7,	/* thread name (and exec) */
+	VS_REC_PROCESS		= 8,	/* fork or exit of a thread/process */
+	VS_REC_MMAP		= 9,	/* executable mapping, with build-id */
+	VS_REC_EPOCH		= 10,	/* which events are live from now on */
+	VS_REC_LOST		= 11,	/* lost or dropped data */
+	VS_REC_SEGMENT		= 12,	/* segment mark */
+	VS_REC_META		= 13,	/* key = value note (command line, ...) */
+	VS_REC_ATTACH		= 14,	/* thread attaches to / detaches from a task */
+	VS_REC_WAKEUP		= 15,	/* waker -> wakee edge of a task's wait */
+	/* 32..47: signature files (varscope signature) */
+	VS_REC_SIG_FUNC		= 32,	/* a profiled function */
+	VS_REC_SIG_EPISODE	= 33,	/* a closed frequent episode of one */
+	VS_REC__MAX		= 0xffff
+};
+
+/* Task flags. */
+#define VS_TASK_LOST_EVENTS	(1u << 0)  /* kernel events lost inside it */
+#define VS_TASK_NESTED_BEGIN	(1u << 1)  /* begin while a task was open */
+#define VS_TASK_THREAD_EXIT	(1u << 2)  /* thread exited inside the task */
+#define VS_TASK_MULTIPLEXED	(1u << 3)  /* a counter was multiplexed */
+#define VS_TASK_DISTORTED	(1u << 4)  /* a counter read failed the DTE filter */
+#define VS_TASK_UNMATCHED_END	(1u << 5)  /* type of end differs from begin */
+#define VS_TASK_FUNC_PROBE	(1u << 6)  /* made by --task-func */
+#define VS_TASK_TRUNCATED	(1u << 7)  /* recording stopped inside the task */
+
+/* Sample flags: which optional fields are present. */
+#define VS_SAMPLE_ADDR		(1u << 0)
+#define VS_SAMPLE_WEIGHT	(1u << 1)
+#define VS_SAMPLE_DATA_SRC	(1u << 2)
+#define VS_SAMPLE_PRECISE	(1u << 3)  /* PEBS */
+#define VS_SAMPLE_KERNEL	(1u << 4)  /* ip is in the kernel */
+
+#define VS_LOST_KERNEL_RING	0	/* perf ring overflowed */
+#define VS_LOST_TASKS		1	/* task records dropped in the library */
+#define VS_LOST_SAMPLES		2	/* samples throttled */
+#define VS_LOST_OUTPUT		3	/* output error (disk full) */
+
+#define VS_SYSCALL_ENTER	0
+#define VS_SYSCALL_EXIT		1
+#define VS_FUNC_ENTER		0
+#define VS_FUNC_EXIT		1
+#define VS_PROCESS_FORK		0
+#define VS_PROCESS_EXIT		1
+#define VS_ATTACH		0
+#define VS_DETACH		1
+
+#define VS_SIG_WILDCARD		0xffffu	/* the '*' of an episode */
+
+struct vs_value {
+	uint16_t event;		/* event id in the catalog */
+	uint64_t value;		/* ns, count, or as the event's unit says */
+};
+
+struct vs_event_def {
+	uint16_t id;
+	uint16_t parent;	/* VS_EVENT_NO_PARENT if none (Rule 2) */
+	uint8_t group;		/* enum vs_event_group */
+	const char *name;	/* "sched.blocked.time" */
+	const char *unit;	/* "ns", "count", "kHz" */
+};
+
+struct vs_task {
+	uint64_t id;		/* unique in the trace; vs_task_id() */
+	uint32_t type;
+	uint32_t pid, tid;
+	uint32_t cpu;		/* cpu at begin */
+	uint32_t epoch;
+	uint32_t flags;		/* VS_TASK_* */
+	uint64_t start, end;	/* latency = end - start */
+	uint32_t nr_values;
+	const struct vs_value *values;
+};
+
+struct vs_sample {
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	uint32_t flags;		/* VS_SAMPLE_* */
+	uint64_t ip;
+	uint64_t period;
+	uint64_t addr, weight, data_src;	/* per flags */
+	uint32_t nr_callchain;
+	const uint64_t *callchain;	/* innermost first, perf context markers kept */
+};
+
+struct vs_syscall {
+	uint64_t time;
+	uint32_t tid, cpu;
+	uint16_t nr;
+	uint8_t dir;		/* VS_SYSCALL_ENTER/EXIT */
+	int64_t ret;		/* exit only */
+};
+
+struct vs_func {
+	uint64_t time;
+	uint32_t tid, cpu;
+	uint32_t symbol;	/* VS_REC_SYMBOL_DEF id */
+	uint8_t dir;		/* VS_FUNC_ENTER/EXIT */
+};
+
+struct vs_symbol_def {
+	uint32_t id;
+	uint64_t addr;
+	const char *name;
+	const char *binary;
+};
+
+struct vs_comm {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint8_t exec;
+	const char *comm;
+};
+
+struct vs_process {
+	uint64_t time;
+	uint8_t what;		/* VS_PROCESS_FORK/EXIT */
+	uint32_t pid, ppid, tid, ptid;
+};
+
+struct vs_mmap {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags;
+	uint8_t build_id_len;
+	uint8_t build_id[20];
+	const char *filename;
+};
+
+struct vs_epoch {
+	uint64_t time;
+	uint32_t epoch;
+	uint32_t nr_events;
+	const uint16_t *events;
+};
+
+struct vs_lost {
+	uint64_t time;
+	uint32_t tid, cpu;
+	uint32_t what;		/* VS_LOST_* */
+	uint64_t count;
+};
+
+struct vs_segment {
+	uint64_t time;
+	uint32_t number;
+	const char *label;
+};
+
+struct vs_meta {
+	const char *key;
+	const char *value;
+};
+
+struct vs_attach {
+	uint64_t time;
+	uint32_t tid;
+	uint8_t what;		/* VS_ATTACH/DETACH */
+	uint64_t task_id;
+};
+
+struct vs_wakeup {
+	uint64_t time;
+	uint32_t waker_tid, wakee_tid;
+	uint32_t cpu;
+};
+
+struct vs_sig_func {
+	uint32_t id;
+	uint32_t executions;	/* N, the number of calls profiled */
+	uint64_t mean_ns;	/* mean execution time */
+	const char *name;
+};
+
+struct vs_sig_episode {
+	uint32_t func;		/* vs_sig_func.id */
+	uint32_t support;
+	uint32_t len;
+	const uint16_t *syscalls;	/* syscall numbers, VS_SIG_WILDCARD = '*' */
+};
+
+/*
+ * A decoded record.  Pointers inside point into the reader's buffer and
+ * stay valid until the next vs_reader_next(); strings are NUL-terminated.
+ */
+struct vs_record {
+	uint16_t kind;		/* enum vs_record_kind */
+	union {
+		struct vs_event_def event_def;
+		struct vs_task task;
+		struct vs_sample sample;
+		struct vs_syscall syscall;
+		struct vs_func func;
+		struct vs_symbol_def symbol_def;
+		struct vs_comm comm;
+		struct vs_process process;
+		struct vs_mmap mmap;
+		struct vs_epoch epoch;
+		struct vs_lost lost;
+		struct vs_segment segment;
+		struct vs_meta meta;
+		struct vs_attach attach;
+		struct vs_wakeup wakeup;
+		struct vs_sig_func sig_func;
+		struct vs_sig_episode sig_episode;
+	};
+};
+
+/* The file header. */
+struct vs_header {
+	uint16_t major, minor;
+	uint32_t clockid;	/* CLOCK_MONOTONIC unless said otherwise */
+	uint64_t start_time;	/* clock time when the recording started */
+	uint64_t start_realtime; /* CLOCK_REALTIME ns at the same moment */
+	const char *host;
+	const char *kernel;	/* uname -r */
+	const char *cpu_model;
+	const char *tool;	/* "varscope 0.1 record" */
+};
+
+/* --- writer --- */
+
+struct vs_writer;
+
+/**
+ * vs_writer_open - create a trace file (mode 0600) and write its header
+ * @path: the file; an existing one is replaced (callers rename it first)
+ * @hdr: header fields; host/kernel/cpu_model may be NULL to fill from
+ *       the running system
+ *
+ * Returns NULL with errno set on failure.
+ */
+struct vs_writer *vs_writer_open(const char *path, const struct vs_header *hdr);
+
+/**
+ * vs_writer_fdopen - like vs_writer_open() on an open file descriptor
+ */
+struct vs_writer *vs_writer_fdopen(int fd, const struct vs_header *hdr);
+
+/**
+ * vs_writer_add - append one record; chunks are cut and written when full
+ *
+ * Returns 0, or -1 with errno set when the chunk could not be written
+ * (ENOSPC...); the file then stays readable up to the last whole chunk.
+ */
+int vs_writer_add(struct vs_writer *w, const struct vs_record *rec);
+
+/**
+ * vs_writer_flush - write the pending chunk now (0 or -1 with errno)
+ */
+int vs_writer_flush(struct vs_writer *w);
+
+/**
+ * vs_writer_set_level - zlib level for chunks to come (0..9, default 1)
+ */
+void vs_writer_set_level(struct vs_writer *w, int level);
+
+/**
+ * vs_writer_bytes - bytes written to the file so far
+ */
+uint64_t vs_writer_bytes(const struct vs_writer *w);
+
+/**
+ * vs_writer_close - flush, fsync and close; returns 0 or -1 with errno
+ */
+int vs_writer_close(struct vs_writer *w);
+
+/* --- reader --- */
+
+struct vs_reader;
+
+/**
+ * vs_reader_open - open a trace for streaming
+ * @path: the file ("-" is not supported: the reader seeks)
+ * @err: on failure, a one-line message "FILE: what (at byte N)" is
+ *       written here (may be NULL)
+ * @errlen: size of @err
+ */
+struct vs_reader *vs_reader_open(const char *path, char *err, size_t errlen);
+
+/**
+ * vs_reader_next - decode the next record
+ *
+ * Returns 1 with @rec filled, 0 at the end of the data, -1 on corruption
+ * (vs_reader_error() says what and where).  A truncated last chunk is not
+ * corruption: it ends the data with a warning (vs_reader_warning()).
+ */
+int vs_reader_next(struct vs_reader *r, struct vs_record *rec);
+
+/**
+ * vs_reader_seek_time - continue from the first chunk that may hold
+ * records at or after @time (catalog records of earlier chunks are read)
+ */
+int vs_reader_seek_time(struct vs_reader *r, uint64_t time);
+
+/**
+ * vs_reader_rewind - start again from the first record
+ */
+int vs_reader_rewind(struct vs_reader *r);
+
+const struct vs_header *vs_reader_header(const struct vs_reader *r);
+
+/**
+ * vs_reader_event - the catalog entry of event @id seen so far, or NULL
+ */
+const struct vs_event_def *vs_reader_event(const struct vs_reader *r, uint16_t id);
+
+/**
+ * vs_reader_event_by_name - the catalog entry named @name, or NULL
+ */
+const struct vs_event_def *vs_reader_event_by_name(const struct vs_reader *r,
+						   const char *name);
+
+/* Number of catalog entries seen so far (ids are 0 .. n-1 when dense). */
+unsigned int vs_reader_nr_events(const struct vs_reader *r);
+
+/* Byte offset in the file of the chunk being read (for progress). */
+uint64_t vs_reader_offset(const struct vs_reader *r);
+uint64_t vs_reader_size(const struct vs_reader *r);
+
+/* The error of the last -1, or NULL: "FILE: what at byte N". */
+const char *vs_reader_error(const struct vs_reader *r);
+/* A warning (truncation), or NULL. */
+const char *vs_reader_warning(const struct vs_reader *r);
+
+void vs_reader_close(struct vs_reader *r);
+
+/* --- helpers --- */
+
+const char *vs_record_kind_name(uint16_t kind);	/* "task", "sample", ... */
+const char *vs_group_name(uint8_t group);		/* "KERNEL", "CYCLE", ... */
+int vs_group_from_name(const char *name);		/* -1 if unknown */
+
+#endif /* VS_CORE_TRACE_H */
