@@ -2,14 +2,9 @@
 /*
  * diff.c - varscope diff (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_diff(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope diff: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope diff [<options>] SEGMENT1 SEGMENT2");
 }

@@ -2,14 +2,9 @@
 /*
  * record.c - varscope record (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_record(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope record: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope record [<options>] [--] COMMAND [ARGS]");
 }

@@ -2,14 +2,9 @@
 /*
  * script.c - varscope script (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_script(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope script: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope script [<options>]");
 }

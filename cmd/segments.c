@@ -2,14 +2,9 @@
 /*
  * segments.c - varscope segments (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_segments(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope segments: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope segments [<options>]");
 }

@@ -2,14 +2,9 @@
 /*
  * signature.c - varscope signature (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_signature(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope signature: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope signature (build|infer) [<options>]");
 }

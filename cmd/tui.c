@@ -2,14 +2,9 @@
 /*
  * tui.c - varscope tui (placeholder until its issue lands)
  */
-#include <stdio.h>
-
 #include "builtin.h"
 
 int cmd_tui(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "varscope tui: not implemented yet\n");
-	return 1;
+	return cmd_not_implemented(argc, argv, "varscope tui [<options>]");
 }

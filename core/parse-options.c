@@ -63,7 +63,20 @@ static void print_usage(FILE *fp, const char *const *usage,
 				 o->argh);
 		fprintf(fp, "    %-26s %s\n", left, o->help ? o->help : "");
 	}
-	fputc('\n', fp);
+	if (opts->type != VS_OPT_END)
+		fputc('\n', fp);
+}
+
+/* --list-opts: the long options on one line, for the bash completion. */
+static void list_options(const struct vs_option *opts)
+{
+	const struct vs_option *o;
+
+	for (o = opts; o->type != VS_OPT_END; o++)
+		if (o->long_name)
+			printf("--%s%s ", o->long_name,
+			       o->type == VS_OPT_BOOLEAN ? "" : "=");
+	printf("--help\n");
 }
 
 void usage_with_options(const char *const *usage, const struct vs_option *opts)
@@ -236,8 +249,7 @@ static const struct vs_option *find_long(const struct vs_option *opts,
 			return o;
 	if (len > 3 && !strncmp(name, "no-", 3)) {
 		for (o = opts; o->type != VS_OPT_END; o++)
-			if (o->type == VS_OPT_BOOLEAN && o->long_name &&
-			    strlen(o->long_name) == len - 3 &&
+			if (o->long_name && strlen(o->long_name) == len - 3 &&
 			    !strncmp(o->long_name, name + 3, len - 3)) {
 				*negated = true;
 				return o;
@@ -273,6 +285,10 @@ static int parse_long(int argc, const char **argv, int i,
 
 	if (len == 4 && !strncmp(name, "help", 4)) {
 		print_usage(stdout, usage, opts);
+		exit(0);
+	}
+	if (len == 9 && !strncmp(name, "list-opts", 9)) {
+		list_options(opts);
 		exit(0);
 	}
 	o = find_long(opts, name, len, &negated);

@@ -5,7 +5,8 @@
  *
  * Long (--name, --name=value, --name value) and short (-n value, -nvalue)
  * forms; "--" ends options.  A bad value prints one line naming the option
- * and exits with status 129; -h/--help prints the usage and exits 0.
+ * and exits with status 129; -h/--help prints the usage and exits 0;
+ * --list-opts prints the long options on one line (bash completion).
  */
 #ifndef VS_CORE_PARSE_OPTIONS_H
 #define VS_CORE_PARSE_OPTIONS_H
