@@ -1,36 +1,56 @@
 # varscope - why some requests are slow.
 #
-#   make            build ./varscope, libvarscope.so and libvarscope.a
-#   make test       build and run the whole test suite (bats + C unit tests)
+#   make            build ./varscope, libvarscope.so, libvarscope.a, examples
+#   make test       build and run the whole test suite (bats + C unit tests);
+#                   T='t0000 unit' runs the tests whose names start so
 #   make demo       record an example workload and print its report
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make doc        the man pages, into build/man (asciidoctor)
+#   make install    PREFIX=/usr/local DESTDIR= (binary, library, header,
+#                   pkg-config file, man pages, bash completion)
 #   make fuzz       libFuzzer target for the trace reader (clang)
-#   make bench      the benchmarks under bench/
-#   make SANITIZE=1 build with -fsanitize=address,undefined
+#   make bench      build and run every benchmark under bench/
+#   make SANITIZE=1 build with -fsanitize=address,undefined into build-asan
+#                   (binary build-asan/varscope); with test, tests that one
 #
-# Sources are found by wildcard: a new file in cmd/, core/, arch/x86/, ui/
-# or lib/ needs no Makefile change.
+# Sources are found by wildcard: a new .c in cmd/, core/, arch/x86/, ui/,
+# lib/, examples/, t/unit/ or bench/ needs no Makefile change.
+# Missing Debian packages are installed on the first build (as root) by
+# scripts/install-deps.sh, again whenever that script changes.
 
 VERSION    := 0.1
 PREFIX     ?= /usr/local
 DESTDIR    ?=
-BUILD      ?= build
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
-ALL_CFLAGS  = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -Iinclude \
-	      -DVARSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
-LDLIBS_ALL  =
+ALL_CFLAGS  = $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+	      -I. -Iinclude -DVARSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
+# The normal build leaves its products at the top; the sanitizer build
+# keeps everything in build-asan so that both can live side by side.
 ifeq ($(SANITIZE),1)
-CFLAGS     += -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS    += -fsanitize=address,undefined
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=undefined
 BUILD      := build-asan
+OUT        := build-asan/
+else
+SAN_FLAGS  :=
+BUILD      := build
+OUT        :=
 endif
+VARSCOPE_BIN := $(OUT)varscope
+LIB_SO     := $(OUT)libvarscope.so
+LIB_A      := $(OUT)libvarscope.a
 
 # --- dependencies ----------------------------------------------------------
-DEPS_STAMP := $(BUILD)/.deps-ok
+DEPS_STAMP := build/.deps-ok
 HAVE_SYSTEM_LIBPERF := $(shell pkg-config --exists libperf 2>/dev/null && echo 1)
 ifeq ($(HAVE_SYSTEM_LIBPERF),1)
 LIBPERF_CFLAGS := $(shell pkg-config --cflags libperf)
@@ -57,15 +77,19 @@ UNIT_SRC   := $(wildcard t/unit/*.c)
 UNIT_BIN   := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 EXAMPLE_SRC:= $(wildcard examples/*.c)
 EXAMPLE_BIN:= $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
+BENCH_SRC  := $(wildcard bench/*.c)
+BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# Man pages: Documentation/NAME.txt whose title line is "NAME(SECTION)".
+MAN_SRC    := $(shell grep -l -m1 -E '^[a-z_-]+\([0-9]\)$$' Documentation/*.txt 2>/dev/null)
 
-all: varscope libvarscope.so libvarscope.a examples
+all: $(VARSCOPE_BIN) $(LIB_SO) $(LIB_A) examples
 
-$(DEPS_STAMP):
+$(DEPS_STAMP): scripts/install-deps.sh
 	@scripts/install-deps.sh
 	@mkdir -p $(dir $@) && touch $@
 
 build/libperf/libperf.a: | $(DEPS_STAMP)
-	@scripts/build-libperf.sh build/libperf
+	+@scripts/build-libperf.sh build/libperf
 
 # Every object waits for the dependencies (headers of libperf & co).
 $(BUILD)/%.o: %.c | $(DEPS_STAMP) $(LIBPERF)
@@ -76,37 +100,92 @@ $(BUILD)/pic/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
-varscope: $(TOOL_OBJ) $(LIBPERF)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(DEP_LIBS)
+$(VARSCOPE_BIN): $(TOOL_OBJ) $(LIBPERF)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJ) $(DEP_LIBS)
 
-libvarscope.so: $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libvarscope.so.0 -o $@ $(LIB_OBJ) -lpthread
+# libvarscope.so carries the soname libvarscope.so.0; the link next to it
+# lets programs linked in the tree run with LD_LIBRARY_PATH set to it.
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libvarscope.so.0 -o $@ \
+		$(LIB_OBJ) -lpthread
+	ln -sf libvarscope.so $@.0
 
-libvarscope.a: $(LIB_OBJ)
+$(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # Examples link the annotation library statically so they run anywhere.
-$(BUILD)/examples/%: examples/%.c libvarscope.a | $(DEPS_STAMP)
+$(BUILD)/examples/%: examples/%.c $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -o $@ $< libvarscope.a -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(LIB_A) -lpthread -lm
 
 examples: $(EXAMPLE_BIN)
 
 # C unit tests: each t/unit/NAME.c links the core objects.
 $(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
 
 unit: $(UNIT_BIN)
 
-test: all unit
-	@t/run-tests.sh
+# Benchmarks: bench/NAME.c links the core objects like a unit test.
+$(BUILD)/bench/%: bench/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIB_A) $(DEP_LIBS)
 
-.PHONY: all examples unit test clean install demo fuzz bench deps
+test: all unit doc
+	@VS_BUILD=$(BUILD) VARSCOPE=$(VARSCOPE_BIN) t/run-tests.sh $(T)
+
+# Every executable in bench/ (scripts) and every bench/NAME.c, one after
+# the other; each prints its own numbers.  Never part of make test.
+bench: all $(BENCH_BIN)
+	@scripts/install-deps.sh --bench
+	@set -e; for b in $(BENCH_BIN) $$(find bench -maxdepth 1 -type f -perm -u+x | sort); do \
+		echo "== $$b"; VS_BUILD=$(BUILD) VARSCOPE=$(VARSCOPE_BIN) $$b; \
+	done
+
+demo: all
+	@scripts/demo.sh
+
+# --- documentation -----------------------------------------------------------
+MAN_OUT := $(foreach f,$(MAN_SRC),build/man/man$(shell sed -n '1s/.*(\([0-9]\))$$/\1/p' $(f))/$(notdir $(f:.txt=)).$(shell sed -n '1s/.*(\([0-9]\))$$/\1/p' $(f)))
+
+doc: $(MAN_OUT)
+
+build/man/man%: | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	asciidoctor -b manpage -a mansource=varscope -a manversion=$(VERSION) \
+		-a manmanual='varscope Manual' -o $@ \
+		Documentation/$(basename $(notdir $@)).txt
+
+$(foreach f,$(MAN_OUT),$(eval $(f): Documentation/$(basename $(notdir $(f))).txt))
+
+varscope.pc: varscope.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    varscope.pc.in >$@
+
+install: all doc varscope.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(COMPLETIONDIR)
+	install -m 755 $(VARSCOPE_BIN) $(DESTDIR)$(BINDIR)/varscope
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libvarscope.so.0
+	ln -sf libvarscope.so.0 $(DESTDIR)$(LIBDIR)/libvarscope.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libvarscope.a
+	install -m 644 include/varscope.h $(DESTDIR)$(INCLUDEDIR)/varscope.h
+	install -m 644 varscope.pc $(DESTDIR)$(LIBDIR)/pkgconfig/varscope.pc
+	install -m 644 contrib/completion/varscope.bash \
+		$(DESTDIR)$(COMPLETIONDIR)/varscope
+	@set -e; for m in $(MAN_OUT); do \
+		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$m)); \
+		install -d $$d && install -m 644 $$m $$d/; \
+	done
+
+.PHONY: all examples unit test clean install demo doc fuzz bench deps varscope.pc
 
 deps: $(DEPS_STAMP) $(LIBPERF)
 
 clean:
-	rm -rf build build-asan varscope libvarscope.so libvarscope.a
+	rm -rf build build-asan varscope libvarscope.so libvarscope.so.0 \
+		libvarscope.a varscope.pc
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -2,9 +2,13 @@
 /*
  * varscope.c - the varscope command: dispatch to the subcommands in cmd/.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/builtin.h"
@@ -122,9 +126,79 @@ static int run_builtin(const struct cmd_struct *cmd, int argc, const char **argv
 	return status;
 }
 
-/* varscope help CMD: the man page, or the command's usage without man. */
+/*
+ * The man pages of a build tree (make doc puts them in build/man) or of an
+ * installation under another prefix are not on man's default path: look
+ * for them next to the binary and put the first found in front of MANPATH
+ * (the trailing ':' keeps man's own path after it).
+ */
+static void add_own_manpath(void)
+{
+	static const char *const candidates[] = {
+		"build/man", "../build/man", "../share/man",
+	};
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	const char *old = getenv("MANPATH");
+	char *slash;
+	ssize_t n;
+	size_t i;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		struct stat st;
+		char *value;
+
+		snprintf(dir, sizeof(dir), "%s/%s/man1", exe, candidates[i]);
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		dir[strlen(dir) - strlen("/man1")] = '\0';
+		if (asprintf(&value, "%s:%s", dir, old ? old : "") < 0)
+			return;
+		setenv("MANPATH", value, 1);
+		free(value);
+		return;
+	}
+}
+
+/* Returns 0 when man showed @page, -1 when man or the page is missing. */
+static int show_man_page(const char *page)
+{
+	int status;
+	pid_t pid;
+
+	add_own_manpath();
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* man's "No manual entry" is replaced by the usage */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execlp("man", "man", page, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * varscope help CMD: the man page varscope-CMD(1), or the command's usage
+ * when man or the page is missing, or VARSCOPE_NO_MAN is set.
+ */
 static int cmd_help(int argc, const char **argv)
 {
+	const char *hargv[] = { NULL, "--help", NULL };
 	const struct cmd_struct *cmd;
 	char page[64];
 
@@ -136,15 +210,10 @@ static int cmd_help(int argc, const char **argv)
 	if (!cmd)
 		return unknown_command(argv[1]);
 	snprintf(page, sizeof(page), "varscope-%s", cmd->name);
-	if (isatty(STDOUT_FILENO) && !getenv("VARSCOPE_NO_MAN")) {
-		execlp("man", "man", page, (char *)NULL);
-		/* no man: fall through to the usage */
-	}
-	{
-		const char *hargv[] = { cmd->name, "--help", NULL };
-
-		return run_builtin(cmd, 2, hargv);
-	}
+	if (!getenv("VARSCOPE_NO_MAN") && !show_man_page(page))
+		return 0;
+	hargv[0] = cmd->name;
+	return run_builtin(cmd, 2, hargv);
 }
 
 int main(int argc, const char **argv)

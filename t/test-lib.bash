@@ -1,0 +1,104 @@
+# test-lib.bash - common set-up for every varscope bats test.
+#
+# Load it first in each t/tNNNN-name.bats:
+#
+#	load test-lib
+#
+# It provides:
+#   $SRC       the top of the source tree
+#   $BUILD     the build folder (build, or build-asan under SANITIZE=1)
+#   $VARSCOPE  the varscope binary under test
+#   $EXAMPLES  the built example workloads ($BUILD/examples)
+#   $LIBDIR    the folder holding libvarscope.so and libvarscope.a
+#   $TEST_TMP  an empty folder of this test, removed afterwards; every test
+#              starts in it (cd), so relative outputs land there
+#   bats-support and bats-assert (run, assert_success, assert_output ...)
+#   prerequisites that skip visibly, with a reason, when the machine lacks
+#   what a test needs: require_root, require_tracefs, require_pmu,
+#   require_uprobes, require_cmd NAME, require_example NAME.
+#
+# t/run-tests.sh exports VS_BUILD and VARSCOPE; a bats file run by hand
+# (bats t/t0000-basic.bats) falls back to the in-tree build.
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${VS_BUILD:-build}
+case $BUILD in
+/*) ;;
+*) BUILD=$SRC/$BUILD ;;
+esac
+VARSCOPE=${VARSCOPE:-$SRC/varscope}
+case $VARSCOPE in
+/*) ;;
+*) VARSCOPE=$SRC/$VARSCOPE ;;
+esac
+LIBDIR=$(dirname "$VARSCOPE")
+EXAMPLES=$BUILD/examples
+export SRC BUILD VARSCOPE LIBDIR EXAMPLES
+
+# Commands never open a pager or man in tests.
+export VARSCOPE_NO_MAN=1 MANPAGER=cat PAGER=cat LC_ALL=C.UTF-8
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+# Each test gets its own folder: bats' per-test temporary directory.
+# Tests that define their own setup() call vs_setup first.
+vs_setup() {
+	TEST_TMP=$BATS_TEST_TMPDIR
+	export TEST_TMP
+	cd "$TEST_TMP" || return 1
+}
+
+setup() {
+	vs_setup
+}
+
+# --- prerequisites: skip with the reason in the TAP output -------------
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# The tracing file system, mounted at /sys/kernel/tracing when absent.
+TRACEFS=/sys/kernel/tracing
+
+require_tracefs() {
+	[ -e "$TRACEFS/events" ] && return 0
+	if [ "$(id -u)" = 0 ]; then
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null
+		[ -e "$TRACEFS/events" ] && return 0
+	fi
+	skip "no tracefs at $TRACEFS (mount -t tracefs nodev $TRACEFS)"
+}
+
+# A hardware PMU: the core PMU registers as "cpu" (or "cpu_core" and
+# "cpu_atom" on hybrid parts) in sysfs.  VMs without a virtual PMU have
+# none, and "cycles" is not supported there.
+require_pmu() {
+	local d
+
+	for d in cpu cpu_core cpu_atom; do
+		[ -d "/sys/bus/event_source/devices/$d" ] && return 0
+	done
+	skip "no hardware PMU: cycles not supported"
+}
+
+require_uprobes() {
+	[ -d /sys/bus/event_source/devices/uprobe ] ||
+		skip "no uprobes (kernel without CONFIG_UPROBE_EVENTS)"
+}
+
+require_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "needs $1 (not installed)"
+}
+
+# An example workload from examples/NAME.c; its absence is a build error,
+# not a reason to skip, once the example is in the tree.
+require_example() {
+	[ -x "$EXAMPLES/$1" ] && return 0
+	if [ -f "$SRC/examples/$1.c" ]; then
+		fail "$EXAMPLES/$1 is not built (make examples)"
+		return 1
+	fi
+	skip "examples/$1.c is not in the tree yet"
+}
