@@ -1,19 +1,47 @@
 #!/bin/sh
-# install-deps.sh - install what varscope needs on Debian 12, when missing.
-# A second run installs nothing.  Needs root (apt-get) only when something
-# is missing.
+# install-deps.sh [--bench] - install the Debian 12 packages varscope needs,
+# when missing.  A second run checks with dpkg-query only and installs
+# nothing; apt-get update runs only when something is missing.  Needs root
+# only then.
+#
+#   (no option)  what the build, the tests, the docs, the examples and CI
+#                need
+#   --bench      also what the benchmarks under bench/ drive
+#
+# The Makefile reruns this script whenever it changes, so a package added
+# here reaches every existing build tree.
 set -e
 
-PKGS="gcc make pkg-config libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev
-libncurses-dev bats bats-assert bats-support linux-source-6.1 xz-utils
-flex bison tmux man-db"
+# build: compiler, libperf from linux-source-6.1 (flex, bison, xz to build
+# it), the tracing and symbol libraries, the TUI's ncurses
+BUILD_PKGS="gcc make pkg-config libc6-dev linux-source-6.1 xz-utils flex bison
+libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev libncurses-dev"
+# tests: bats and its helpers, timeout (coreutils), /usr/bin/time for peak
+# memory, python3 for the JSON checks, tmux for the TUI tests, util-linux's
+# script for a pty, man for "varscope help", procps (ps, pgrep)
+TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux
+util-linux man-db procps"
+# docs: asciidoctor converts Documentation/*.txt to man pages in one step
+DOC_PKGS="asciidoctor"
+# CI: clang with libFuzzer for make fuzz, git for the fresh clone
+CI_PKGS="clang git"
+# benchmarks only: the servers and load generators bench/ drives
+BENCH_PKGS="memcached libmemcached-tools"
 
-missing=""
-for p in $PKGS; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
-		missing="$missing $p"
-	fi
-done
+pkgs="$BUILD_PKGS $TEST_PKGS $DOC_PKGS $CI_PKGS"
+case "$1" in
+--bench) pkgs="$pkgs $BENCH_PKGS" ;;
+"") ;;
+*)
+	echo "usage: scripts/install-deps.sh [--bench]" >&2
+	exit 129
+	;;
+esac
+
+missing=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $pkgs 2>/dev/null |
+	awk -v want="$(echo $pkgs)" '$2 == "installed" { ok[$1] = 1 }
+	     END { n = split(want, p, " ");
+		   for (i = 1; i <= n; i++) if (!ok[p[i]]) printf " %s", p[i] }')
 [ -z "$missing" ] && exit 0
 
 echo "varscope: installing missing packages:$missing"
