@@ -137,7 +137,7 @@ skips=""
 # report_one INDEX: count the results of a finished file and print its line.
 report_one() {
 	local i=$1 name=${names[$1]} rc line plan=0 ran=0 ok=0 bad=0 skip=0
-	local detail="" in_failure=0 note=""
+	local detail="" in_failure=0 note="" reason
 
 	rc=$(cat "$out/$i.rc")
 	while IFS= read -r line; do
@@ -156,7 +156,10 @@ report_one() {
 		"ok "*" # skip"*|"ok "*" # SKIP"*)
 			skip=$((skip + 1))
 			ran=$((ran + 1))
-			skips+="$name: ${line#ok }"$'\n'
+			line=${line#ok [0-9]* }
+			reason=${line#* # [sS][kK][iI][pP]}
+			reason=${reason# }
+			skips+="$name: ${line%% # [sS][kK][iI][pP]*}: ${reason:-no reason given}"$'\n'
 			in_failure=0
 			;;
 		"ok "*)
@@ -224,7 +227,8 @@ for pass in 0 1; do
 			wait -n
 			report_done
 		done
-		run_one "$i" &
+		# bash's own "Segmentation fault" line goes with the output
+		run_one "$i" 2>>"$out/$i.tap" &
 	done
 	wait
 	report_done
