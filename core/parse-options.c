@@ -153,26 +153,49 @@ int vs_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/*
+ * The comma-joined values of VS_OPT_MULTI options live as long as the
+ * command; they are kept here so that a third value can grow the string
+ * of the second one in place, and so that they stay reachable.
+ */
+static char **joined;
+static size_t nr_joined;
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		perror("varscope: realloc");
+		exit(1);
+	}
+	return p;
+}
+
 static void append_string(const char **dst, const char *arg)
 {
-	size_t a, b;
+	size_t a, b, i;
 	char *s;
 
 	if (!*dst) {
 		*dst = arg;
 		return;
 	}
+	for (i = 0; i < nr_joined; i++)
+		if (joined[i] == *dst)
+			break;
+	if (i == nr_joined) {
+		joined = xrealloc(joined, ++nr_joined * sizeof(*joined));
+		joined[i] = NULL;
+	}
 	a = strlen(*dst);
 	b = strlen(arg);
-	s = malloc(a + b + 2);
-	if (!s) {
-		perror("malloc");
-		exit(1);
-	}
-	memcpy(s, *dst, a);
+	s = xrealloc(joined[i], a + b + 2);
+	if (!joined[i])
+		memcpy(s, *dst, a);
 	s[a] = ',';
 	memcpy(s + a + 1, arg, b + 1);
-	*dst = s;	/* lives as long as the command */
+	joined[i] = s;
+	*dst = s;
 }
 
 static void set_value(const struct vs_option *o, const char *arg)
