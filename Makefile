@@ -159,12 +159,14 @@ build/man/man%: | $(DEPS_STAMP)
 
 $(foreach f,$(MAN_OUT),$(eval $(f): Documentation/$(basename $(notdir $(f))).txt))
 
-varscope.pc: varscope.pc.in Makefile
+# Generated at every install: it holds that install's PREFIX.
+$(BUILD)/varscope.pc: varscope.pc.in
+	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    varscope.pc.in >$@
 
-install: all doc varscope.pc
+install: all doc $(BUILD)/varscope.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(VARSCOPE_BIN) $(DESTDIR)$(BINDIR)/varscope
@@ -172,7 +174,7 @@ install: all doc varscope.pc
 	ln -sf libvarscope.so.0 $(DESTDIR)$(LIBDIR)/libvarscope.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libvarscope.a
 	install -m 644 include/varscope.h $(DESTDIR)$(INCLUDEDIR)/varscope.h
-	install -m 644 varscope.pc $(DESTDIR)$(LIBDIR)/pkgconfig/varscope.pc
+	install -m 644 $(BUILD)/varscope.pc $(DESTDIR)$(LIBDIR)/pkgconfig/varscope.pc
 	install -m 644 contrib/completion/varscope.bash \
 		$(DESTDIR)$(COMPLETIONDIR)/varscope
 	@set -e; for m in $(MAN_OUT); do \
@@ -180,12 +182,12 @@ install: all doc varscope.pc
 		install -d $$d && install -m 644 $$m $$d/; \
 	done
 
-.PHONY: all examples unit test clean install demo doc fuzz bench deps varscope.pc
+.PHONY: all examples unit test clean install demo doc bench deps $(BUILD)/varscope.pc
 
 deps: $(DEPS_STAMP) $(LIBPERF)
 
 clean:
 	rm -rf build build-asan varscope libvarscope.so libvarscope.so.0 \
-		libvarscope.a varscope.pc
+		libvarscope.a
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

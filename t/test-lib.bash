@@ -9,7 +9,7 @@
 #   $BUILD     the build folder (build, or build-asan under SANITIZE=1)
 #   $VARSCOPE  the varscope binary under test
 #   $EXAMPLES  the built example workloads ($BUILD/examples)
-#   $LIBDIR    the folder holding libvarscope.so and libvarscope.a
+#   $VS_LIBDIR the folder holding libvarscope.so and libvarscope.a
 #   $TEST_TMP  an empty folder of this test, removed afterwards; every test
 #              starts in it (cd), so relative outputs land there
 #   bats-support and bats-assert (run, assert_success, assert_output ...)
@@ -31,9 +31,9 @@ case $VARSCOPE in
 /*) ;;
 *) VARSCOPE=$SRC/$VARSCOPE ;;
 esac
-LIBDIR=$(dirname "$VARSCOPE")
+VS_LIBDIR=$(dirname "$VARSCOPE")
 EXAMPLES=$BUILD/examples
-export SRC BUILD VARSCOPE LIBDIR EXAMPLES
+export SRC BUILD VARSCOPE VS_LIBDIR EXAMPLES
 
 # Commands never open a pager or man in tests.
 export VARSCOPE_NO_MAN=1 MANPAGER=cat PAGER=cat LC_ALL=C.UTF-8
