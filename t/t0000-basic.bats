@@ -118,3 +118,29 @@ load test-lib
 	assert_failure 1
 	assert_line --index 0 "varscope: 'xyz' is not a varscope command. See 'varscope --help'."
 }
+
+@test "varscope help CMD opens the command's man page from the build tree" {
+	require_cmd man
+	pages=0
+	for cmd in $("$VARSCOPE" --list-cmds); do
+		[ -f "$SRC/Documentation/varscope-$cmd.txt" ] || continue
+		pages=$((pages + 1))
+		[ -f "$SRC/build/man/man1/varscope-$cmd.1" ] ||
+			fail "build/man/man1/varscope-$cmd.1 not built (make doc)"
+		run env -u VARSCOPE_NO_MAN -u MANPATH MANPAGER=cat \
+			"$VARSCOPE" help "$cmd"
+		assert_success
+		assert_line --index 0 --regexp "^VARSCOPE-${cmd^^}\(1\) "
+		assert_line --regexp "^NAME$"
+	done
+	[ $pages -gt 0 ] || skip "no Documentation/varscope-CMD.txt in the tree yet"
+}
+
+@test "the varscope(1) page is built and names every command" {
+	require_cmd man
+	run env MANPAGER=cat man -l "$SRC/build/man/man1/varscope.1"
+	assert_success
+	for cmd in $("$VARSCOPE" --list-cmds); do
+		assert_line --regexp "^ +$cmd$"
+	done
+}
