@@ -495,7 +495,7 @@ static int parse_cpu_terms(const char *terms, struct vs_hw_config *hw,
 		unsigned int i;
 
 		if (!len)
-			return raw_fail(err, errlen, "empty term in '%s'", terms);
+			return raw_fail(err, errlen, "%s", "empty term");
 		for (i = 0; i < ARRAY_SIZE(raw_terms); i++)
 			if (strlen(raw_terms[i].name) == nlen &&
 			    !strncmp(raw_terms[i].name, p, nlen))
@@ -531,10 +531,9 @@ static int parse_cpu_terms(const char *terms, struct vs_hw_config *hw,
 		p++;	/* ',' */
 	}
 	if (p[1])
-		return raw_fail(err, errlen, "trailing text after '/' in '%s'",
-				terms);
+		return raw_fail(err, errlen, "%s", "text after the closing '/'");
 	if (!(seen & 1u))
-		return raw_fail(err, errlen, "no 'event=' in '%s'", terms);
+		return raw_fail(err, errlen, "%s", "no 'event='");
 	return 0;
 }
 
@@ -558,9 +557,15 @@ int vs_x86_parse_raw(const char *s, struct vs_hw_config *hw,
 		return 0;
 	}
 	if (!strncmp(s, "cpu/", 4)) {
+		char why[64];
+
 		if (!strchr(s + 4, '/'))
 			return raw_fail(err, errlen, "'%s': missing closing '/'", s);
-		return parse_cpu_terms(s + 4, hw, err, errlen);
+		if (!parse_cpu_terms(s + 4, hw, why, sizeof(why)))
+			return 0;
+		if (err && errlen)
+			snprintf(err, errlen, "'%s': %s", s, why);
+		return -1;
 	}
 	return raw_fail(err, errlen,
 			"'%s' is not a raw event (rNNNN or cpu/event=..,umask=../)",

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu.c - unit test of core/pmu: the group read format, the multiplex and
+ * DTE fidelity checks, task counter deltas that leave out interrupts (a
+ * synthetic stream of snapshots at interrupt entry and exit), cpu.freq,
+ * the sampling attrs, the status line; and, live on this machine, the PMU
+ * probe and a real counter group of software counters through the same
+ * open/enable/read code.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/pmu.h"
+#include "core/trace.h"
+#include "t/unit/tap.h"
+
+/* A snapshot of two counters: bracket, enabled, running, values. */
+#define SNAP(before, after, enabled, running, v0, v1)			\
+	{ .t_before = before, .t_after = after, .time_enabled = enabled,	\
+	  .time_running = running, .nr = 2, .value = { v0, v1 } }
+
+/* A snapshot at @t (bracket 0 wide) with enabled = running = @t. */
+static struct vs_counter_read snap(uint64_t t, uint64_t v0, uint64_t v1)
+{
+	struct vs_counter_read r = {
+		.t_before = t, .t_after = t,
+		.time_enabled = t, .time_running = t,
+		.nr = 2, .value = { v0, v1 }, .id = { 10, 11 },
+	};
+	return r;
+}
+
+static void test_read_parse(void)
+{
+	uint64_t buf[3 + 2 * 3] = { 3, 5000, 4000, 111, 7, 222, 9, 333, 8 };
+	struct vs_counter_group g = { .nr = 3, .id = { 9, 8, 7 } };
+	struct vs_counter_read r;
+	uint64_t values[3];
+	uint64_t big[3] = { VS_PMU_MAX_GROUP + 1, 0, 0 };
+
+	ok(vs_counter_read_parse(buf, sizeof(buf), &r) == (ssize_t)sizeof(buf) &&
+	   r.nr == 3 && r.time_enabled == 5000 && r.time_running == 4000 &&
+	   r.value[0] == 111 && r.id[0] == 7 && r.value[2] == 333 && r.id[2] == 8,
+	   "a group read block decodes: nr, enabled, running, value/id pairs");
+	ok(vs_counter_read_parse(buf, sizeof(buf) - 8, &r) == -1 &&
+	   vs_counter_read_parse(buf, 16, &r) == -1,
+	   "a short block is refused");
+	ok(vs_counter_read_parse(big, sizeof(big), &r) == -1,
+	   "a block with more than VS_PMU_MAX_GROUP values is refused");
+	vs_counter_read_parse(buf, sizeof(buf), &r);
+	ok(!vs_counter_read_order(&g, &r, values) && values[0] == 222 &&
+	   values[1] == 333 && values[2] == 111,
+	   "values come back in the group's order, matched by id");
+	g.id[1] = 42;
+	ok(vs_counter_read_order(&g, &r, values) == -1,
+	   "a member missing from the read is an error");
+}
+
+static void test_multiplex(void)
+{
+	struct vs_counter_read a = snap(100, 0, 0), b = snap(200, 0, 0);
+
+	ok(!vs_counter_multiplexed(&a, &b), "running all the time: not multiplexed");
+	b.time_running = 150;
+	ok(vs_counter_multiplexed(&a, &b),
+	   "running 50 of 100 ns enabled: multiplexed");
+	a.time_running = 50;
+	b.time_running = 150;
+	ok(!vs_counter_multiplexed(&a, &b),
+	   "multiplexed before the interval but not in it: not flagged");
+}
+
+static struct vs_counter_read bracket(uint64_t before, uint64_t after)
+{
+	struct vs_counter_read r = { .t_before = before, .t_after = after };
+
+	return r;
+}
+
+static void test_dte(void)
+{
+	static const struct {
+		uint64_t before, after;	/* of the second read */
+		unsigned int tolerance_ppm;
+		bool distorted;
+		const char *what;
+	} cases[] = {
+		{ 2000, 2100, VS_DTE_TOLERANCE_PPM, false,
+		  "equal read durations: CPC = 1, kept" },
+		{ 2000, 2109, VS_DTE_TOLERANCE_PPM, false, "CPC = 1.009: kept" },
+		{ 2000, 2110, VS_DTE_TOLERANCE_PPM, false,
+		  "CPC = 1.010 exactly: kept (the bound is inclusive)" },
+		{ 2000, 2111, VS_DTE_TOLERANCE_PPM, true, "CPC = 1.011: distorted" },
+		{ 2000, 2089, VS_DTE_TOLERANCE_PPM, true,
+		  "CPC = 0.989 (the first read was the slow one): distorted" },
+		{ 1000000, 1000200, VS_DTE_TOLERANCE_PPM, false,
+		  "100 ns more over a 1 ms interval: kept" },
+		{ 1000, 1100, VS_DTE_TOLERANCE_PPM, true,
+		  "the clock did not advance: distorted" },
+		{ 3000, 2900, VS_DTE_TOLERANCE_PPM, true,
+		  "a read that ends before it starts: distorted" },
+		{ 2000, 2150, 60000, false,
+		  "the tolerance is a parameter: 5% passes at 6%" },
+	};
+	struct vs_counter_read a = bracket(1000, 1100), b;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b = bracket(cases[i].before, cases[i].after);
+		ok(vs_dte_distorted(&a, &b, cases[i].tolerance_ppm) ==
+		   cases[i].distorted, "DTE: %s", cases[i].what);
+	}
+}
+
+/*
+ * A synthetic stream.  Thread counters keep counting while an interrupt
+ * runs on the thread, so a task's counters must stop at the interrupt's
+ * entry and start again at its exit.  Cycles grow 3 per ns, instructions
+ * 2 per ns everywhere (task and interrupts alike); the task runs
+ * [0,100) [160,300) [400,500): 340 ns.
+ *
+ *	t=0    begin           start   (shadow stack empty)
+ *	t=100  irq entry       stop    (level 0 -> 1)
+ *	t=120  softirq nested  -       (level 1 -> 2: still stopped)
+ *	t=140  softirq exit    -
+ *	t=160  irq exit        start   (level 1 -> 0)
+ *	t=300  sched out       stop
+ *	t=400  sched in        start
+ *	t=500  end             stop
+ */
+static void test_task_deltas(void)
+{
+	static const struct {
+		uint64_t t;
+		int what;	/* 1 start, -1 stop, 0 nothing for counters */
+	} stream[] = {
+		{ 0, 1 }, { 100, -1 }, { 120, 0 }, { 140, 0 }, { 160, 1 },
+		{ 300, -1 }, { 400, 1 }, { 500, -1 },
+	};
+	/* Single periods that are flagged. */
+	static const struct {
+		struct vs_counter_read from, to;
+		unsigned int nr;
+		uint32_t flags;
+		uint64_t sum0;
+		const char *what;
+	} periods[] = {
+		{ SNAP(0, 0, 0, 0, 0, 0), SNAP(100, 100, 100, 80, 300, 200),
+		  2, VS_TASK_MULTIPLEXED, 300,
+		  "a multiplexed period is flagged and not scaled" },
+		{ SNAP(0, 0, 0, 0, 1000, 0), SNAP(100, 100, 100, 100, 10, 200),
+		  2, VS_TASK_DISTORTED, 0,
+		  "a counter going backwards is flagged and adds nothing" },
+		{ SNAP(0, 50, 0, 0, 0, 0), SNAP(1000, 1080, 1000, 1000, 3000, 2000),
+		  2, VS_TASK_DISTORTED, 3000,
+		  "a period whose reads took 50 and 80 ns of 1000 fails DTE" },
+		{ SNAP(0, 0, 0, 0, 0, 0), SNAP(10, 10, 10, 10, 1, 1),
+		  3, VS_TASK_DISTORTED, 0,
+		  "a snapshot with fewer values than counters is flagged" },
+	};
+	struct vs_counter_acc acc;
+	struct vs_counter_read s;
+	unsigned int i;
+
+	vs_counter_acc_init(&acc, 2);
+	for (i = 0; i < sizeof(stream) / sizeof(stream[0]); i++) {
+		s = snap(stream[i].t, 3 * stream[i].t, 2 * stream[i].t);
+		if (stream[i].what > 0)
+			vs_counter_acc_start(&acc, &s);
+		else if (stream[i].what < 0)
+			vs_counter_acc_stop(&acc, &s);
+	}
+	is_u64(acc.sum[0], 3 * 340, "cycles of the task exclude the interrupt "
+	       "and the time switched out");
+	is_u64(acc.sum[1], 2 * 340, "instructions likewise");
+	ok(acc.periods == 3 && !acc.flags && !acc.running,
+	   "three running periods, nothing flagged");
+	is_u64(vs_cpu_freq_khz(acc.sum[0], 340), 3000000,
+	       "cpu.freq = cycles / running time: 3 GHz = 3000000 kHz");
+
+	for (i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		vs_counter_acc_init(&acc, periods[i].nr);
+		vs_counter_acc_start(&acc, &periods[i].from);
+		vs_counter_acc_stop(&acc, &periods[i].to);
+		ok(acc.flags == periods[i].flags &&
+		   acc.sum[0] == periods[i].sum0 &&
+		   acc.periods == (periods[i].nr == 2),
+		   "%s", periods[i].what);
+	}
+
+	vs_counter_acc_init(&acc, 2);
+	vs_counter_acc_stop(&acc, &s);
+	ok(acc.flags == VS_TASK_DISTORTED && !acc.periods && !acc.sum[0],
+	   "a stop without a start is flagged, not summed");
+}
+
+static void test_cpu_freq(void)
+{
+	is_u64(vs_cpu_freq_khz(2200000000ull, 1000000000ull), 2200000,
+	       "2.2e9 cycles in 1 s: 2200000 kHz");
+	is_u64(vs_cpu_freq_khz(1ull << 62, 1ull << 40), 4194304000000ull,
+	       "no overflow with 2^62 cycles");
+	is_u64(vs_cpu_freq_khz(100, 0), 0, "no running time: 0");
+}
+
+static void test_sampling(void)
+{
+	struct vs_pmu none = { .hw = false, .why = "cycles not supported",
+			       .table = vs_x86_generic() };
+	struct vs_pmu skx = { .hw = true, .table = vs_x86_skylakex(),
+			      .max_precise = 2 };
+	struct vs_sample_spec s;
+	struct perf_event_attr a;
+	char line[160];
+	const uint64_t base = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+	const uint64_t mem = PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
+			     PERF_SAMPLE_DATA_SRC;
+
+	vs_pmu_sample_choose(&skx, false, 0, 0, &s, line, sizeof(line));
+	vs_pmu_sample_attr(&a, &s);
+	ok(s.source == VS_SAMPLE_SRC_PEBS_UOPS && !line[0] &&
+	   a.type == PERF_TYPE_RAW && a.config == 0x1c2 && a.precise_ip == 2 &&
+	   a.sample_period == VS_X86_PEBS_DEFAULT_PERIOD && !a.freq &&
+	   a.sample_type == base && a.disabled && a.use_clockid &&
+	   a.clockid == CLOCK_MONOTONIC,
+	   "PEBS: UOPS_RETIRED.ALL, precise_ip 2, reset value 8000, "
+	   "ip/tid/time/cpu/callchain/period");
+	vs_pmu_sample_choose(&skx, false, 16000, 0, &s, line, sizeof(line));
+	vs_pmu_sample_attr(&a, &s);
+	ok(a.sample_period == 16000, "--sample-period is the reset value");
+	vs_pmu_sample_choose(&skx, true, 0, 0, &s, line, sizeof(line));
+	vs_pmu_sample_attr(&a, &s);
+	ok(s.source == VS_SAMPLE_SRC_PEBS_MEM && a.config == 0x1cd &&
+	   a.config1 == VS_X86_LDLAT_DEFAULT && a.sample_type == (base | mem),
+	   "--sample=mem: load latency with ldlat 3, plus addr/weight/data_src");
+
+	vs_pmu_sample_choose(&none, false, 0, 0, &s, line, sizeof(line));
+	vs_pmu_sample_attr(&a, &s);
+	is_str(line, "no PEBS (cycles not supported): sampling cpu-clock at 4000 Hz",
+	       "without a PMU: one line says the fallback");
+	ok(s.source == VS_SAMPLE_SRC_CPU_CLOCK && a.type == PERF_TYPE_SOFTWARE &&
+	   a.config == PERF_COUNT_SW_CPU_CLOCK && a.sample_period == 250000 &&
+	   !a.precise_ip && a.sample_type == base,
+	   "cpu-clock at 4000 Hz: a fixed 250000 ns period");
+	vs_pmu_sample_choose(&none, true, 0, 999, &s, line, sizeof(line));
+	ok(strstr(line, "at 999 Hz, without data addresses") != NULL,
+	   "the fallback of --sample=mem says what is lost: %s", line);
+	skx.max_precise = 0;
+	vs_pmu_sample_choose(&skx, false, 0, 0, &s, line, sizeof(line));
+	ok(s.source == VS_SAMPLE_SRC_CPU_CLOCK &&
+	   strstr(line, "precise events not supported"),
+	   "a PMU without PEBS falls back too: %s", line);
+}
+
+static void test_status(void)
+{
+	struct vs_pmu p = { .hw = false, .why = "cycles not supported" };
+	char line[256];
+
+	vs_pmu_status(&p, line, sizeof(line));
+	is_str(line, "no hardware PMU (cycles not supported): recording kernel "
+	       "events and software counters only", "the no-PMU line");
+	p = (struct vs_pmu){ .hw = true, .table = vs_x86_skylakex(),
+			     .cpu = { "GenuineIntel", 6, 0x55, 4 },
+			     .nr_gp = 4, .nr_fixed = 3, .nmi_watchdog = true,
+			     .max_precise = 2 };
+	vs_pmu_status(&p, line, sizeof(line));
+	is_str(line, "hardware PMU on GenuineIntel family 6 model 0x55 stepping 4 "
+	       "(Skylake-SP server core): 3 programmable counters per epoch, "
+	       "3 fixed, PEBS yes", "a Skylake-SP with the NMI watchdog on");
+	ok(vs_pmu_epoch_width(&p) == 3, "the NMI watchdog holds one counter");
+	p.table = vs_x86_generic();
+	vs_pmu_status(&p, line, sizeof(line));
+	ok(strstr(line, "no event table for this model: fixed counters and "
+		  "generic hardware events only") != NULL,
+	   "another model says it has fixed counters only");
+}
+
+static void spin_ns(uint64_t ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
+	       b.tv_nsec - a.tv_nsec < ns);
+}
+
+/* The real perf path, with counters every kernel has. */
+static void test_live_group(void)
+{
+	const struct vs_hw_config sw[] = {
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0 },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
+	};
+	struct vs_counter_group g;
+	struct vs_counter_read r0, r1;
+	uint64_t v0[3], v1[3];
+	char err[160] = "";
+	int i;
+
+	if (vs_counter_group_open(&g, sw, 3, 0, -1, err, sizeof(err))) {
+		ok(0, "open a group of software counters: %s", err);
+		return;
+	}
+	ok(g.nr == 3 && g.id[0] && g.id[1] != g.id[0],
+	   "a group of three software counters opens, with ids");
+	ok(!vs_counter_group_read(&g, &r0) && r0.nr == 3 && r0.value[0] == 0,
+	   "disabled, task-clock reads 0");
+	vs_counter_group_enable(&g);
+	spin_ns(2000000);
+	for (i = 0; i < 64; i++) {
+		char *p = malloc(4096 * 4);
+
+		memset(p, i, 4096 * 4);
+		free(p);
+	}
+	usleep(1000);
+	vs_counter_group_disable(&g);
+	ok(!vs_counter_group_read(&g, &r1) && r1.t_before <= r1.t_after &&
+	   r1.t_after - r1.t_before < 1000000000ull,
+	   "a read is bracketed by two clock reads");
+	ok(!vs_counter_read_order(&g, &r0, v0) && !vs_counter_read_order(&g, &r1, v1),
+	   "both reads carry every member's id");
+	ok(v1[0] - v0[0] >= 2000000 && v1[0] - v0[0] < 1000000000ull,
+	   "task-clock counted the 2 ms spin (%llu ns)",
+	   (unsigned long long)(v1[0] - v0[0]));
+	ok(v1[1] - v0[1] >= 1, "context-switches counted the sleep (%llu)",
+	   (unsigned long long)(v1[1] - v0[1]));
+	ok(!vs_counter_multiplexed(&r0, &r1),
+	   "software counters are never multiplexed");
+	vs_counter_group_close(&g);
+	ok(g.nr == 0 && g.fd[0] == -1, "closed");
+	ok(vs_counter_group_read(&g, &r1) == -1, "reading a closed group fails");
+}
+
+static void test_live_probe(void)
+{
+	struct vs_pmu p;
+	char line[256];
+	int r = vs_pmu_probe(&p);
+
+	vs_pmu_status(&p, line, sizeof(line));
+	printf("# %s\n", line);
+	ok(p.table && p.nr_gp >= 1 && !strchr(line, '\n'),
+	   "the probe fills the table and the counters; one line");
+	if (r) {
+		ok(!p.hw && !strncmp(line, "no hardware PMU (", 17) && !p.max_precise,
+		   "no PMU here: the line says so and there is no PEBS");
+	} else {
+		const struct vs_hw_config hw[] = {
+			{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0 },
+			{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0 },
+		};
+		struct vs_counter_group g;
+		struct vs_counter_read a, b;
+
+		ok(p.hw && !vs_counter_group_open(&g, hw, 2, 0, -1, NULL, 0),
+		   "a PMU: cycles and instructions open as a group");
+		vs_counter_group_read(&g, &a);
+		vs_counter_group_enable(&g);
+		spin_ns(1000000);
+		vs_counter_group_disable(&g);
+		vs_counter_group_read(&g, &b);
+		ok(b.value[0] > a.value[0] && b.value[1] > a.value[1],
+		   "cycles and instructions count a 1 ms spin");
+		vs_counter_group_close(&g);
+	}
+}
+
+int main(void)
+{
+	test_read_parse();
+	test_multiplex();
+	test_dte();
+	test_task_deltas();
+	test_cpu_freq();
+	test_sampling();
+	test_status();
+	test_live_group();
+	test_live_probe();
+	return done_testing();
+}
