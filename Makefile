@@ -75,6 +75,8 @@ LIB_SRC    := $(wildcard lib/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 UNIT_SRC   := $(wildcard t/unit/*.c)
 UNIT_BIN   := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
+HELPER_SRC := $(wildcard t/helper/*.c)
+HELPER_BIN := $(HELPER_SRC:t/helper/%.c=$(BUILD)/t/helper/%)
 EXAMPLE_SRC:= $(wildcard examples/*.c)
 EXAMPLE_BIN:= $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -125,7 +127,12 @@ $(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
 
-unit: $(UNIT_BIN)
+# Test helpers (t/helper/NAME.c -> build/t/helper/NAME) link the same way.
+$(BUILD)/t/helper/%: t/helper/%.c $(CORE_OBJ) $(LIBPERF)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
+
+unit: $(UNIT_BIN) $(HELPER_BIN)
 
 # Benchmarks: bench/NAME.c links the core objects like a unit test.
 $(BUILD)/bench/%: bench/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)

@@ -1,10 +1,72 @@
 // SPDX-License-Identifier: MIT
 /*
- * script.c - varscope script (placeholder until its issue lands)
+ * script.c - varscope script: dump every record of a trace as text or JSON.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "builtin.h"
+#include "core/parse-options.h"
+#include "core/trace.h"
+#include "ui/record-print.h"
+
+static const char *const script_usage[] = {
+	"varscope script [-i FILE] [--format text|json]",
+	NULL
+};
 
 int cmd_script(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope script [<options>]");
+	const char *input = VS_DEFAULT_FILE, *format = "text";
+	const struct vs_option options[] = {
+		OPT_STRING('i', "input", &input, "file",
+			   "trace to read (default " VS_DEFAULT_FILE ")"),
+		OPT_STRING(0, "format", &format, "text|json", "output format"),
+		OPT_END()
+	};
+	void (*print)(FILE *, const struct vs_reader *,
+		      const struct vs_record *);
+	struct vs_reader *r;
+	struct vs_record rec;
+	char err[512];
+	int fd, ret;
+
+	argc = parse_options(argc, argv, options, script_usage, 0);
+	if (argc)
+		usage_with_options(script_usage, options);
+	if (!strcmp(format, "text"))
+		print = vs_print_record_text;
+	else if (!strcmp(format, "json"))
+		print = vs_print_record_json;
+	else
+		option_error("format", "must be text or json");
+
+	fd = open(input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "varscope script: %s: %s\n", input,
+			strerror(errno));
+		return 1;
+	}
+	r = vs_reader_fdopen(fd, input, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "varscope script: %s\n", err);
+		return 2;
+	}
+	if (print == vs_print_record_json)
+		vs_print_header_json(stdout, vs_reader_header(r));
+	else
+		vs_print_header_text(stdout, vs_reader_header(r));
+	while ((ret = vs_reader_next(r, &rec)) > 0)
+		print(stdout, r, &rec);
+	fflush(stdout);
+	if (ret < 0)
+		fprintf(stderr, "varscope script: %s\n", vs_reader_error(r));
+	else if (vs_reader_warning(r))
+		fprintf(stderr, "varscope script: warning: %s\n",
+			vs_reader_warning(r));
+	vs_reader_close(r);
+	return ret < 0 ? 2 : 0;
 }

@@ -272,8 +272,9 @@ struct vs_writer;
 /**
  * vs_writer_open - create a trace file (mode 0600) and write its header
  * @path: the file; an existing one is replaced (callers rename it first)
- * @hdr: header fields; host/kernel/cpu_model may be NULL to fill from
- *       the running system
+ * @hdr: header fields; host/kernel/cpu_model/tool may be NULL to fill from
+ *       the running system; major 0 means this build's version; start
+ *       times both 0 mean now (CLOCK_MONOTONIC)
  *
  * Returns NULL with errno set on failure.
  */
@@ -291,6 +292,15 @@ struct vs_writer *vs_writer_fdopen(int fd, const struct vs_header *hdr);
  * (ENOSPC...); the file then stays readable up to the last whole chunk.
  */
 int vs_writer_add(struct vs_writer *w, const struct vs_record *rec);
+
+/**
+ * vs_writer_add_raw - append a record of any @kind with a ready-made @body
+ *
+ * For tools that copy records they do not decode, and for tests that
+ * write kinds this version does not know.  Returns 0 or -1 with errno.
+ */
+int vs_writer_add_raw(struct vs_writer *w, uint16_t kind, const void *body,
+		      size_t size);
 
 /**
  * vs_writer_flush - write the pending chunk now (0 or -1 with errno)
@@ -324,6 +334,13 @@ struct vs_reader;
  * @errlen: size of @err
  */
 struct vs_reader *vs_reader_open(const char *path, char *err, size_t errlen);
+
+/**
+ * vs_reader_fdopen - like vs_reader_open() on an open, seekable @fd that
+ * the reader then owns; @name is the file name used in messages
+ */
+struct vs_reader *vs_reader_fdopen(int fd, const char *name, char *err,
+				   size_t errlen);
 
 /**
  * vs_reader_next - decode the next record

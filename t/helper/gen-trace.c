@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen-trace.c - write a synthetic varscope trace, for tests and benchmarks.
+ *
+ * Tasks of K types get values for M events named like the real ones
+ * (run.time, sched.blocked.time, ...; ev.N beyond the named list).  Their
+ * latency is the sum of their time events plus a little noise, so a cause
+ * injected with --cause is ground truth: a fraction of the tasks of one
+ * type get a high value of one event, added to their latency as well.
+ * The output depends only on the options (fixed header, own PRNG).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/parse-options.h"
+#include "core/trace.h"
+
+static const struct {
+	const char *name;
+	const char *unit;
+	uint8_t group;
+	uint64_t mean;		/* typical value per task */
+} named_events[] = {
+	{ "run.time", "ns", VS_GROUP_KERNEL, 50000 },
+	{ "sched.blocked.time", "ns", VS_GROUP_KERNEL, 4000 },
+	{ "sched.runnable.time", "ns", VS_GROUP_KERNEL, 2000 },
+	{ "irq.hard.time", "ns", VS_GROUP_KERNEL, 500 },
+	{ "fault.page.count", "count", VS_GROUP_KERNEL, 3 },
+	{ "irq.soft.time", "ns", VS_GROUP_KERNEL, 800 },
+	{ "sched.iowait.time", "ns", VS_GROUP_KERNEL, 1000 },
+	{ "sched.blocked.count", "count", VS_GROUP_KERNEL, 2 },
+	{ "sched.runnable.count", "count", VS_GROUP_KERNEL, 1 },
+	{ "irq.hard.count", "count", VS_GROUP_KERNEL, 1 },
+	{ "irq.soft.count", "count", VS_GROUP_KERNEL, 1 },
+	{ "irq.vector.local_timer.time", "ns", VS_GROUP_KERNEL, 300 },
+	{ "irq.vector.local_timer.count", "count", VS_GROUP_KERNEL, 1 },
+	{ "cpu.migrations.count", "count", VS_GROUP_KERNEL, 0 },
+	{ "task-clock", "ns", VS_GROUP_SOFTWARE, 52000 },
+	{ "context-switches", "count", VS_GROUP_SOFTWARE, 2 },
+};
+
+#define NR_NAMED (sizeof(named_events) / sizeof(named_events[0]))
+#define UNKNOWN_KIND 999
+
+struct gen {
+	/* options */
+	const char *output;
+	uint64_t tasks, types, events, seed, chunk_records, samples, size;
+	uint64_t cause_ns, epoch_tasks, live_events;
+	const char *cause;
+	double cause_frac;
+	int level;
+	bool every_kind, unknown_kind;
+	/* state */
+	struct vs_writer *w;
+	uint64_t rng, now, nr_written;
+	int cause_event;
+	long cause_type;	/* -1: every type */
+	struct vs_value *values;
+	uint16_t *live;
+	uint32_t nr_live, epoch;
+};
+
+static uint64_t rnd(struct gen *g)
+{
+	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double rnd_unit(struct gen *g)
+{
+	return (rnd(g) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Exponentially distributed around @mean. */
+static uint64_t rnd_exp(struct gen *g, uint64_t mean)
+{
+	return (uint64_t)(-log(1.0 - rnd_unit(g)) * mean);
+}
+
+static const char *event_name(uint64_t i, char *buf, size_t len)
+{
+	if (i < NR_NAMED)
+		return named_events[i].name;
+	snprintf(buf, len, "ev.%llu", (unsigned long long)(i - NR_NAMED));
+	return buf;
+}
+
+static bool is_time_event(uint64_t i)
+{
+	return i >= NR_NAMED || !strcmp(named_events[i].unit, "ns");
+}
+
+static void add(struct gen *g, const struct vs_record *rec)
+{
+	if (vs_writer_add(g->w, rec)) {
+		fprintf(stderr, "gen-trace: %s: %s\n", g->output,
+			strerror(errno));
+		exit(1);
+	}
+	if (g->chunk_records && ++g->nr_written % g->chunk_records == 0 &&
+	    vs_writer_flush(g->w)) {
+		fprintf(stderr, "gen-trace: %s: %s\n", g->output,
+			strerror(errno));
+		exit(1);
+	}
+}
+
+static void write_catalog(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_EVENT_DEF };
+	char buf[32];
+	uint64_t i;
+
+	for (i = 0; i < g->events; i++) {
+		rec.event_def = (struct vs_event_def){
+			.id = i,
+			.parent = VS_EVENT_NO_PARENT,
+			.group = i < NR_NAMED ? named_events[i].group :
+				 VS_GROUP_OTHER,
+			.name = event_name(i, buf, sizeof(buf)),
+			.unit = i < NR_NAMED ? named_events[i].unit : "ns",
+		};
+		add(g, &rec);
+	}
+}
+
+static void start_epoch(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_EPOCH };
+	uint64_t i;
+
+	g->nr_live = g->live_events;
+	for (i = 0; i < g->nr_live; i++)
+		g->live[i] = (g->epoch * g->nr_live + i) % g->events;
+	rec.epoch = (struct vs_epoch){
+		.time = g->now,
+		.epoch = g->epoch,
+		.nr_events = g->nr_live,
+		.events = g->live,
+	};
+	add(g, &rec);
+}
+
+static void write_samples(struct gen *g, const struct vs_task *t)
+{
+	uint64_t chain[4], i;
+	struct vs_record rec = { .kind = VS_REC_SAMPLE };
+
+	for (i = 0; i < g->samples; i++) {
+		uint64_t fn = rnd(g) % 8;
+
+		chain[0] = 0x401000 + fn * 0x100 + rnd(g) % 0x100;
+		chain[1] = 0x402000 + (fn / 2) * 0x100;
+		chain[2] = 0x403000;
+		chain[3] = 0x404000;
+		rec.sample = (struct vs_sample){
+			.time = t->start + (t->end - t->start) * (i + 1) /
+				(g->samples + 1),
+			.pid = t->pid, .tid = t->tid, .cpu = t->cpu,
+			.ip = chain[0],
+			.period = 100000,
+			.nr_callchain = 4,
+			.callchain = chain,
+		};
+		add(g, &rec);
+	}
+}
+
+static void write_task(struct gen *g, uint64_t n)
+{
+	struct vs_record rec = { .kind = VS_REC_TASK };
+	uint64_t type = rnd(g) % g->types, latency = 0, v, i;
+	bool caused = g->cause_event >= 0 &&
+		      (g->cause_type < 0 || (uint64_t)g->cause_type == type) &&
+		      rnd_unit(g) < g->cause_frac;
+	uint32_t nv = 0;
+
+	if (g->epoch_tasks && n && n % g->epoch_tasks == 0) {
+		g->epoch++;
+		start_epoch(g);
+	}
+	for (i = 0; i < g->events; i++) {
+		uint64_t mean = i < NR_NAMED ? named_events[i].mean : 1000;
+		uint32_t k;
+
+		if (i == 0)
+			mean *= type + 1;
+		v = rnd_exp(g, mean);
+		if (caused && (int)i == g->cause_event)
+			v += g->cause_ns;
+		if (is_time_event(i) && i < NR_NAMED &&
+		    named_events[i].group == VS_GROUP_KERNEL)
+			latency += v;
+		else if (caused && (int)i == g->cause_event)
+			latency += g->cause_ns;
+		for (k = 0; k < g->nr_live; k++)
+			if (g->live[k] == i)
+				g->values[nv++] = (struct vs_value){ i, v };
+	}
+	latency += rnd_exp(g, 1000);
+	rec.task = (struct vs_task){
+		.id = n + 1,
+		.type = type,
+		.pid = 1000,
+		.tid = 1000 + n % 8,
+		.cpu = n % 2,
+		.epoch = g->epoch,
+		.start = g->now,
+		.end = g->now + latency,
+		.nr_values = nv,
+		.values = g->values,
+	};
+	g->now += latency / 4 + 1000;
+	write_samples(g, &rec.task);
+	add(g, &rec);
+}
+
+/* One record of every kind that tasks and samples do not cover. */
+static void write_every_kind(struct gen *g)
+{
+	static const uint64_t chain[] = { 0x401234, 0x402000,
+					  0xfffffffffffffe00ull };
+	static const uint16_t syscalls[] = { 0, 1, VS_SIG_WILDCARD, 232 };
+	struct vs_record recs[] = {
+		{ .kind = VS_REC_META, .meta = { "command", "gen-trace \"x\"\t\\" } },
+		{ .kind = VS_REC_COMM, .comm = { g->now, 1000, 1001, 1, "worker/0" } },
+		{ .kind = VS_REC_PROCESS, .process = { g->now, VS_PROCESS_FORK,
+						       1000, 1, 1001, 1000 } },
+		{ .kind = VS_REC_MMAP, .mmap = {
+			.time = g->now, .pid = 1000, .tid = 1000,
+			.start = 0x400000, .len = 0x10000, .pgoff = 0x1000,
+			.prot = 5, .flags = 2, .build_id_len = 20,
+			.build_id = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
+				      7, 8, 9, 10, 11, 12, 13, 14, 15, 0xff },
+			.filename = "/usr/bin/synthetic" } },
+		{ .kind = VS_REC_SYMBOL_DEF, .symbol_def = { 7, 0x401200, "f3",
+							     "/usr/bin/synthetic" } },
+		{ .kind = VS_REC_SYSCALL, .syscall = { g->now + 1, 1001, 1, 232,
+						       VS_SYSCALL_ENTER, 0 } },
+		{ .kind = VS_REC_SYSCALL, .syscall = { g->now + 2, 1001, 1, 232,
+						       VS_SYSCALL_EXIT, -4 } },
+		{ .kind = VS_REC_FUNC, .func = { g->now + 3, 1001, 1, 7,
+						 VS_FUNC_ENTER } },
+		{ .kind = VS_REC_FUNC, .func = { g->now + 4, 1001, 1, 7,
+						 VS_FUNC_EXIT } },
+		{ .kind = VS_REC_ATTACH, .attach = { g->now + 5, 1002, VS_ATTACH,
+						     1 } },
+		{ .kind = VS_REC_ATTACH, .attach = { g->now + 6, 1002, VS_DETACH,
+						     1 } },
+		{ .kind = VS_REC_WAKEUP, .wakeup = { g->now + 7, 1002, 1001, 0 } },
+		{ .kind = VS_REC_LOST, .lost = { g->now + 8, 1001, 1,
+						 VS_LOST_KERNEL_RING, 42 } },
+		{ .kind = VS_REC_SEGMENT, .segment = { g->now + 9, 1, "warm-up" } },
+		{ .kind = VS_REC_SAMPLE, .sample = {
+			.time = g->now + 10, .pid = 1000, .tid = 1001, .cpu = 1,
+			.flags = VS_SAMPLE_ADDR | VS_SAMPLE_WEIGHT |
+				 VS_SAMPLE_DATA_SRC | VS_SAMPLE_PRECISE,
+			.ip = 0x401234, .period = 20011, .addr = 0x7ffd0000,
+			.weight = 312, .data_src = 0x68100142,
+			.nr_callchain = 3, .callchain = chain } },
+		{ .kind = VS_REC_SIG_FUNC, .sig_func = { 3, 1000, 52000,
+							 "PortalRun" } },
+		{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 3, 870, 4,
+							       syscalls } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		add(g, &recs[i]);
+}
+
+static void parse_cause(struct gen *g)
+{
+	char name[256], buf[32], *colon, *end;
+	uint64_t i;
+
+	g->cause_event = -1;
+	g->cause_type = -1;
+	if (!g->cause)
+		return;
+	snprintf(name, sizeof(name), "%s", g->cause);
+	colon = strchr(name, ':');
+	if (colon) {
+		*colon++ = 0;
+		g->cause_type = strtol(colon, &end, 10);
+		if (!*colon || *end || g->cause_type < 0)
+			option_error("cause", "bad task type '%s'", colon);
+	}
+	for (i = 0; i < g->events; i++)
+		if (!strcmp(event_name(i, buf, sizeof(buf)), name))
+			g->cause_event = i;
+	if (g->cause_event < 0)
+		option_error("cause", "no event '%s' among the first %llu",
+			     name, (unsigned long long)g->events);
+}
+
+static const char *const gen_usage[] = {
+	"gen-trace [<options>]",
+	NULL
+};
+
+int main(int argc, const char **argv)
+{
+	struct gen g = {
+		.output = VS_DEFAULT_FILE, .tasks = 1000, .types = 3,
+		.events = 8, .seed = 1, .cause_frac = 0.05,
+		.cause_ns = 1000000, .level = 1,
+	};
+	const struct vs_option options[] = {
+		OPT_STRING('o', "output", &g.output, "file", "trace to write"),
+		OPT_U64(0, "tasks", &g.tasks, "number of tasks"),
+		OPT_U64(0, "types", &g.types, "number of task types"),
+		OPT_U64(0, "events", &g.events, "number of events"),
+		OPT_U64(0, "seed", &g.seed, "random seed"),
+		OPT_U64(0, "chunk-records", &g.chunk_records,
+			"cut a chunk every n records"),
+		OPT_U64(0, "samples-per-task", &g.samples,
+			"samples inside each task"),
+		OPT_SIZE(0, "size", &g.size,
+			 "write tasks until the file has this size"),
+		OPT_STRING(0, "cause", &g.cause, "event[:type]",
+			   "inject a high value of this event"),
+		OPT_DOUBLE(0, "cause-frac", &g.cause_frac, "f",
+			   "fraction of the type's tasks that get it"),
+		OPT_DURATION(0, "cause-ns", &g.cause_ns,
+			     "the value added (ns)"),
+		OPT_U64(0, "epoch-tasks", &g.epoch_tasks,
+			"tasks per epoch (0: one epoch)"),
+		OPT_U64(0, "live-events", &g.live_events,
+			"events live in each epoch (default all)"),
+		OPT_INTEGER(0, "level", &g.level, "zlib level"),
+		OPT_BOOLEAN(0, "every-kind", &g.every_kind,
+			    "write at least one record of every kind"),
+		OPT_BOOLEAN(0, "unknown-kind", &g.unknown_kind,
+			    "add a record of an unknown kind (newer minor)"),
+		OPT_END()
+	};
+	struct vs_header hdr = {
+		.clockid = 1, .start_time = 1000000000ull,
+		.start_realtime = 1700000000000000000ull,
+		.host = "gen-trace", .kernel = "synthetic",
+		.cpu_model = "synthetic", .tool = "gen-trace",
+	};
+	uint64_t n;
+
+	vs_cmd_name = "gen-trace";
+	if (parse_options(argc, argv, options, gen_usage, 0))
+		usage_with_options(gen_usage, options);
+	if (!g.types || !g.events || g.events > VS_EVENT_MAX)
+		option_error("events", "--types and --events must be at least 1");
+	if (g.cause_frac < 0 || g.cause_frac > 1)
+		option_error("cause-frac", "must be in [0, 1]");
+	if (!g.live_events || g.live_events > g.events)
+		g.live_events = g.events;
+	parse_cause(&g);
+	g.rng = g.seed;
+	g.now = hdr.start_time;
+	g.values = calloc(g.events, sizeof(*g.values));
+	g.live = calloc(g.events, sizeof(*g.live));
+	if (!g.values || !g.live)
+		return 1;
+	if (g.unknown_kind) {
+		hdr.major = VS_FORMAT_MAJOR;
+		hdr.minor = VS_FORMAT_MINOR + 1;
+	}
+
+	g.w = vs_writer_open(g.output, &hdr);
+	if (!g.w) {
+		fprintf(stderr, "gen-trace: %s: %s\n", g.output, strerror(errno));
+		return 1;
+	}
+	vs_writer_set_level(g.w, g.level);
+	write_catalog(&g);
+	start_epoch(&g);
+	if (g.every_kind)
+		write_every_kind(&g);
+	if (g.unknown_kind) {
+		static const char body[] = "a record of a kind from the future";
+
+		if (vs_writer_add_raw(g.w, UNKNOWN_KIND, body, sizeof(body))) {
+			perror("gen-trace");
+			return 1;
+		}
+	}
+	for (n = 0; g.size ? vs_writer_bytes(g.w) < g.size : n < g.tasks; n++)
+		write_task(&g, n);
+	if (vs_writer_close(g.w)) {
+		fprintf(stderr, "gen-trace: %s: %s\n", g.output, strerror(errno));
+		return 1;
+	}
+	free(g.values);
+	free(g.live);
+	return 0;
+}

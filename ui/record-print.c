@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-print.c - text and JSON lines for trace records (varscope script).
+ *
+ * Both walk the record table of core/trace-codec.c, so a new kind or field
+ * prints without a change here.  Tasks get two extras: "latency_ns"
+ * (end - start) and their values keyed by event name.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "record-print.h"
+#include "json.h"
+#include "core/trace-codec.h"
+
+static uint64_t field_u64(const struct vs_record *rec, const struct vs_field *f)
+{
+	const void *p = vs_field_ptr(rec, f);
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+
+	switch (f->type) {
+	case VS_F_U8:
+		return *(const uint8_t *)p;
+	case VS_F_U16:
+		memcpy(&v16, p, 2);
+		return v16;
+	case VS_F_U32:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+static const void *field_array(const struct vs_record *rec,
+			       const struct vs_field *f)
+{
+	const void *a;
+
+	memcpy(&a, vs_field_ptr(rec, f), sizeof(a));
+	return a;
+}
+
+static void put_event_name(char *buf, size_t len, const struct vs_reader *r,
+			   uint16_t id)
+{
+	const struct vs_event_def *e = vs_reader_event(r, id);
+
+	if (e)
+		snprintf(buf, len, "%s", e->name);
+	else
+		snprintf(buf, len, "#%u", id);
+}
+
+/* The build-id of field @f in hex, in @buf of 2 * VS_BUILD_ID_MAX + 1. */
+static const char *build_id_hex(char *buf, const struct vs_record *rec,
+				const struct vs_field *f)
+{
+	const uint8_t *b = vs_field_ptr(rec, f);
+	uint8_t i, n = *((const uint8_t *)rec + f->count_off);
+
+	for (i = 0; i < n && i < VS_BUILD_ID_MAX; i++)
+		sprintf(buf + 2 * i, "%02x", b[i]);
+	buf[2 * i] = 0;
+	return buf;
+}
+
+void vs_print_header_text(FILE *fp, const struct vs_header *h)
+{
+	fprintf(fp, "# varscope trace format %u.%u, written by %s\n",
+		h->major, h->minor, h->tool);
+	fprintf(fp, "# host %s, kernel %s, cpu %s\n", h->host, h->kernel,
+		h->cpu_model);
+	fprintf(fp, "# clock %u, start %" PRIu64 " ns, realtime %" PRIu64 " ns\n",
+		h->clockid, h->start_time, h->start_realtime);
+}
+
+void vs_print_header_json(FILE *fp, const struct vs_header *h)
+{
+	struct json_out j;
+
+	json_init(&j, fp);
+	json_begin_object(&j);
+	json_key(&j, "kind");
+	json_string(&j, "header");
+	json_key(&j, "major");
+	json_u64(&j, h->major);
+	json_key(&j, "minor");
+	json_u64(&j, h->minor);
+	json_key(&j, "host");
+	json_string(&j, h->host);
+	json_key(&j, "kernel");
+	json_string(&j, h->kernel);
+	json_key(&j, "cpu_model");
+	json_string(&j, h->cpu_model);
+	json_key(&j, "tool");
+	json_string(&j, h->tool);
+	json_key(&j, "clockid");
+	json_u64(&j, h->clockid);
+	json_key(&j, "start_ns");
+	json_u64(&j, h->start_time);
+	json_key(&j, "start_realtime_ns");
+	json_u64(&j, h->start_realtime);
+	json_end_object(&j);
+	json_newline(&j);
+}
+
+/* --- text ------------------------------------------------------------- */
+
+static void text_array(FILE *fp, const struct vs_reader *r,
+		       const struct vs_record *rec, const struct vs_field *f)
+{
+	uint32_t i, n = vs_field_count(rec, f);
+	const char *fmt = f->hex ? "%s%#" PRIx64 : "%s%" PRIu64;
+	char name[256];
+
+	if (f->type == VS_F_VALUES) {
+		const struct vs_value *v = field_array(rec, f);
+
+		for (i = 0; i < n; i++) {
+			put_event_name(name, sizeof(name), r, v[i].event);
+			fprintf(fp, " %s=%" PRIu64, name, v[i].value);
+		}
+		return;
+	}
+	fprintf(fp, " %s=[", f->name);
+	for (i = 0; i < n; i++) {
+		const char *sep = i ? "," : "";
+
+		if (f->type == VS_F_U16_ARRAY)
+			fprintf(fp, fmt, sep,
+				(uint64_t)((const uint16_t *)field_array(rec, f))[i]);
+		else
+			fprintf(fp, fmt, sep,
+				((const uint64_t *)field_array(rec, f))[i]);
+	}
+	fputc(']', fp);
+}
+
+static const struct vs_field *time_field(const struct vs_kind_desc *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_fields; i++)
+		if (d->fields[i].type == VS_F_TIME)
+			return &d->fields[i];
+	return NULL;
+}
+
+void vs_print_record_text(FILE *fp, const struct vs_reader *r,
+			  const struct vs_record *rec)
+{
+	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
+	const struct vs_field *f, *tf;
+	char bid[2 * VS_BUILD_ID_MAX + 1];
+	unsigned int i;
+
+	if (!d)
+		return;
+	tf = time_field(d);
+	if (tf) {
+		uint64_t t = field_u64(rec, tf);
+
+		fprintf(fp, "%10" PRIu64 ".%09" PRIu64, t / 1000000000,
+			t % 1000000000);
+	} else {
+		fprintf(fp, "%20s", "-");
+	}
+	fprintf(fp, " %-11s", d->name);
+	for (i = 0; i < d->nr_fields; i++) {
+		f = &d->fields[i];
+		if (!vs_field_present(rec, f))
+			continue;
+		switch (f->type) {
+		case VS_F_STR:
+			fprintf(fp, " %s=", f->name);
+			json_put_string(fp, *(const char *const *)vs_field_ptr(rec, f));
+			break;
+		case VS_F_BUILD_ID:
+			fprintf(fp, " %s=%s", f->name, build_id_hex(bid, rec, f));
+			break;
+		case VS_F_I64:
+			fprintf(fp, " %s=%" PRId64, f->name,
+				(int64_t)field_u64(rec, f));
+			break;
+		case VS_F_U16_ARRAY:
+		case VS_F_U64_ARRAY:
+		case VS_F_VALUES:
+			text_array(fp, r, rec, f);
+			break;
+		default:
+			fprintf(fp, f->hex ? " %s=%#" PRIx64 : " %s=%" PRIu64,
+				f->name, field_u64(rec, f));
+		}
+		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns"))
+			fprintf(fp, " latency_ns=%" PRIu64,
+				rec->task.end - rec->task.start);
+	}
+	fputc('\n', fp);
+}
+
+/* --- JSON ------------------------------------------------------------- */
+
+static void json_array_field(struct json_out *j, const struct vs_reader *r,
+			     const struct vs_record *rec,
+			     const struct vs_field *f)
+{
+	uint32_t i, n = vs_field_count(rec, f);
+	char name[256];
+
+	if (f->type == VS_F_VALUES) {
+		const struct vs_value *v = field_array(rec, f);
+
+		json_begin_object(j);
+		for (i = 0; i < n; i++) {
+			put_event_name(name, sizeof(name), r, v[i].event);
+			json_key(j, name);
+			json_u64(j, v[i].value);
+		}
+		json_end_object(j);
+		return;
+	}
+	json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		if (f->type == VS_F_U16_ARRAY)
+			json_u64(j, ((const uint16_t *)field_array(rec, f))[i]);
+		else
+			json_u64(j, ((const uint64_t *)field_array(rec, f))[i]);
+	}
+	json_end_array(j);
+}
+
+void vs_print_record_json(FILE *fp, const struct vs_reader *r,
+			  const struct vs_record *rec)
+{
+	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
+	const struct vs_field *f;
+	char bid[2 * VS_BUILD_ID_MAX + 1];
+	struct json_out j;
+	unsigned int i;
+
+	if (!d)
+		return;
+	json_init(&j, fp);
+	json_begin_object(&j);
+	json_key(&j, "kind");
+	json_string(&j, d->name);
+	for (i = 0; i < d->nr_fields; i++) {
+		f = &d->fields[i];
+		if (!vs_field_present(rec, f))
+			continue;
+		json_key(&j, f->name);
+		switch (f->type) {
+		case VS_F_STR:
+			json_string(&j, *(const char *const *)vs_field_ptr(rec, f));
+			break;
+		case VS_F_BUILD_ID:
+			json_string(&j, build_id_hex(bid, rec, f));
+			break;
+		case VS_F_I64:
+			json_i64(&j, (int64_t)field_u64(rec, f));
+			break;
+		case VS_F_U16_ARRAY:
+		case VS_F_U64_ARRAY:
+		case VS_F_VALUES:
+			json_array_field(&j, r, rec, f);
+			break;
+		default:
+			json_u64(&j, field_u64(rec, f));
+		}
+		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns")) {
+			json_key(&j, "latency_ns");
+			json_u64(&j, rec->task.end - rec->task.start);
+		}
+	}
+	json_end_object(&j);
+	json_newline(&j);
+}
