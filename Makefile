@@ -130,7 +130,7 @@ $(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
 # Test helpers (t/helper/NAME.c -> build/t/helper/NAME) link the same way.
 $(BUILD)/t/helper/%: t/helper/%.c $(CORE_OBJ) $(LIBPERF)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
 
 unit: $(UNIT_BIN) $(HELPER_BIN)
 

@@ -255,13 +255,10 @@ static const void *array_of(const void *p)
 	return a;
 }
 
-static size_t field_size(const struct vs_record *rec, const struct vs_field *f)
+/* Byte width of scalar field types; 0 for the others. */
+static unsigned int scalar_width(uint8_t type)
 {
-	const void *p = vs_field_ptr(rec, f);
-
-	if (!vs_field_present(rec, f))
-		return 0;
-	switch (f->type) {
+	switch (type) {
 	case VS_F_U8:
 		return 1;
 	case VS_F_U16:
@@ -272,6 +269,62 @@ static size_t field_size(const struct vs_record *rec, const struct vs_field *f)
 	case VS_F_I64:
 	case VS_F_TIME:
 		return 8;
+	}
+	return 0;
+}
+
+uint64_t vs_field_u64(const struct vs_record *rec, const struct vs_field *f)
+{
+	const void *p = vs_field_ptr(rec, f);
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (scalar_width(f->type)) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	}
+	memcpy(&v64, p, 8);
+	return v64;
+}
+
+static void set_field_u64(struct vs_record *rec, const struct vs_field *f,
+			  uint64_t v)
+{
+	void *p = (char *)rec + f->off;
+	uint8_t v8 = v;
+	uint16_t v16 = v;
+	uint32_t v32 = v;
+
+	switch (scalar_width(f->type)) {
+	case 1:
+		memcpy(p, &v8, 1);
+		return;
+	case 2:
+		memcpy(p, &v16, 2);
+		return;
+	case 4:
+		memcpy(p, &v32, 4);
+		return;
+	}
+	memcpy(p, &v, 8);
+}
+
+static size_t field_size(const struct vs_record *rec, const struct vs_field *f)
+{
+	const void *p = vs_field_ptr(rec, f);
+
+	if (!vs_field_present(rec, f))
+		return 0;
+	switch (f->type) {
 	case VS_F_STR:
 		return 2 + str_len(p) + 1;
 	case VS_F_BUILD_ID: {
@@ -286,7 +339,7 @@ static size_t field_size(const struct vs_record *rec, const struct vs_field *f)
 	case VS_F_VALUES:
 		return 4 + 10 * (size_t)vs_field_count(rec, f);
 	}
-	return 0;
+	return scalar_width(f->type);
 }
 
 size_t vs_record_encoded_size(const struct vs_record *rec)
@@ -307,38 +360,26 @@ static uint8_t *encode_field(const struct vs_record *rec,
 			     uint64_t *t_min, uint64_t *t_max)
 {
 	const uint8_t *p = vs_field_ptr(rec, f);
-	uint64_t v64;
-	uint32_t v32, n, i;
-	uint16_t v16;
+	unsigned int i, w = scalar_width(f->type);
+	uint32_t n;
 	size_t len;
 
 	if (!vs_field_present(rec, f))
 		return b;
+	if (w) {
+		uint64_t v = vs_field_u64(rec, f);
+
+		if (f->type == VS_F_TIME) {
+			if (v < *t_min)
+				*t_min = v;
+			if (v > *t_max)
+				*t_max = v;
+		}
+		for (i = 0; i < w; i++, v >>= 8)
+			b[i] = v;
+		return b + w;
+	}
 	switch (f->type) {
-	case VS_F_U8:
-		*b = *p;
-		return b + 1;
-	case VS_F_U16:
-		memcpy(&v16, p, 2);
-		vs_put16(b, v16);
-		return b + 2;
-	case VS_F_U32:
-		memcpy(&v32, p, 4);
-		vs_put32(b, v32);
-		return b + 4;
-	case VS_F_TIME:
-		memcpy(&v64, p, 8);
-		if (v64 < *t_min)
-			*t_min = v64;
-		if (v64 > *t_max)
-			*t_max = v64;
-		vs_put64(b, v64);
-		return b + 8;
-	case VS_F_U64:
-	case VS_F_I64:
-		memcpy(&v64, p, 8);
-		vs_put64(b, v64);
-		return b + 8;
 	case VS_F_STR:
 		len = str_len(p);
 		vs_put16(b, len);
@@ -458,42 +499,22 @@ static const char *decode_field(struct vs_record *rec, const struct vs_field *f,
 				struct cursor *c)
 {
 	uint8_t *p = (uint8_t *)rec + f->off;
-	uint64_t v64;
-	uint32_t v32;
-	uint16_t v16;
+	unsigned int i, w = scalar_width(f->type);
+	uint64_t v = 0;
 	size_t len;
 
 	if (!vs_field_present(rec, f))
 		return NULL;
+	if (w) {
+		if (!need(c, w))
+			return "record too short";
+		for (i = 0; i < w; i++)
+			v |= (uint64_t)c->p[i] << (8 * i);
+		set_field_u64(rec, f, v);
+		c->p += w;
+		return NULL;
+	}
 	switch (f->type) {
-	case VS_F_U8:
-		if (!need(c, 1))
-			return "record too short";
-		*p = *c->p++;
-		return NULL;
-	case VS_F_U16:
-		if (!need(c, 2))
-			return "record too short";
-		v16 = vs_get16(c->p);
-		memcpy(p, &v16, 2);
-		c->p += 2;
-		return NULL;
-	case VS_F_U32:
-		if (!need(c, 4))
-			return "record too short";
-		v32 = vs_get32(c->p);
-		memcpy(p, &v32, 4);
-		c->p += 4;
-		return NULL;
-	case VS_F_U64:
-	case VS_F_I64:
-	case VS_F_TIME:
-		if (!need(c, 8))
-			return "record too short";
-		v64 = vs_get64(c->p);
-		memcpy(p, &v64, 8);
-		c->p += 8;
-		return NULL;
 	case VS_F_STR:
 		if (!need(c, 2))
 			return "record too short";

@@ -134,6 +134,12 @@ static inline const void *vs_field_ptr(const struct vs_record *rec,
 	return (const char *)rec + f->off;
 }
 
+/**
+ * vs_field_u64 - the value of a scalar field (VS_F_U8 ... VS_F_TIME) of
+ * @rec, widened; VS_F_I64 comes back as its two's complement
+ */
+uint64_t vs_field_u64(const struct vs_record *rec, const struct vs_field *f);
+
 /* Whether optional field @f is present in @rec. */
 static inline bool vs_field_present(const struct vs_record *rec,
 				    const struct vs_field *f)

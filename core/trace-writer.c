@@ -199,7 +199,6 @@ struct vs_writer *vs_writer_open(const char *path, const struct vs_header *hdr)
 	if (!w) {
 		err = errno;
 		close(fd);
-		unlink(path);
 		errno = err;
 		return NULL;
 	}

@@ -13,28 +13,6 @@
 #include "json.h"
 #include "core/trace-codec.h"
 
-static uint64_t field_u64(const struct vs_record *rec, const struct vs_field *f)
-{
-	const void *p = vs_field_ptr(rec, f);
-	uint64_t v64;
-	uint32_t v32;
-	uint16_t v16;
-
-	switch (f->type) {
-	case VS_F_U8:
-		return *(const uint8_t *)p;
-	case VS_F_U16:
-		memcpy(&v16, p, 2);
-		return v16;
-	case VS_F_U32:
-		memcpy(&v32, p, 4);
-		return v32;
-	default:
-		memcpy(&v64, p, 8);
-		return v64;
-	}
-}
-
 static const void *field_array(const struct vs_record *rec,
 			       const struct vs_field *f)
 {
@@ -162,7 +140,7 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 		return;
 	tf = time_field(d);
 	if (tf) {
-		uint64_t t = field_u64(rec, tf);
+		uint64_t t = vs_field_u64(rec, tf);
 
 		fprintf(fp, "%10" PRIu64 ".%09" PRIu64, t / 1000000000,
 			t % 1000000000);
@@ -184,7 +162,7 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 			break;
 		case VS_F_I64:
 			fprintf(fp, " %s=%" PRId64, f->name,
-				(int64_t)field_u64(rec, f));
+				(int64_t)vs_field_u64(rec, f));
 			break;
 		case VS_F_U16_ARRAY:
 		case VS_F_U64_ARRAY:
@@ -193,7 +171,7 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 			break;
 		default:
 			fprintf(fp, f->hex ? " %s=%#" PRIx64 : " %s=%" PRIu64,
-				f->name, field_u64(rec, f));
+				f->name, vs_field_u64(rec, f));
 		}
 		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns"))
 			fprintf(fp, " latency_ns=%" PRIu64,
@@ -261,7 +239,7 @@ void vs_print_record_json(FILE *fp, const struct vs_reader *r,
 			json_string(&j, build_id_hex(bid, rec, f));
 			break;
 		case VS_F_I64:
-			json_i64(&j, (int64_t)field_u64(rec, f));
+			json_i64(&j, (int64_t)vs_field_u64(rec, f));
 			break;
 		case VS_F_U16_ARRAY:
 		case VS_F_U64_ARRAY:
@@ -269,7 +247,7 @@ void vs_print_record_json(FILE *fp, const struct vs_reader *r,
 			json_array_field(&j, r, rec, f);
 			break;
 		default:
-			json_u64(&j, field_u64(rec, f));
+			json_u64(&j, vs_field_u64(rec, f));
 		}
 		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns")) {
 			json_key(&j, "latency_ns");
