@@ -114,6 +114,7 @@ san_env() {
 # exit status in $out/INDEX.rc (written last: its presence means done).
 run_one() {
 	local i=$1 kind=${cmds[$1]%% *} path=${cmds[$1]#* } rc
+	local start=$SECONDS
 
 	mkdir -p "$out/$i.san"
 	(
@@ -125,6 +126,7 @@ run_one() {
 		fi
 	) >"$out/$i.tap" 2>&1 </dev/null
 	rc=$?
+	echo $((SECONDS - start)) >"$out/$i.time"
 	echo $rc >"$out/$i.rc.tmp" && mv "$out/$i.rc.tmp" "$out/$i.rc"
 }
 
@@ -209,7 +211,7 @@ report_one() {
 	[ $bad -gt 0 ] && status="FAILED ($bad)"
 	printf '%-40s %s: %d passed' "$name" "$status" $ok
 	[ $skip -gt 0 ] && printf ', %d skipped' $skip
-	printf '\n'
+	printf ' (%d s)\n' "$(cat "$out/$i.time")"
 }
 
 # --- run: parallel files first, then the exclusive ones one by one -------
@@ -246,5 +248,6 @@ if [ -n "$failures" ]; then
 	printf '\nFAILURES:\n'
 	printf '%s' "$failures"
 fi
-printf '\n%d passed, %d failed, %d skipped\n' $passed $failed $skipped
+printf '\nin %d s with %d jobs\n' $SECONDS "$jobs"
+printf '%d passed, %d failed, %d skipped\n' $passed $failed $skipped
 [ $failed -eq 0 ]
