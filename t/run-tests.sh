@@ -135,11 +135,12 @@ failed=0
 skipped=0
 failures=""	# the report printed at the end
 skips=""
+warnings=""	# bats' own warnings (BW01...)
 
 # report_one INDEX: count the results of a finished file and print its line.
 report_one() {
 	local i=$1 name=${names[$1]} rc line plan=0 ran=0 ok=0 bad=0 skip=0
-	local detail="" in_failure=0 note="" reason
+	local detail="" in_failure=0 in_warning=0 note="" reason
 
 	rc=$(cat "$out/$i.rc")
 	while IFS= read -r line; do
@@ -169,8 +170,13 @@ report_one() {
 			ran=$((ran + 1))
 			in_failure=0
 			;;
+		"The following warnings were encountered during tests:")
+			in_failure=0
+			in_warning=1
+			;;
 		*)
 			[ $in_failure = 1 ] && detail+="    $line"$'\n'
+			[ $in_warning = 1 ] && warnings+="$name: $line"$'\n'
 			;;
 		esac
 	done <"$out/$i.tap"
@@ -243,6 +249,10 @@ done
 if [ -n "$skips" ]; then
 	printf '\nskipped:\n'
 	printf '%s' "$skips" | sed 's/^/  /'
+fi
+if [ -n "$warnings" ]; then
+	printf '\nbats warnings:\n'
+	printf '%s' "$warnings" | sed 's/^/  /'
 fi
 if [ -n "$failures" ]; then
 	printf '\nFAILURES:\n'

@@ -144,3 +144,27 @@ load test-lib
 		assert_line --regexp "^ +$cmd$"
 	done
 }
+
+@test "a real command parses long, short and --name=value forms alike" {
+	"$VARSCOPE" script --help | grep -q -- "--format" ||
+		skip "varscope script has no --format yet"
+	for args in "--format xml" "--format=xml" "-i x --format xml"; do
+		run --separate-stderr "$VARSCOPE" script $args
+		assert_failure 129
+		[ "$stderr" = "varscope script: option \`--format': must be text or json" ] ||
+			fail "script $args: $stderr"
+	done
+	for args in "-i" "--input"; do
+		run --separate-stderr "$VARSCOPE" script $args
+		assert_failure 129
+		[ "$stderr" = "varscope script: option \`--input': requires a value" ] ||
+			fail "script $args: $stderr"
+	done
+	# the value of -i, glued or not, names the file in the error
+	for args in "-i/nonexistent" "-i /nonexistent" "--input=/nonexistent"; do
+		run --separate-stderr "$VARSCOPE" script $args
+		assert_failure 1
+		assert_equal "${#stderr_lines[@]}" 1
+		[[ $stderr == *"/nonexistent"* ]] || fail "script $args: $stderr"
+	done
+}

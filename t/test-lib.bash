@@ -38,6 +38,8 @@ export SRC BUILD VARSCOPE VS_LIBDIR EXAMPLES
 # Commands never open a pager or man in tests.
 export VARSCOPE_NO_MAN=1 MANPAGER=cat PAGER=cat LC_ALL=C.UTF-8
 
+# run --separate-stderr, run -N
+bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
