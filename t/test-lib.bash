@@ -17,7 +17,8 @@
 #   what a test needs: require_root, require_tracefs, require_pmu,
 #   require_uprobes, require_cmd NAME, require_example NAME.
 #
-# t/run-tests.sh exports VS_BUILD and VARSCOPE; a bats file run by hand
+# t/run-tests.sh exports VS_BUILD, VARSCOPE and VS_CC (the compiler of the
+# build, for tests that compile programs); a bats file run by hand
 # (bats t/t0000-basic.bats) falls back to the in-tree build.
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
