@@ -150,8 +150,8 @@ test: all unit doc
 # the other; each prints its own numbers.  Never part of make test.
 bench: all $(BENCH_BIN)
 	@scripts/install-deps.sh --bench
-	@set -e; for b in $(BENCH_BIN) $$(find bench -maxdepth 1 -type f -perm -u+x | sort); do \
-		echo "== $$b"; VS_BUILD=$(BUILD) VARSCOPE=$(VARSCOPE_BIN) $$b; \
+	@set -e; for b in $(BENCH_BIN) $$(find bench -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort); do \
+		echo "== $$b"; VS_BUILD=$(CURDIR)/$(BUILD) VARSCOPE=$(CURDIR)/$(VARSCOPE_BIN) $$b; \
 	done
 
 demo: all
