@@ -355,45 +355,21 @@ bool vs_counter_multiplexed(const struct vs_counter_read *a,
 	return running < enabled;
 }
 
-/* --- task deltas ------------------------------------------------------- */
-
-void vs_counter_acc_init(struct vs_counter_acc *acc, unsigned int nr)
+uint32_t vs_counter_period_flags(const struct vs_counter_read *from,
+				 const struct vs_counter_read *to)
 {
-	memset(acc, 0, sizeof(*acc));
-	acc->nr = nr < VS_PMU_MAX_GROUP ? nr : VS_PMU_MAX_GROUP;
-}
-
-void vs_counter_acc_start(struct vs_counter_acc *acc,
-			  const struct vs_counter_read *snap)
-{
-	acc->from = *snap;
-	acc->running = true;
-}
-
-void vs_counter_acc_stop(struct vs_counter_acc *acc,
-			 const struct vs_counter_read *snap)
-{
-	const struct vs_counter_read *from = &acc->from;
+	uint32_t flags = 0;
 	unsigned int i;
 
-	if (!acc->running || snap->nr < acc->nr || from->nr < acc->nr) {
-		acc->flags |= VS_TASK_DISTORTED;
-		acc->running = false;
-		return;
-	}
-	acc->running = false;
-	acc->periods++;
-	if (vs_counter_multiplexed(from, snap))
-		acc->flags |= VS_TASK_MULTIPLEXED;
-	if (vs_dte_distorted(from, snap, VS_DTE_TOLERANCE_PPM))
-		acc->flags |= VS_TASK_DISTORTED;
-	for (i = 0; i < acc->nr; i++) {
-		if (snap->value[i] < from->value[i]) {
-			acc->flags |= VS_TASK_DISTORTED;
-			continue;
-		}
-		acc->sum[i] += snap->value[i] - from->value[i];
-	}
+	if (vs_counter_multiplexed(from, to))
+		flags |= VS_TASK_MULTIPLEXED;
+	if (vs_dte_distorted(from, to, VS_DTE_TOLERANCE_PPM) ||
+	    from->nr != to->nr)
+		flags |= VS_TASK_DISTORTED;
+	for (i = 0; i < from->nr && i < to->nr; i++)
+		if (to->value[i] < from->value[i])
+			flags |= VS_TASK_DISTORTED;
+	return flags;
 }
 
 uint64_t vs_cpu_freq_khz(uint64_t cycles, uint64_t ns)

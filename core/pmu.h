@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pmu.h - hardware counters for varscope record: detection, per-thread
- * counter groups, reads with fidelity checks, counter deltas that leave
- * out interrupt execution, and the sampling event (PEBS or cpu-clock).
+ * counter groups, reads with fidelity checks (multiplexing, the DTE
+ * filter), and the sampling event (PEBS or cpu-clock).  Which periods a
+ * task's counter deltas cover (leaving interrupts out) is record's
+ * accounting (core/accounting.h); this layer reads and flags.
  *
  * Every function is written against the real perf ABI and detects at run
  * time what the machine has.  Everything that interprets counter values
- * (vs_counter_read_parse, the DTE filter, the accumulator) is a pure
+ * (vs_counter_read_parse, the DTE filter, the period flags) is a pure
  * function, so tests drive it with recorded or synthetic snapshots.
  */
 #ifndef VS_CORE_PMU_H
@@ -207,51 +209,19 @@ bool vs_dte_distorted(const struct vs_counter_read *a,
 bool vs_counter_multiplexed(const struct vs_counter_read *a,
 			    const struct vs_counter_read *b);
 
-/* --- counter deltas of a task, without interrupts -------------------- */
-
 /**
- * struct vs_counter_acc - a task's counter sums over the periods it ran
- * @nr: counters (the group's members, in its order)
- * @running: between a start and a stop
- * @flags: VS_TASK_MULTIPLEXED and VS_TASK_DISTORTED of core/trace.h,
- *         set when any period's delta was
- * @periods: periods summed
- * @from: the snapshot at the last start
- * @sum: the summed deltas
- */
-struct vs_counter_acc {
-	unsigned int nr;
-	bool running;
-	uint32_t flags;
-	uint64_t periods;
-	struct vs_counter_read from;
-	uint64_t sum[VS_PMU_MAX_GROUP];
-};
-
-void vs_counter_acc_init(struct vs_counter_acc *acc, unsigned int nr);
-
-/**
- * vs_counter_acc_start - the task starts running at snapshot @snap
+ * vs_counter_period_flags - the fidelity of the counter deltas of one
+ * running period, from snapshot @from to snapshot @to (record's
+ * accounting takes those snapshots where a task starts and stops running,
+ * leaving interrupts out, and sums the deltas)
  *
- * VarMRI's definition of running: a task starts to run at its begin,
- * when it is scheduled in, and when the last interrupt or fault that
- * preempted it ends; it stops at its end, when it is scheduled out, and
- * when an interrupt or fault preempts it.  The caller (record's
- * accounting, which owns the per-CPU shadow stack) calls start and stop
- * at exactly those moments, with the snapshot taken there.
+ * Returns VS_TASK_MULTIPLEXED (core/trace.h) when the group was off the
+ * PMU for part of the period, VS_TASK_DISTORTED when the two reads fail
+ * the DTE filter or a value went backwards (the group was reset), 0 when
+ * the deltas can be trusted.  Nothing is scaled.
  */
-void vs_counter_acc_start(struct vs_counter_acc *acc,
-			  const struct vs_counter_read *snap);
-
-/**
- * vs_counter_acc_stop - the task stops running at @snap: add the deltas
- * since the last start, flag the period when it was multiplexed, failed
- * the DTE filter, or a counter went backwards (then its delta counts 0)
- *
- * A stop without a start is ignored and flags the sums distorted.
- */
-void vs_counter_acc_stop(struct vs_counter_acc *acc,
-			 const struct vs_counter_read *snap);
+uint32_t vs_counter_period_flags(const struct vs_counter_read *from,
+				 const struct vs_counter_read *to);
 
 /**
  * vs_cpu_freq_khz - cpu.freq: @cycles over @ns of running, in kHz
