@@ -8,10 +8,11 @@
  * are always live and not part of the schedule).  Rules 1 and 2 of the
  * report compare events that were recorded in the same tasks, so the
  * schedule brings every PAIR of events together: one cycle of the
- * schedule is a covering of all pairs of the N events by blocks of at
- * most K, as short as a greedy search finds (the lower bound is the
- * Schoenheim bound, ceil(N/K * ceil((N-1)/(K-1))) >= N(N-1)/(K(K-1))).
- * The schedule repeats after its cycle.
+ * schedule is a covering of all pairs of the N events by blocks of K (a
+ * covering design), as short as a greedy construction and a local search
+ * find; the lower bound is the Schoenheim bound,
+ * ceil(N/K * ceil((N-1)/(K-1))) >= N(N-1)/(K(K-1)).  The schedule repeats
+ * after its cycle.
  */
 #ifndef VS_CORE_EPOCH_H
 #define VS_CORE_EPOCH_H
