@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "core/pmu.h"
 #include "core/trace.h"
@@ -228,15 +229,21 @@ static void test_status(void)
 	   "another model says it has fixed counters only");
 }
 
-static void spin_ns(uint64_t ns)
+static uint64_t thread_cpu_ns(void)
 {
-	struct timespec a, b;
+	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
-	       b.tv_nsec - a.tv_nsec < ns);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Run on the CPU for @ns of this thread's CPU time (load cannot shorten it). */
+static void spin_cpu_ns(uint64_t ns)
+{
+	uint64_t start = thread_cpu_ns();
+
+	while (thread_cpu_ns() - start < ns)
+		;
 }
 
 /* The real perf path, with counters every kernel has. */
@@ -249,9 +256,11 @@ static void test_live_group(void)
 	};
 	struct vs_counter_group g;
 	struct vs_counter_read r0, r1;
-	uint64_t v0[3], v1[3];
+	uint64_t v0[3], v1[3], cpu0, cpu1;
 	char err[160] = "";
-	int i;
+	const size_t pages = 64, page = sysconf(_SC_PAGESIZE);
+	char *mem;
+	size_t i;
 
 	if (vs_counter_group_open(&g, sw, 3, 0, -1, err, sizeof(err))) {
 		ok(0, "open a group of software counters: %s", err);
@@ -261,26 +270,31 @@ static void test_live_group(void)
 	   "a group of three software counters opens, with ids");
 	ok(!vs_counter_group_read(&g, &r0) && r0.nr == 3 && r0.value[0] == 0,
 	   "disabled, task-clock reads 0");
+	cpu0 = thread_cpu_ns();
 	vs_counter_group_enable(&g);
-	spin_ns(2000000);
-	for (i = 0; i < 64; i++) {
-		char *p = malloc(4096 * 4);
-
-		memset(p, i, 4096 * 4);
-		free(p);
-	}
+	spin_cpu_ns(2000000);
+	mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (i = 0; mem != MAP_FAILED && i < pages; i++)
+		mem[i * page] = 1;
 	usleep(1000);
 	vs_counter_group_disable(&g);
+	cpu1 = thread_cpu_ns();
+	if (mem != MAP_FAILED)
+		munmap(mem, pages * page);
 	ok(!vs_counter_group_read(&g, &r1) && r1.t_before <= r1.t_after &&
 	   r1.t_after - r1.t_before < 1000000000ull,
 	   "a read is bracketed by two clock reads");
 	ok(!vs_counter_read_order(&g, &r0, v0) && !vs_counter_read_order(&g, &r1, v1),
 	   "both reads carry every member's id");
-	ok(v1[0] - v0[0] >= 2000000 && v1[0] - v0[0] < 1000000000ull,
-	   "task-clock counted the 2 ms spin (%llu ns)",
-	   (unsigned long long)(v1[0] - v0[0]));
+	ok(v1[0] - v0[0] >= 2000000 && v1[0] - v0[0] <= cpu1 - cpu0,
+	   "task-clock counted the 2 ms spin, within the thread's CPU time "
+	   "(%llu of %llu ns)", (unsigned long long)(v1[0] - v0[0]),
+	   (unsigned long long)(cpu1 - cpu0));
 	ok(v1[1] - v0[1] >= 1, "context-switches counted the sleep (%llu)",
 	   (unsigned long long)(v1[1] - v0[1]));
+	ok(v1[2] - v0[2] >= pages, "page-faults counted the %zu pages touched "
+	   "(%llu)", pages, (unsigned long long)(v1[2] - v0[2]));
 	ok(!vs_counter_multiplexed(&r0, &r1),
 	   "software counters are never multiplexed");
 	vs_counter_group_close(&g);
@@ -313,7 +327,7 @@ static void test_live_probe(void)
 		   "a PMU: cycles and instructions open as a group");
 		vs_counter_group_read(&g, &a);
 		vs_counter_group_enable(&g);
-		spin_ns(1000000);
+		spin_cpu_ns(1000000);
 		vs_counter_group_disable(&g);
 		vs_counter_group_read(&g, &b);
 		ok(b.value[0] > a.value[0] && b.value[1] > a.value[1],
