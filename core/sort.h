@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sort.h - the two sorts the analyses need, both radix sorts in O(n).
+ *
+ * A report over ten million tasks sorts every event's values once (for its
+ * CDF) and the tasks once by latency; a comparison sort would dominate the
+ * running time.
+ */
+#ifndef VS_CORE_SORT_H
+#define VS_CORE_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * vs_sort_floats - sort non-negative floats ascending, in place
+ * @v: the values (no NaN, no negative values: event values are counts,
+ *     times and rates)
+ * @n: how many
+ *
+ * Returns 0, or -1 when the scratch buffer cannot be allocated.
+ */
+int vs_sort_floats(float *v, size_t n);
+
+/**
+ * vs_order_desc - task indices ordered by @key, largest first
+ * @key: one key per index (latencies)
+ * @n: number of keys, at most UINT32_MAX
+ * @order: receives the @n indices
+ *
+ * Ties keep no particular order.  Returns 0, or -1 on allocation failure.
+ */
+int vs_order_desc(const uint64_t *key, size_t n, uint32_t *order);
+
+#endif /* VS_CORE_SORT_H */
