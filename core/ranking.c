@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ranking.c - impact ranking of the events of a task type.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "ranking.h"
+#include "sort.h"
+
+/* Catalog names of the totals of Rule 2's two implicit families. */
+static const char *const total_instructions[] = {
+	"instructions", "INST_RETIRED.ANY_P", "INST_RETIRED.ANY", NULL
+};
+static const char *const total_cycles[] = {
+	"cycles", "CPU_CLK_UNHALTED.THREAD_P", "CPU_CLK_UNHALTED.THREAD", NULL
+};
+
+static int find_first(const struct vs_taskset *ts, const char *const *names)
+{
+	int id;
+
+	for (; *names; names++) {
+		id = vs_taskset_event_by_name(ts, *names);
+		if (id >= 0)
+			return id;
+	}
+	return -1;
+}
+
+int vs_rule2_parent(const struct vs_taskset *ts, uint16_t event)
+{
+	const struct vs_event_def *def = vs_taskset_event(ts, event);
+	int total = -1;
+
+	if (!def)
+		return -1;
+	if (def->parent != VS_EVENT_NO_PARENT)
+		return def->parent;
+	if (def->group == VS_GROUP_INST)
+		total = find_first(ts, total_instructions);
+	else if (def->group == VS_GROUP_CYCLE)
+		total = find_first(ts, total_cycles);
+	return total == event ? -1 : total;
+}
+
+/* Value index of every task of @col, visited in task order. */
+#define for_each_value(col, nbits, task, k)				\
+	for (size_t _w = 0; _w < vs_bitmap_words(nbits); _w++)		\
+		for (uint64_t _bits = (col)->present[_w];		\
+		     _bits && ((task) = _w * 64 + __builtin_ctzll(_bits),	\
+			       (k) = (col)->rank[_w] + __builtin_popcountll( \
+				     (col)->present[_w] & ((1ull <<	\
+				     ((task) % 64)) - 1)), 1);		\
+		     _bits &= _bits - 1)
+
+/* The VS_CDF_POINTS percentiles of @sorted. */
+static float *sample_cdf(const float *sorted, size_t n)
+{
+	float *cdf = malloc(VS_CDF_POINTS * sizeof(*cdf));
+	size_t i;
+
+	if (!cdf)
+		return NULL;
+	for (i = 0; i < VS_CDF_POINTS; i++)
+		cdf[i] = vs_percentile_sorted(sorted, n,
+					      (double)i / (VS_CDF_POINTS - 1));
+	return cdf;
+}
+
+/* E's p50 and p99 in the slow tasks of T_E (the top of @desc) and the rest. */
+static int slow_and_other(const struct vs_task_type *tt,
+			  const struct vs_column *col, const float *sorted,
+			  const struct vs_rank_opts *o, struct vs_event_rank *er)
+{
+	size_t want = col->nr - vs_rank(col->nr, o->ptarget) + 1, got = 0, r;
+	float *slow = malloc(want * sizeof(*slow));
+
+	if (!slow)
+		return -1;
+	for (r = 0; r < tt->nr_tasks && got < want; r++)
+		if (vs_column_value(col, tt->by_latency[r], &slow[got]))
+			got++;
+	vs_sort_floats(slow, got);
+	er->slow_tasks = got;
+	er->slow_p50 = vs_percentile_sorted(slow, got, 0.5);
+	er->slow_p99 = vs_percentile_sorted(slow, got, 0.99);
+	er->other_p50 = vs_percentile_excluding(sorted, col->nr, slow, got, 0.5);
+	er->other_p99 = vs_percentile_excluding(sorted, col->nr, slow, got,
+						0.99);
+	free(slow);
+	return 0;
+}
+
+/* Bootstrap interval: T_E's latencies ascending with their high flags. */
+static int impact_interval(const struct vs_task_type *tt,
+			   const struct vs_column *col, const uint64_t *high,
+			   const struct vs_rank_opts *o, struct vs_event_rank *er)
+{
+	uint64_t *lat = malloc(col->nr * sizeof(*lat));
+	bool *is_high = malloc(col->nr * sizeof(*is_high));
+	size_t r, k = 0;
+
+	if (!lat || !is_high) {
+		free(lat);
+		free(is_high);
+		return -1;
+	}
+	for (r = tt->nr_tasks; r-- > 0;) {
+		uint32_t task = tt->by_latency[r];
+
+		if (!vs_bit_test(col->present, task))
+			continue;
+		lat[k] = tt->latency[task];
+		is_high[k++] = vs_bit_test(high, task);
+	}
+	vs_bootstrap_impact(lat, is_high, k, o->ptarget, o->ci_rounds,
+			    o->seed ^ col->event, o->ci_level,
+			    &er->ci_lo, &er->ci_hi);
+	er->has_ci = true;
+	free(lat);
+	free(is_high);
+	return 0;
+}
+
+/*
+ * Impact of one event: threshold from its sorted values, the high-value
+ * bitmap @high, the two tail latencies, and the figures around them.
+ */
+static int rank_event(const struct vs_task_type *tt,
+		      const struct vs_column *col,
+		      const struct vs_rank_opts *o, struct vs_event_rank *er,
+		      uint64_t *high)
+{
+	float *sorted;
+	size_t task = 0, k = 0;
+	int ret = -1;
+
+	er->tasks = col->nr;
+	if (col->nr < o->min_tasks || !col->nr) {
+		er->status = VS_RANK_TOO_FEW;
+		return 0;
+	}
+	sorted = malloc(col->nr * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	memcpy(sorted, col->values, col->nr * sizeof(*sorted));
+	if (vs_sort_floats(sorted, col->nr))
+		goto out;
+	vs_find_threshold(sorted, col->nr, o->ptarget, o->pthreshold,
+			  &er->thr);
+	er->cdf = sample_cdf(sorted, col->nr);
+	if (!er->cdf)
+		goto out;
+
+	for_each_value(col, tt->nr_tasks, task, k)
+		if (col->values[k] > er->thr.value) {
+			vs_bit_set(high, task);
+			er->high_tasks++;
+		}
+	er->p_all = vs_masked_percentile(tt->latency, tt->by_latency,
+					 tt->nr_tasks, col->present, NULL,
+					 col->nr, o->ptarget);
+	er->p_low = vs_masked_percentile(tt->latency, tt->by_latency,
+					 tt->nr_tasks, col->present, high,
+					 col->nr - er->high_tasks, o->ptarget);
+	er->impact = vs_impact_value(er->p_all, er->p_low);
+	er->adjusted = er->impact;
+	er->tasks_needed = vs_tasks_needed(tt->nr_tasks, er->high_tasks,
+					   o->min_high);
+	if (er->thr.how == VS_THRESHOLD_CONSTANT)
+		er->tasks_needed = 0;	/* nothing to find, however long */
+	if (slow_and_other(tt, col, sorted, o, er))
+		goto out;
+	if (o->ci_rounds && impact_interval(tt, col, high, o, er))
+		goto out;
+	ret = 0;
+out:
+	free(sorted);
+	return ret;
+}
+
+/* Rule 2 regression parent = alpha * child over tasks with both. */
+static double rule2_r2(const struct vs_task_type *tt,
+		       const struct vs_column *child,
+		       const struct vs_column *parent, double *alpha)
+{
+	struct vs_prop s = { 0 };
+	size_t task = 0, k = 0;
+	float pv;
+
+	for_each_value(child, tt->nr_tasks, task, k)
+		if (vs_column_value(parent, task, &pv))
+			vs_prop_add(&s, child->values[k], pv);
+	return vs_prop_r2(&s, alpha);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct vs_event_rank *x = a, *y = b;
+
+	if (x->status != y->status)
+		return x->status < y->status ? -1 : 1;
+	if (x->adjusted != y->adjusted)
+		return x->adjusted > y->adjusted ? -1 : 1;
+	if (x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Correlations, Rule 1, Rule 2 and the notes over the ranked events. */
+static int apply_rules(const struct vs_taskset *ts,
+		       const struct vs_task_type *tt, struct vs_type_rank *tr,
+		       uint64_t **high)
+{
+	size_t n = tr->nr_events, i, j;
+	double *corr = calloc(n * n, sizeof(*corr));
+	double *impact = calloc(n, sizeof(*impact));
+	double *adjusted = calloc(n, sizeof(*adjusted));
+	size_t *both = calloc(n * n, sizeof(*both));
+	uint8_t *group = calloc(n, sizeof(*group));
+	int *cause = calloc(n, sizeof(*cause)), ret = -1;
+
+	if (!corr || !impact || !adjusted || !both || !group || !cause)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct vs_event_rank *a = &tr->events[i];
+
+		impact[i] = a->status == VS_RANK_RANKED ? a->impact : 0;
+		group[i] = a->group;
+		for (j = i + 1; a->status == VS_RANK_RANKED && j < n; j++) {
+			struct vs_event_rank *b = &tr->events[j];
+
+			if (b->status != VS_RANK_RANKED)
+				continue;
+			corr[i * n + j] = corr[j * n + i] = vs_jaccard(
+				tt->columns[i].present, high[i],
+				tt->columns[j].present, high[j],
+				tt->nr_tasks, &both[i * n + j]);
+			both[j * n + i] = both[i * n + j];
+		}
+	}
+	vs_rule1_adjust(n, impact, group, corr, adjusted, cause);
+
+	for (i = 0; i < n; i++) {
+		struct vs_event_rank *a = &tr->events[i];
+		int parent;
+
+		if (a->status != VS_RANK_RANKED)
+			continue;
+		a->adjusted = adjusted[i];
+		if (cause[i] >= 0) {
+			a->cause = tr->events[cause[i]].event;
+			a->cause_corr = corr[cause[i] * n + i];
+		}
+		parent = vs_rule2_parent(ts, a->event);
+		for (j = 0; j < n; j++) {
+			struct vs_event_rank *b = &tr->events[j];
+			bool related = vs_rule1_may_cause(group[i], group[j]) ||
+				       vs_rule1_may_cause(group[j], group[i]) ||
+				       b->event == parent ||
+				       vs_rule2_parent(ts, b->event) == a->event;
+
+			if (j == i || b->status != VS_RANK_RANKED || related)
+				continue;
+			if (corr[i * n + j] >= VS_CORR_NOTE &&
+			    corr[i * n + j] > a->corr) {
+				a->corr = corr[i * n + j];
+				a->corr_with = b->event;
+				a->corr_tasks = both[i * n + j];
+			}
+		}
+		if (parent < 0)
+			continue;
+		for (j = 0; j < n; j++) {
+			struct vs_event_rank *b = &tr->events[j];
+
+			if (b->event != parent || b->status == VS_RANK_TOO_FEW)
+				continue;
+			a->parent_r2 = rule2_r2(tt, &tt->columns[i],
+						&tt->columns[j],
+						&a->parent_alpha);
+			if (a->parent_r2 > VS_RULE2_R2) {
+				a->status = VS_RANK_REMOVED;
+				a->parent = parent;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(corr);
+	free(impact);
+	free(adjusted);
+	free(both);
+	free(group);
+	free(cause);
+	return ret;
+}
+
+int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
+		 const struct vs_rank_opts *o, struct vs_type_rank *tr)
+{
+	size_t words = vs_bitmap_words(tt->nr_tasks), i;
+	uint64_t **high;
+	int ret = -1;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->type = tt->type;
+	tr->tasks = tt->nr_tasks;
+	tr->flagged = tt->nr_flagged;
+	tr->ptarget = o->ptarget;
+	tr->latency_ptarget = vs_masked_percentile(tt->latency, tt->by_latency,
+						   tt->nr_tasks, NULL, NULL,
+						   tt->nr_tasks, o->ptarget);
+	for (i = 0; i < VS_CDF_POINTS && tt->nr_tasks; i++) {
+		double p = (double)i / (VS_CDF_POINTS - 1);
+		size_t k = vs_rank(tt->nr_tasks, p);
+
+		tr->latency_cdf[i] = tt->latency[tt->by_latency[tt->nr_tasks - k]];
+	}
+	tr->latency_p50 = tt->nr_tasks ? tt->latency[tt->by_latency[
+		tt->nr_tasks - vs_rank(tt->nr_tasks, 0.5)]] : 0;
+
+	/* events[i] belongs to columns[i] until the final sort */
+	tr->nr_events = tt->nr_columns;
+	tr->events = calloc(tt->nr_columns + 1, sizeof(*tr->events));
+	high = calloc(tt->nr_columns + 1, sizeof(*high));
+	if (!tr->events || !high)
+		goto out;
+	for (i = 0; i < tt->nr_columns; i++) {
+		const struct vs_event_def *def =
+			vs_taskset_event(ts, tt->columns[i].event);
+		struct vs_event_rank *er = &tr->events[i];
+
+		er->event = tt->columns[i].event;
+		er->name = def ? def->name : "?";
+		er->group = def ? def->group : VS_GROUP_OTHER;
+		er->cause = er->parent = er->corr_with = -1;
+		er->corr = -1;
+		high[i] = calloc(words ? words : 1, sizeof(**high));
+		if (!high[i] || rank_event(tt, &tt->columns[i], o, er, high[i]))
+			goto out;
+	}
+	if (apply_rules(ts, tt, tr, high))
+		goto out;
+	qsort(tr->events, tr->nr_events, sizeof(*tr->events), cmp_rank);
+	while (tr->nr_ranked < tr->nr_events &&
+	       tr->events[tr->nr_ranked].status == VS_RANK_RANKED)
+		tr->nr_ranked++;
+	ret = 0;
+out:
+	for (i = 0; high && i < tt->nr_columns; i++)
+		free(high[i]);
+	free(high);
+	if (ret)
+		vs_type_rank_free(tr);
+	return ret;
+}
+
+void vs_type_rank_free(struct vs_type_rank *tr)
+{
+	size_t i;
+
+	for (i = 0; tr->events && i < tr->nr_events; i++)
+		free(tr->events[i].cdf);
+	free(tr->events);
+	tr->events = NULL;
+	tr->nr_events = tr->nr_ranked = 0;
+}
+
+const struct vs_event_rank *vs_event_rank_find(const struct vs_type_rank *tr,
+					       int event)
+{
+	size_t i;
+
+	for (i = 0; i < tr->nr_events; i++)
+		if (tr->events[i].event == event)
+			return &tr->events[i];
+	return NULL;
+}

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskset.c - load task records into per-type columns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "sort.h"
+#include "taskset.h"
+
+#define PROGRESS_EVERY	4096	/* tasks between progress calls */
+
+/* Task flags that say a task's values may be incomplete or distorted. */
+#define FLAGGED_TASK	(VS_TASK_LOST_EVENTS | VS_TASK_MULTIPLEXED | \
+			 VS_TASK_DISTORTED | VS_TASK_TRUNCATED)
+
+/* A column while it grows; becomes a struct vs_column at the end. */
+struct growing_column {
+	struct vs_column col;
+	size_t alloc_values, alloc_words;
+};
+
+struct epoch_events {
+	uint32_t epoch;
+	uint32_t nr;
+	uint16_t *events;
+};
+
+struct vs_taskset_build {
+	struct vs_taskset *ts;
+	struct vs_task_type *last;	/* type of the previous task */
+	struct epoch_events *epochs;
+	size_t nr_epochs;
+	uint64_t *stamp;		/* by event id: task that set it */
+	size_t alloc_stamp;
+	uint64_t seq;
+};
+
+static void *grow(void *p, size_t *alloc, size_t need, size_t size)
+{
+	size_t n = *alloc ? *alloc : 16;
+	void *q;
+
+	if (need <= *alloc)
+		return p;
+	while (n < need)
+		n += n / 2 + 16;
+	q = realloc(p, n * size);
+	if (q)
+		*alloc = n;
+	return q;
+}
+
+static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
+{
+	struct vs_taskset *ts = l->ts;
+	struct vs_task_type *types;
+	unsigned int i;
+
+	if (l->last && l->last->type == type)
+		return l->last;
+	for (i = 0; i < ts->nr_types; i++)
+		if (ts->types[i].type == type)
+			return l->last = &ts->types[i];
+	types = realloc(ts->types, (ts->nr_types + 1) * sizeof(*types));
+	if (!types)
+		return NULL;
+	ts->types = types;
+	memset(&types[ts->nr_types], 0, sizeof(*types));
+	types[ts->nr_types].type = type;
+	return l->last = &types[ts->nr_types++];
+}
+
+static struct growing_column *find_column(struct vs_task_type *tt,
+					  uint16_t event)
+{
+	struct growing_column *gc;
+
+	if (event >= tt->alloc_col_of) {
+		unsigned int n = event + 16;
+		struct vs_column **p = realloc(tt->col_of, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + tt->alloc_col_of, 0,
+		       (n - tt->alloc_col_of) * sizeof(*p));
+		tt->col_of = p;
+		tt->alloc_col_of = n;
+	}
+	gc = (struct growing_column *)tt->col_of[event];
+	if (gc)
+		return gc;
+	gc = calloc(1, sizeof(*gc));
+	if (!gc)
+		return NULL;
+	gc->col.event = event;
+	tt->col_of[event] = &gc->col;
+	tt->nr_columns++;
+	return gc;
+}
+
+static int column_append(struct growing_column *gc, size_t task, float value)
+{
+	struct vs_column *col = &gc->col;
+	size_t words = vs_bitmap_words(task + 1), old = gc->alloc_words;
+	void *p;
+
+	if (words > gc->alloc_words) {
+		p = grow(col->present, &gc->alloc_words, words,
+			 sizeof(*col->present));
+		if (!p)
+			return -1;
+		col->present = p;
+		memset(col->present + old, 0,
+		       (gc->alloc_words - old) * sizeof(*col->present));
+	}
+	p = grow(col->values, &gc->alloc_values, col->nr + 1,
+		 sizeof(*col->values));
+	if (!p)
+		return -1;
+	col->values = p;
+	col->values[col->nr++] = value;
+	vs_bit_set(col->present, task);
+	return 0;
+}
+
+static const struct epoch_events *find_epoch(struct vs_taskset_build *l, uint32_t epoch)
+{
+	size_t i;
+
+	for (i = l->nr_epochs; i-- > 0;)
+		if (l->epochs[i].epoch == epoch)
+			return &l->epochs[i];
+	return NULL;
+}
+
+static int add_epoch(struct vs_taskset_build *l, const struct vs_epoch *ep)
+{
+	struct epoch_events *e;
+
+	e = realloc(l->epochs, (l->nr_epochs + 1) * sizeof(*e));
+	if (!e)
+		return -1;
+	l->epochs = e;
+	e += l->nr_epochs;
+	e->epoch = ep->epoch;
+	e->nr = ep->nr_events;
+	e->events = malloc(ep->nr_events * sizeof(*e->events) + 1);
+	if (!e->events)
+		return -1;
+	memcpy(e->events, ep->events, ep->nr_events * sizeof(*e->events));
+	l->nr_epochs++;
+	return 0;
+}
+
+static int see_event(struct vs_taskset_build *l, uint16_t event)
+{
+	size_t old = l->alloc_stamp;
+	uint64_t *p;
+
+	if (event < old)
+		return 0;
+	p = grow(l->stamp, &l->alloc_stamp, event + 1, sizeof(*p));
+	if (!p)
+		return -1;
+	memset(p + old, 0, (l->alloc_stamp - old) * sizeof(*p));
+	l->stamp = p;
+	return 0;
+}
+
+/* One value of a task; a second value of the same event is ignored. */
+static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t task,
+		     uint16_t event, float value)
+{
+	struct growing_column *gc;
+
+	if (see_event(l, event))
+		return -1;
+	if (l->stamp[event] == l->seq)
+		return 0;
+	l->stamp[event] = l->seq;
+	gc = find_column(tt, event);
+	return gc ? column_append(gc, task, value) : -1;
+}
+
+static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
+{
+	struct vs_task_type *tt = find_type(l, t->type);
+	const struct epoch_events *live;
+	struct vs_taskset *ts = l->ts;
+	size_t task;
+	uint32_t i;
+	void *p;
+
+	if (!tt)
+		return -1;
+	p = grow(tt->latency, &tt->alloc_tasks, tt->nr_tasks + 1,
+		 sizeof(*tt->latency));
+	if (!p)
+		return -1;
+	tt->latency = p;
+	task = tt->nr_tasks++;
+	tt->latency[task] = t->end > t->start ? t->end - t->start : 0;
+	if (t->flags & FLAGGED_TASK)
+		tt->nr_flagged++;
+	if (!ts->first_ns || t->start < ts->first_ns)
+		ts->first_ns = t->start;
+	if (t->end > ts->last_ns)
+		ts->last_ns = t->end;
+
+	l->seq++;
+	for (i = 0; i < t->nr_values; i++)
+		if (add_value(l, tt, task, t->values[i].event,
+			      (float)t->values[i].value))
+			return -1;
+	live = find_epoch(l, t->epoch);
+	for (i = 0; live && i < live->nr; i++)
+		if (add_value(l, tt, task, live->events[i], 0))
+			return -1;
+	return 0;
+}
+
+/* Turn the growing columns of a type into its final, tight arrays. */
+static int finish_type(struct vs_task_type *tt)
+{
+	size_t words = vs_bitmap_words(tt->nr_tasks), w;
+	unsigned int e, c = 0;
+	void *p;
+
+	tt->columns = calloc(tt->nr_columns ? tt->nr_columns : 1,
+			     sizeof(*tt->columns));
+	if (!tt->columns)
+		return -1;
+	for (e = 0; e < tt->alloc_col_of; e++) {
+		struct growing_column *gc = (void *)tt->col_of[e];
+		struct vs_column *col = &tt->columns[c];
+		uint32_t sum = 0;
+
+		if (!gc)
+			continue;
+		*col = gc->col;
+		if (gc->alloc_words < words) {
+			p = realloc(col->present, words * sizeof(*col->present));
+			if (!p)
+				return -1;
+			col->present = p;
+			memset(col->present + gc->alloc_words, 0,
+			       (words - gc->alloc_words) * sizeof(uint64_t));
+		}
+		p = realloc(col->values, (col->nr ? col->nr : 1) *
+			    sizeof(*col->values));
+		if (p)
+			col->values = p;
+		col->rank = malloc((words ? words : 1) * sizeof(*col->rank));
+		if (!col->rank)
+			return -1;
+		for (w = 0; w < words; w++) {
+			col->rank[w] = sum;
+			sum += __builtin_popcountll(col->present[w]);
+		}
+		free(gc);
+		tt->col_of[e] = NULL;
+		c++;
+	}
+	free(tt->col_of);
+	tt->col_of = NULL;
+	tt->alloc_col_of = 0;
+
+	p = realloc(tt->latency, (tt->nr_tasks ? tt->nr_tasks : 1) *
+		    sizeof(*tt->latency));
+	if (p)
+		tt->latency = p;
+	tt->by_latency = malloc((tt->nr_tasks ? tt->nr_tasks : 1) *
+				sizeof(*tt->by_latency));
+	if (!tt->by_latency)
+		return -1;
+	return vs_order_desc(tt->latency, tt->nr_tasks, tt->by_latency);
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct vs_task_type *x = a, *y = b;
+
+	return (x->type > y->type) - (x->type < y->type);
+}
+
+struct vs_taskset *vs_taskset_new(void)
+{
+	struct vs_taskset *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->build = calloc(1, sizeof(*ts->build));
+	if (!ts->build) {
+		free(ts);
+		return NULL;
+	}
+	ts->build->ts = ts;
+	return ts;
+}
+
+int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def)
+{
+	struct vs_event_def *e;
+	unsigned int i;
+
+	if (def->id >= ts->nr_events) {
+		e = realloc(ts->events, (def->id + 1) * sizeof(*e));
+		if (!e)
+			return -1;
+		for (i = ts->nr_events; i <= def->id; i++)
+			memset(&e[i], 0, sizeof(*e));
+		ts->events = e;
+		ts->nr_events = def->id + 1;
+	}
+	e = &ts->events[def->id];
+	free((char *)e->name);
+	free((char *)e->unit);
+	*e = *def;
+	e->name = strdup(def->name ? def->name : "");
+	e->unit = strdup(def->unit ? def->unit : "");
+	return e->name && e->unit ? 0 : -1;
+}
+
+int vs_taskset_add_epoch(struct vs_taskset *ts, const struct vs_epoch *ep)
+{
+	return add_epoch(ts->build, ep);
+}
+
+int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t)
+{
+	return add_task(ts->build, t);
+}
+
+static void free_build(struct vs_taskset_build *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_epochs; i++)
+		free(l->epochs[i].events);
+	free(l->epochs);
+	free(l->stamp);
+	free(l);
+}
+
+int vs_taskset_finish(struct vs_taskset *ts)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->nr_types; i++)
+		if (finish_type(&ts->types[i]))
+			return -1;
+	qsort(ts->types, ts->nr_types, sizeof(*ts->types), cmp_type);
+	free_build(ts->build);
+	ts->build = NULL;
+	return 0;
+}
+
+struct vs_taskset *vs_taskset_load(struct vs_reader *r,
+				   const struct vs_taskset_opts *opts,
+				   char *err, size_t errlen)
+{
+	static const struct vs_taskset_opts all;
+	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_record rec;
+	uint64_t seen = 0;
+	unsigned int id;
+	int ret;
+
+	if (!opts)
+		opts = &all;
+	if (!ts)
+		goto nomem;
+	if (opts->from_ns && vs_reader_seek_time(r, opts->from_ns) < 0)
+		goto corrupt;
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		const struct vs_task *t = &rec.task;
+
+		if (rec.kind == VS_REC_EPOCH) {
+			if (vs_taskset_add_epoch(ts, &rec.epoch))
+				goto nomem;
+			continue;
+		}
+		if (rec.kind != VS_REC_TASK)
+			continue;
+		if (opts->one_type && t->type != opts->type)
+			continue;
+		if (t->end < opts->from_ns || (opts->to_ns && t->end >= opts->to_ns))
+			continue;
+		if (vs_taskset_add_task(ts, t))
+			goto nomem;
+		if (opts->progress && !(++seen % PROGRESS_EVERY))
+			opts->progress(opts->progress_arg, vs_reader_offset(r),
+				       vs_reader_size(r));
+	}
+	if (ret < 0)
+		goto corrupt;
+	for (id = 0; id < vs_reader_nr_events(r); id++) {
+		const struct vs_event_def *def = vs_reader_event(r, id);
+
+		if (def && vs_taskset_add_event(ts, def))
+			goto nomem;
+	}
+	if (vs_taskset_finish(ts))
+		goto nomem;
+	return ts;
+
+corrupt:
+	snprintf(err, errlen, "%s", vs_reader_error(r) ? vs_reader_error(r) :
+		 "cannot read the trace");
+	vs_taskset_free(ts);
+	return NULL;
+nomem:
+	snprintf(err, errlen, "out of memory loading tasks");
+	vs_taskset_free(ts);
+	return NULL;
+}
+
+static void free_type(struct vs_task_type *tt)
+{
+	unsigned int i;
+
+	for (i = 0; i < tt->alloc_col_of; i++) {
+		struct growing_column *gc = (void *)tt->col_of[i];
+
+		if (!gc)
+			continue;
+		free(gc->col.present);
+		free(gc->col.values);
+		free(gc);
+	}
+	free(tt->col_of);
+	for (i = 0; tt->columns && i < tt->nr_columns; i++) {
+		free(tt->columns[i].present);
+		free(tt->columns[i].values);
+		free(tt->columns[i].rank);
+	}
+	free(tt->columns);
+	free(tt->latency);
+	free(tt->by_latency);
+}
+
+void vs_taskset_free(struct vs_taskset *ts)
+{
+	unsigned int i;
+
+	if (!ts)
+		return;
+	if (ts->build)
+		free_build(ts->build);
+	for (i = 0; i < ts->nr_types; i++)
+		free_type(&ts->types[i]);
+	free(ts->types);
+	for (i = 0; i < ts->nr_events; i++) {
+		free((char *)ts->events[i].name);
+		free((char *)ts->events[i].unit);
+	}
+	free(ts->events);
+	free(ts);
+}
+
+struct vs_task_type *vs_taskset_type(const struct vs_taskset *ts,
+				     uint32_t type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->nr_types; i++)
+		if (ts->types[i].type == type)
+			return &ts->types[i];
+	return NULL;
+}
+
+const struct vs_event_def *vs_taskset_event(const struct vs_taskset *ts,
+					    uint16_t id)
+{
+	if (id >= ts->nr_events || !ts->events[id].name ||
+	    !ts->events[id].name[0])
+		return NULL;
+	return &ts->events[id];
+}
+
+int vs_taskset_event_by_name(const struct vs_taskset *ts, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->nr_events; i++)
+		if (ts->events[i].name && !strcmp(ts->events[i].name, name))
+			return i;
+	return -1;
+}
+
+struct vs_column *vs_column_find(const struct vs_task_type *tt,
+				 uint16_t event)
+{
+	unsigned int lo = 0, hi = tt->nr_columns;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (tt->columns[mid].event == event)
+			return &tt->columns[mid];
+		if (tt->columns[mid].event < event)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool vs_column_value(const struct vs_column *col, size_t task, float *value)
+{
+	size_t w = task / VS_BITS_PER_WORD;
+	uint64_t below = (1ull << (task % VS_BITS_PER_WORD)) - 1;
+
+	if (!vs_bit_test(col->present, task))
+		return false;
+	*value = col->values[col->rank[w] +
+			     __builtin_popcountll(col->present[w] & below)];
+	return true;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * taskset.h - the tasks of a trace, by task type, in columns.
+ *
+ * Every analysis of AppTasks (report, diff, segments, tui) starts here: the
+ * task records of a trace, or of a time range of it, loaded into compact
+ * per-type storage:
+ *
+ *   - per task: its latency (task index = order of the record in the type);
+ *   - per event recorded by tasks of the type, a column: a bitmap of the
+ *     tasks that recorded the event (selective recording makes missing
+ *     data normal) and their values as floats, in task order.
+ *
+ * A value costs 4 bytes and a task 8 bytes plus one bit per event column:
+ * 10 million tasks with 20 events take about 1 GB.
+ *
+ * A task recorded an event when its record carries a value for it, or when
+ * the event is live in the task's epoch (VS_REC_EPOCH): a live event
+ * missing from the record counts as 0.
+ */
+#ifndef VS_CORE_TASKSET_H
+#define VS_CORE_TASKSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+struct vs_column {
+	uint16_t event;		/* id in the catalog */
+	size_t nr;		/* tasks that recorded it */
+	uint64_t *present;	/* bitmap over the type's tasks */
+	float *values;		/* @nr values, in task order */
+	uint32_t *rank;		/* values before each 64-task word of @present */
+};
+
+struct vs_task_type {
+	uint32_t type;
+	size_t nr_tasks;
+	uint64_t *latency;	/* ns, by task index */
+	uint32_t *by_latency;	/* task indices, slowest first */
+	size_t nr_flagged;	/* tasks with lost events, truncated, ... */
+	unsigned int nr_columns;
+	struct vs_column *columns;	/* by event id, ascending */
+	size_t alloc_tasks;		/* capacity of @latency */
+	struct vs_column **col_of;	/* event id -> column, while loading */
+	unsigned int alloc_col_of;
+};
+
+struct vs_taskset {
+	unsigned int nr_types;
+	struct vs_task_type *types;	/* ascending type number */
+	unsigned int nr_events;
+	struct vs_event_def *events;	/* catalog by id; name NULL if unused */
+	uint64_t first_ns, last_ns;	/* task start and end times seen */
+	struct vs_taskset_build *build;	/* loading state, NULL once finished */
+};
+
+struct vs_taskset_opts {
+	uint64_t from_ns, to_ns;	/* tasks that end in [from, to); 0, 0: all */
+	bool one_type;			/* only tasks of @type */
+	uint32_t type;
+	/* called every few thousand tasks with bytes read, bytes in file */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+/**
+ * vs_taskset_load - read the task records of a trace into a task set
+ * @r: an open reader, at its start
+ * @opts: what to load (NULL: every task)
+ * @err/@errlen: one-line message on failure
+ *
+ * Returns the task set, or NULL on corruption (the reader's message) or
+ * when memory runs out.  A trace without tasks gives an empty set.
+ */
+struct vs_taskset *vs_taskset_load(struct vs_reader *r,
+				   const struct vs_taskset_opts *opts,
+				   char *err, size_t errlen);
+
+void vs_taskset_free(struct vs_taskset *ts);
+
+/*
+ * Building a task set by hand (what vs_taskset_load() does with the
+ * records it reads; unit tests and synthetic inputs use it directly):
+ * new, then events, epochs and tasks in any order, then finish.  Each
+ * returns 0, or -1 when memory runs out.
+ */
+struct vs_taskset *vs_taskset_new(void);
+int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def);
+int vs_taskset_add_epoch(struct vs_taskset *ts, const struct vs_epoch *ep);
+int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t);
+int vs_taskset_finish(struct vs_taskset *ts);
+
+/**
+ * vs_taskset_type - the tasks of type @type, or NULL
+ */
+struct vs_task_type *vs_taskset_type(const struct vs_taskset *ts,
+				     uint32_t type);
+
+/**
+ * vs_taskset_event - the catalog entry of @id, or NULL
+ */
+const struct vs_event_def *vs_taskset_event(const struct vs_taskset *ts,
+					    uint16_t id);
+
+/**
+ * vs_taskset_event_by_name - the id of the event called @name, or -1
+ */
+int vs_taskset_event_by_name(const struct vs_taskset *ts, const char *name);
+
+/**
+ * vs_column_find - the column of event @event in @tt, or NULL
+ */
+struct vs_column *vs_column_find(const struct vs_task_type *tt,
+				 uint16_t event);
+
+/**
+ * vs_column_value - value of task @task in column @col
+ *
+ * Returns false when the task did not record the event.
+ */
+bool vs_column_value(const struct vs_column *col, size_t task, float *value);
+
+#endif /* VS_CORE_TASKSET_H */

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ranking.c - unit test of core/taskset and core/ranking on a task set
+ * built by hand, with answers worked out in the comments.
+ *
+ * 200 tasks of type 1.  Tasks 190..199 are the slow ones: each blocks
+ * 1000 ns instead of 10, runs 5000 more instructions and 9000 more
+ * cycles.  Latency = 100 + blocked + (i % 7).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/ranking.h"
+#include "core/taskset.h"
+#include "tap.h"
+
+enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, NR_EVENTS };
+
+static const struct vs_event_def catalog[NR_EVENTS] = {
+	{ BLOCKED, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "sched.blocked.time", "ns" },
+	{ RUN, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "run.time", "ns" },
+	{ RARE, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "irq.hard.time", "ns" },
+	{ INSTRUCTIONS, VS_EVENT_NO_PARENT, VS_GROUP_INST, "instructions", "count" },
+	{ CYCLES, VS_EVENT_NO_PARENT, VS_GROUP_CYCLE, "cycles", "count" },
+	{ STALLS, CYCLES, VS_GROUP_CYCLE, "CYCLE_ACTIVITY.STALLS_TOTAL", "count" },
+};
+
+static struct vs_taskset *build(void)
+{
+	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_value v[NR_EVENTS];
+	struct vs_task t = { .type = 1, .values = v };
+	uint16_t live[] = { RARE };
+	struct vs_epoch ep = { .epoch = 7, .nr_events = 1, .events = live };
+	int i;
+
+	for (i = 0; i < NR_EVENTS; i++)
+		vs_taskset_add_event(ts, &catalog[i]);
+	vs_taskset_add_epoch(ts, &ep);
+	for (i = 0; i < 200; i++) {
+		bool slow = i >= 190;
+		uint64_t blocked = slow ? 1000 : 10, cycles;
+
+		t.start = 1000 * i;
+		t.end = t.start + 100 + blocked + i % 7;
+		t.nr_values = 0;
+		t.epoch = i < 10 ? 7 : 0;	/* irq.hard.time live, no value */
+		v[t.nr_values++] = (struct vs_value){ BLOCKED, blocked };
+		if (i % 2 == 0)		/* recorded by half the tasks */
+			v[t.nr_values++] = (struct vs_value){ RUN, 50 + i * 37 % 11 };
+		cycles = 2000 + (slow ? 9000 : i % 5);
+		v[t.nr_values++] = (struct vs_value){ INSTRUCTIONS,
+						      1000 + (slow ? 5000 : 0) };
+		v[t.nr_values++] = (struct vs_value){ CYCLES, cycles };
+		v[t.nr_values++] = (struct vs_value){ STALLS, cycles / 2 };
+		vs_taskset_add_task(ts, &t);
+	}
+	t.type = 2;			/* a second type, one task */
+	t.nr_values = 0;
+	vs_taskset_add_task(ts, &t);
+	vs_taskset_finish(ts);
+	return ts;
+}
+
+static void test_taskset(const struct vs_taskset *ts)
+{
+	const struct vs_task_type *tt = vs_taskset_type(ts, 1);
+	const struct vs_column *run, *rare;
+	float v;
+
+	ok(ts->nr_types == 2 && tt && tt->nr_tasks == 200,
+	   "two types, 200 tasks of type 1");
+	run = vs_column_find(tt, RUN);
+	rare = vs_column_find(tt, RARE);
+	ok(run && run->nr == 100, "run.time recorded by the 100 even tasks");
+	ok(vs_column_value(run, 10, &v) && v == 50 + 370 % 11 &&
+	   !vs_column_value(run, 11, &v), "value of task 10; task 11 has none");
+	ok(rare && rare->nr == 10 && vs_column_value(rare, 3, &v) && v == 0,
+	   "an event live in the epoch but absent from the record is 0");
+	is_u64(tt->latency[tt->by_latency[0]], 1100 + 195 % 7,
+	       "slowest task first: task 195, 1106 ns");
+	is_u64(vs_taskset_event_by_name(ts, "cycles"), CYCLES,
+	       "events by name");
+}
+
+static void test_ranking(const struct vs_taskset *ts)
+{
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	const struct vs_event_rank *blocked, *run, *rare, *cycles, *stalls;
+	struct vs_type_rank tr;
+	double want;
+
+	o.min_tasks = 50;
+	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &tr) == 0,
+	   "rank type 1");
+	blocked = vs_event_rank_find(&tr, BLOCKED);
+	run = vs_event_rank_find(&tr, RUN);
+	rare = vs_event_rank_find(&tr, RARE);
+	cycles = vs_event_rank_find(&tr, CYCLES);
+	stalls = vs_event_rank_find(&tr, STALLS);
+
+	/*
+	 * p99 of 200 is the 198th: the slow latencies 1100 + (i % 7) sorted
+	 * are 1100 1101 1101 1102 1102 1103 1103 1104 1105 1106, ranks 191..
+	 * 200, so 1104.  Without them, the 189th of 190 fast ones (110..116,
+	 * 27 of them 116) is 116.
+	 */
+	is_u64(tr.latency_ptarget, 1104, "type p99 latency 1104 ns");
+	is_u64(blocked->p_all, 1104, "p(T_E) of blocked time");
+	is_u64(blocked->p_low, 116, "p(T_E minus T_hE) of blocked time");
+	want = (1104.0 - 116) / 1104;
+	ok(fabs(blocked->impact - want) < 1e-12,
+	   "impact of blocked time (1104 - 116) / 1104");
+	ok(blocked->thr.how == VS_THRESHOLD_STEP && blocked->thr.value == 10 &&
+	   blocked->high_tasks == 10 && blocked->tasks == 200,
+	   "threshold at the step: 10 high tasks of 200");
+	ok(blocked->slow_tasks == 3 && blocked->slow_p50 == 1000 &&
+	   blocked->other_p99 == 1000 && blocked->other_p50 == 10,
+	   "blocked time in slow (3 tasks) and other tasks");
+	ok(blocked->tasks_needed == 400,
+	   "5.3: 10 high tasks of 30 wanted: 400 more tasks");
+
+	ok(tr.events[0].impact > 0.89 && tr.events[1].impact > 0.89 &&
+	   (tr.events[0].event == BLOCKED || tr.events[1].event == BLOCKED),
+	   "blocked time and instructions rank first");
+	ok(fabs(cycles->adjusted) < 1e-12 && cycles->cause == INSTRUCTIONS &&
+	   cycles->cause_corr == 1,
+	   "Rule 1: cycles lose all their impact to instructions");
+	ok(stalls->status == VS_RANK_REMOVED && stalls->parent == CYCLES &&
+	   stalls->parent_r2 > 0.99,
+	   "Rule 2: stalls = cycles / 2 are removed");
+	ok(blocked->corr_with >= 0 && blocked->corr == 1,
+	   "correlation shown where no rule applies (kernel vs CPU)");
+	ok(run->status == VS_RANK_RANKED && run->tasks == 100 &&
+	   fabs(run->impact) < 0.05,
+	   "run.time, noise on half the tasks, has no impact (%.3f)",
+	   run->impact);
+	ok(rare->status == VS_RANK_TOO_FEW && rare->tasks == 10 &&
+	   tr.events[tr.nr_events - 1].event == RARE,
+	   "an event of 10 tasks is not ranked and comes last");
+	vs_type_rank_free(&tr);
+}
+
+int main(void)
+{
+	struct vs_taskset *ts = build();
+
+	test_taskset(ts);
+	test_ranking(ts);
+	vs_taskset_free(ts);
+	return done_testing();
+}
