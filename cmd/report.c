@@ -1,10 +1,691 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - varscope report (placeholder until its issue lands)
+ * report.c - varscope report: rank the events of each task type by their
+ * impact on its tail latency (VarMRI, section 5).
+ *
+ * The analysis is core/ranking.c over core/taskset.c; this file parses
+ * the options and prints the rankings as a table, JSON, CSV or SVG.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "builtin.h"
+#include "../core/parse-options.h"
+#include "../core/ranking.h"
+#include "../core/taskset.h"
+#include "../core/trace.h"
+#include "../ui/json.h"
+#include "../ui/progress.h"
+#include "../ui/svg.h"
+#include "../ui/table.h"
+#include "../ui/units.h"
+
+#define SVG_TOP_DEFAULT	5	/* event plots per type unless --top */
+#define SVG_TOP_MAX	11
+#define SVG_COLUMNS	3
+#define SVG_PANEL_W	400
+#define SVG_PANEL_H	250
+#define SVG_TYPE_HEAD	34
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
+
+struct report {
+	const char *input;
+	const char *type;
+	const char *format_name;
+	const char *svg;
+	int top;
+	bool ci;
+	int ci_rounds;
+	uint64_t seed;
+	int min_tasks, min_high;
+	enum report_format format;
+	struct vs_rank_opts rank;
+	struct vs_taskset *ts;
+};
+
+static const char *const report_usage[] = {
+	"varscope report [-i FILE] [--type T] [--top N] [--ptarget P] [<options>]",
+	NULL
+};
+
+static const char *event_unit(const struct report *rep,
+			      const struct vs_event_rank *er)
+{
+	const struct vs_event_def *def = vs_taskset_event(rep->ts, er->event);
+
+	return def ? def->unit : "";
+}
+
+static const char *event_name(const struct report *rep, int event)
+{
+	const struct vs_event_def *def = vs_taskset_event(rep->ts, event);
+
+	return def ? def->name : "?";
+}
+
+/* How many ranked events to print: --top, or all. */
+static size_t nr_shown(const struct report *rep, const struct vs_type_rank *tr)
+{
+	if (rep->top > 0 && (size_t)rep->top < tr->nr_ranked)
+		return rep->top;
+	return tr->nr_ranked;
+}
+
+/* --- text --- */
+
+/* The notes of one ranked event, "; "-separated, into @buf. */
+static const char *event_notes(const struct report *rep,
+			       const struct vs_event_rank *er,
+			       char *buf, size_t len)
+{
+	size_t n = 0;
+
+#define NOTE(...) \
+	n += snprintf(buf + n, n < len ? len - n : 0, "%s", n ? "; " : ""), \
+	n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
+
+	buf[0] = 0;
+	if (er->cause >= 0)
+		NOTE("rule 1: -%.1f%% caused by %s (J=%.2f)",
+		     100 * (er->impact - er->adjusted),
+		     event_name(rep, er->cause), er->cause_corr);
+	if (er->corr_with >= 0)
+		NOTE("correlated with %s (J=%.2f)",
+		     event_name(rep, er->corr_with), er->corr);
+	if (er->thr.how == VS_THRESHOLD_NO_STEP)
+		NOTE("no step in the CDF: threshold at pTarget");
+	else if (er->thr.how == VS_THRESHOLD_CONSTANT)
+		NOTE("constant: no high values");
+	else if (er->thr.how == VS_THRESHOLD_TOO_FEW)
+		NOTE("too few values to fit the CDF: threshold at pTarget");
+	if (er->tasks_needed == UINT64_MAX && er->thr.how != VS_THRESHOLD_CONSTANT)
+		NOTE("no high-value task");
+	else if (er->tasks_needed && er->tasks_needed != UINT64_MAX)
+		NOTE("only %zu high-value tasks: record ~%" PRIu64
+		     " more tasks to trust it", er->high_tasks,
+		     er->tasks_needed);
+#undef NOTE
+	return buf;
+}
+
+static void print_text_type(const struct report *rep,
+			    const struct vs_type_rank *tr)
+{
+	enum { RANK, EVENT, IMPACT, ADJUSTED, CI, THRESHOLD, PTHR, TASKS, HIGH,
+	       SLOW50, SLOW99, OTHER50, OTHER99, NOTES, NR_COLS };
+	struct vs_table *t = vs_table_new(NR_COLS);
+	char a[32], b[32], notes[512];
+	size_t i, shown = nr_shown(rep, tr);
+
+	if (!t)
+		return;
+	printf("# Task type %u: %zu tasks, latency p50 %s, p%g %s\n", tr->type,
+	       tr->tasks, vs_format_ns(a, sizeof(a), tr->latency_p50),
+	       100 * tr->ptarget,
+	       vs_format_ns(b, sizeof(b), tr->latency_ptarget));
+	if (tr->flagged)
+		printf("# %zu tasks lost events or had distorted counters\n",
+		       tr->flagged);
+	printf("#\n");
+
+	vs_table_column(t, RANK, "Rank", VS_ALIGN_RIGHT);
+	vs_table_column(t, EVENT, "Event", VS_ALIGN_LEFT);
+	vs_table_column(t, IMPACT, "Impact", VS_ALIGN_RIGHT);
+	vs_table_column(t, ADJUSTED, "Adjusted", VS_ALIGN_RIGHT);
+	vs_table_column(t, CI, rep->ci ? "CI" : "", VS_ALIGN_RIGHT);
+	vs_table_column(t, THRESHOLD, "Threshold", VS_ALIGN_RIGHT);
+	vs_table_column(t, PTHR, "pThr", VS_ALIGN_RIGHT);
+	vs_table_column(t, TASKS, "Tasks", VS_ALIGN_RIGHT);
+	vs_table_column(t, HIGH, "High", VS_ALIGN_RIGHT);
+	vs_table_column(t, SLOW50, "Slow p50", VS_ALIGN_RIGHT);
+	vs_table_column(t, SLOW99, "Slow p99", VS_ALIGN_RIGHT);
+	vs_table_column(t, OTHER50, "Other p50", VS_ALIGN_RIGHT);
+	vs_table_column(t, OTHER99, "Other p99", VS_ALIGN_RIGHT);
+	vs_table_column(t, NOTES, "Notes", VS_ALIGN_LEFT);
+	for (i = 0; i < shown; i++) {
+		const struct vs_event_rank *er = &tr->events[i];
+		const char *unit = event_unit(rep, er);
+
+		vs_table_cell(t, "%zu", i + 1);
+		vs_table_cell(t, "%s", er->name);
+		vs_table_cell(t, "%.1f%%", 100 * er->impact);
+		vs_table_cell(t, "%.1f%%", 100 * er->adjusted);
+		if (er->has_ci)
+			vs_table_cell(t, "[%.1f%%, %.1f%%]", 100 * er->ci_lo,
+				      100 * er->ci_hi);
+		else
+			vs_table_cell(t, "%s", "");
+		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
+						       er->thr.value, unit));
+		vs_table_cell(t, "%.3f", er->thr.pthreshold);
+		vs_table_cell(t, "%zu", er->tasks);
+		vs_table_cell(t, "%zu", er->high_tasks);
+		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
+						       er->slow_p50, unit));
+		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
+						       er->slow_p99, unit));
+		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
+						       er->other_p50, unit));
+		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
+						       er->other_p99, unit));
+		vs_table_cell(t, "%s", event_notes(rep, er, notes,
+						   sizeof(notes)));
+		vs_table_end_row(t);
+	}
+	if (shown)
+		vs_table_print(t, stdout);
+	else
+		printf("# no event recorded by at least %zu tasks\n",
+		       rep->rank.min_tasks);
+	vs_table_free(t);
+
+	if (shown < tr->nr_ranked)
+		printf("# ... %zu more events (--top 0 shows all)\n",
+		       tr->nr_ranked - shown);
+	for (i = tr->nr_ranked; i < tr->nr_events; i++) {
+		const struct vs_event_rank *er = &tr->events[i];
+
+		if (er->status == VS_RANK_REMOVED)
+			printf("# rule 2: %s removed: proportional to %s "
+			       "(%s = %.3g x %s, R2 %.4f)\n", er->name,
+			       event_name(rep, er->parent),
+			       event_name(rep, er->parent), er->parent_alpha,
+			       er->name, er->parent_r2);
+		else
+			printf("# not ranked: %s, recorded by %zu tasks "
+			       "(--min-tasks %zu)\n", er->name, er->tasks,
+			       rep->rank.min_tasks);
+	}
+	printf("\n");
+}
+
+static void print_text(const struct report *rep,
+		       const struct vs_type_rank *trs, unsigned int n)
+{
+	unsigned int i;
+
+	printf("# varscope report of %s\n", rep->input);
+	printf("# impact: the share of the p%g latency of the tasks that "
+	       "recorded an event\n# that goes away without the tasks "
+	       "where the event is high\n#\n", 100 * rep->rank.ptarget);
+	for (i = 0; i < n; i++)
+		print_text_type(rep, &trs[i]);
+}
+
+/* --- JSON --- */
+
+static void json_event_ref(struct json_out *j, const char *key,
+			   const char *name, double value, const char *vkey)
+{
+	json_key(j, key);
+	json_begin_object(j);
+	json_key(j, "event");
+	json_string(j, name);
+	json_key(j, vkey);
+	json_double(j, value);
+	json_end_object(j);
+}
+
+static void json_ranked_event(const struct report *rep, struct json_out *j,
+			      const struct vs_event_rank *er, size_t rank)
+{
+	json_begin_object(j);
+	json_key(j, "rank");
+	json_u64(j, rank);
+	json_key(j, "event");
+	json_string(j, er->name);
+	json_key(j, "group");
+	json_string(j, vs_group_name(er->group));
+	json_key(j, "unit");
+	json_string(j, event_unit(rep, er));
+	json_key(j, "impact");
+	json_double(j, er->impact);
+	json_key(j, "adjusted_impact");
+	json_double(j, er->adjusted);
+	json_key(j, "threshold");
+	json_double(j, er->thr.value);
+	json_key(j, "pthreshold");
+	json_double(j, er->thr.pthreshold);
+	json_key(j, "threshold_kind");
+	json_string(j, vs_threshold_how_name(er->thr.how));
+	json_key(j, "tasks");
+	json_u64(j, er->tasks);
+	json_key(j, "high_tasks");
+	json_u64(j, er->high_tasks);
+	json_key(j, "slow_tasks");
+	json_u64(j, er->slow_tasks);
+	json_key(j, "ci");
+	if (er->has_ci) {
+		json_begin_array(j);
+		json_double(j, er->ci_lo);
+		json_double(j, er->ci_hi);
+		json_end_array(j);
+	} else {
+		json_null(j);
+	}
+	json_key(j, "latency_ptarget_ns");
+	json_u64(j, er->p_all);
+	json_key(j, "latency_ptarget_without_high_ns");
+	json_u64(j, er->p_low);
+	json_key(j, "slow_p50");
+	json_double(j, er->slow_p50);
+	json_key(j, "slow_p99");
+	json_double(j, er->slow_p99);
+	json_key(j, "other_p50");
+	json_double(j, er->other_p50);
+	json_key(j, "other_p99");
+	json_double(j, er->other_p99);
+	if (er->cause >= 0)
+		json_event_ref(j, "caused_by", event_name(rep, er->cause),
+			       er->cause_corr, "correlation");
+	if (er->corr_with >= 0)
+		json_event_ref(j, "correlated_with",
+			       event_name(rep, er->corr_with), er->corr,
+			       "correlation");
+	json_key(j, "tasks_needed");
+	if (er->tasks_needed == UINT64_MAX)
+		json_null(j);
+	else
+		json_u64(j, er->tasks_needed);
+	json_end_object(j);
+}
+
+static void print_json(const struct report *rep,
+		       const struct vs_type_rank *trs, unsigned int n)
+{
+	struct json_out j;
+	unsigned int t;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_key(&j, "task_types");
+	json_begin_array(&j);
+	for (t = 0; t < n; t++) {
+		const struct vs_type_rank *tr = &trs[t];
+
+		json_begin_object(&j);
+		json_key(&j, "type");
+		json_u64(&j, tr->type);
+		json_key(&j, "tasks");
+		json_u64(&j, tr->tasks);
+		json_key(&j, "flagged_tasks");
+		json_u64(&j, tr->flagged);
+		json_key(&j, "ptarget");
+		json_double(&j, tr->ptarget);
+		json_key(&j, "latency_ptarget_ns");
+		json_u64(&j, tr->latency_ptarget);
+		json_key(&j, "latency_p50_ns");
+		json_u64(&j, tr->latency_p50);
+		json_key(&j, "ranking");
+		json_begin_array(&j);
+		for (i = 0; i < nr_shown(rep, tr); i++)
+			json_ranked_event(rep, &j, &tr->events[i], i + 1);
+		json_end_array(&j);
+		json_key(&j, "removed");
+		json_begin_array(&j);
+		for (i = tr->nr_ranked; i < tr->nr_events; i++) {
+			const struct vs_event_rank *er = &tr->events[i];
+
+			if (er->status != VS_RANK_REMOVED)
+				continue;
+			json_begin_object(&j);
+			json_key(&j, "event");
+			json_string(&j, er->name);
+			json_key(&j, "parent");
+			json_string(&j, event_name(rep, er->parent));
+			json_key(&j, "alpha");
+			json_double(&j, er->parent_alpha);
+			json_key(&j, "r2");
+			json_double(&j, er->parent_r2);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_key(&j, "not_ranked");
+		json_begin_array(&j);
+		for (i = tr->nr_ranked; i < tr->nr_events; i++) {
+			const struct vs_event_rank *er = &tr->events[i];
+
+			if (er->status != VS_RANK_TOO_FEW)
+				continue;
+			json_begin_object(&j);
+			json_key(&j, "event");
+			json_string(&j, er->name);
+			json_key(&j, "tasks");
+			json_u64(&j, er->tasks);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_newline(&j);
+}
+
+/* --- CSV --- */
+
+static void csv_string(const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct report *rep,
+		      const struct vs_type_rank *trs, unsigned int n)
+{
+	unsigned int t;
+	size_t i;
+
+	printf("type,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,"
+	       "threshold,pthreshold,threshold_kind,tasks,high_tasks,"
+	       "slow_p50,slow_p99,other_p50,other_p99,latency_ptarget_ns,"
+	       "latency_ptarget_without_high_ns,tasks_needed\n");
+	for (t = 0; t < n; t++) {
+		const struct vs_type_rank *tr = &trs[t];
+
+		for (i = 0; i < nr_shown(rep, tr); i++) {
+			const struct vs_event_rank *er = &tr->events[i];
+
+			printf("%u,%zu,", tr->type, i + 1);
+			csv_string(er->name);
+			printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
+			       event_unit(rep, er), er->impact, er->adjusted);
+			if (er->has_ci)
+				printf("%.6g,%.6g,", er->ci_lo, er->ci_hi);
+			else
+				printf(",,");
+			printf("%.9g,%.6g,%s,%zu,%zu,%.9g,%.9g,%.9g,%.9g,"
+			       "%" PRIu64 ",%" PRIu64 ",",
+			       er->thr.value, er->thr.pthreshold,
+			       vs_threshold_how_name(er->thr.how), er->tasks,
+			       er->high_tasks, er->slow_p50, er->slow_p99,
+			       er->other_p50, er->other_p99, er->p_all,
+			       er->p_low);
+			if (er->tasks_needed != UINT64_MAX)
+				printf("%" PRIu64, er->tasks_needed);
+			putchar('\n');
+		}
+	}
+}
+
+/* --- SVG --- */
+
+static size_t svg_events(const struct report *rep,
+			 const struct vs_type_rank *tr)
+{
+	size_t n = rep->top > 0 ? (size_t)rep->top : SVG_TOP_DEFAULT;
+
+	if (n > SVG_TOP_MAX)
+		n = SVG_TOP_MAX;
+	return n < tr->nr_ranked ? n : tr->nr_ranked;
+}
+
+/* One CDF panel: @cdf holds VS_CDF_POINTS values at p = 0, .001 .. 1. */
+static void svg_cdf(struct vs_svg *svg, double x, double y, const char *title,
+		    const char *xlabel, const char *unit, const float *cdf,
+		    double mark, double mark_p, const char *mark_label,
+		    const char *color)
+{
+	double xs[VS_CDF_POINTS], ys[VS_CDF_POINTS];
+	struct vs_plot_spec spec = {
+		.title = title, .xlabel = xlabel, .ylabel = "CDF",
+		.xunit = unit, .xmin = 0, .xmax = cdf[VS_CDF_POINTS - 1],
+		.ymin = 0, .ymax = 1,
+	};
+	struct vs_plot plot;
+	size_t i;
+
+	if (spec.xmax <= 0)
+		spec.xmax = 1;
+	for (i = 0; i < VS_CDF_POINTS; i++) {
+		xs[i] = cdf[i];
+		ys[i] = (double)i / (VS_CDF_POINTS - 1);
+	}
+	vs_plot_begin(&plot, svg, x, y, SVG_PANEL_W, SVG_PANEL_H, &spec);
+	vs_plot_hline(&plot, mark_p, VS_SVG_GREY, NULL);
+	vs_plot_line(&plot, xs, ys, VS_CDF_POINTS, color);
+	vs_plot_vline(&plot, mark, VS_SVG_RED, mark_label);
+}
+
+static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
+		     unsigned int n)
+{
+	double height = 0, y = 0;
+	struct vs_svg *svg;
+	unsigned int t;
+	size_t i;
+
+	for (t = 0; t < n; t++) {
+		size_t panels = 1 + svg_events(rep, &trs[t]);
+
+		height += SVG_TYPE_HEAD + SVG_PANEL_H *
+			  ((panels + SVG_COLUMNS - 1) / SVG_COLUMNS);
+	}
+	svg = vs_svg_create(rep->svg, SVG_COLUMNS * SVG_PANEL_W, height + 10);
+	if (!svg)
+		return -1;
+	for (t = 0; t < n; t++) {
+		const struct vs_type_rank *tr = &trs[t];
+		char title[160], label[96], v[32];
+		size_t panels = 1 + svg_events(rep, tr);
+
+		vs_svg_text(svg, 12, y + 24, 15, "start",
+			    "Task type %u: %zu tasks, p%g latency %s  (%s)",
+			    tr->type, tr->tasks, 100 * tr->ptarget,
+			    vs_format_ns(v, sizeof(v), tr->latency_ptarget),
+			    rep->input);
+		y += SVG_TYPE_HEAD;
+		snprintf(label, sizeof(label), "p%g = %s", 100 * tr->ptarget,
+			 vs_format_ns(v, sizeof(v), tr->latency_ptarget));
+		svg_cdf(svg, 0, y, "Latency", "latency", "ns", tr->latency_cdf,
+			tr->latency_ptarget, tr->ptarget, label, VS_SVG_GREEN);
+		for (i = 0; i + 1 < panels; i++) {
+			const struct vs_event_rank *er = &tr->events[i];
+			const char *unit = event_unit(rep, er);
+
+			snprintf(title, sizeof(title), "#%zu %s: impact %.1f%%",
+				 i + 1, er->name, 100 * er->impact);
+			snprintf(label, sizeof(label), "threshold %s (p%.1f)",
+				 vs_format_value(v, sizeof(v), er->thr.value,
+						 unit),
+				 100 * er->thr.pthreshold);
+			svg_cdf(svg, ((i + 1) % SVG_COLUMNS) * SVG_PANEL_W,
+				y + ((i + 1) / SVG_COLUMNS) * SVG_PANEL_H,
+				title, er->name, unit, er->cdf, er->thr.value,
+				er->thr.pthreshold, label, VS_SVG_BLUE);
+		}
+		y += SVG_PANEL_H * ((panels + SVG_COLUMNS - 1) / SVG_COLUMNS);
+	}
+	return vs_svg_finish(svg);
+}
+
+/* --- the command --- */
+
+static void check_options(struct report *rep)
+{
+	if (!(rep->rank.ptarget > 0 && rep->rank.ptarget < 1))
+		option_error("ptarget", "must be in (0, 1), like 0.99");
+	if (rep->rank.pthreshold != -1 &&
+	    !(rep->rank.pthreshold >= 0 && rep->rank.pthreshold < 1))
+		option_error("pthreshold", "must be in [0, 1), like 0.9");
+	if (rep->top < 0)
+		option_error("top", "must be 0 (all) or more");
+	if (rep->min_tasks < 1)
+		option_error("min-tasks", "must be at least 1");
+	if (rep->min_high < 1)
+		option_error("min-high", "must be at least 1");
+	if (rep->ci_rounds < 10)
+		option_error("ci-rounds", "must be at least 10");
+	if (!strcmp(rep->format_name, "text"))
+		rep->format = FORMAT_TEXT;
+	else if (!strcmp(rep->format_name, "json"))
+		rep->format = FORMAT_JSON;
+	else if (!strcmp(rep->format_name, "csv"))
+		rep->format = FORMAT_CSV;
+	else
+		option_error("format", "'%s' is not text, json or csv",
+			     rep->format_name);
+	rep->rank.min_tasks = rep->min_tasks;
+	rep->rank.min_high = rep->min_high;
+	rep->rank.ci_rounds = rep->ci ? rep->ci_rounds : 0;
+	rep->rank.seed = rep->seed;
+}
+
+static int parse_type(const char *s, uint32_t *type)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || v > UINT32_MAX || *s == '-')
+		return -1;
+	*type = v;
+	return 0;
+}
+
+/* Open and load the trace; exit status on failure, 0 on success. */
+static int load(struct report *rep, const struct vs_taskset_opts *lo)
+{
+	struct vs_progress progress;
+	struct vs_taskset_opts o = *lo;
+	struct vs_reader *r;
+	struct stat st;
+	char err[512];
+
+	if (stat(rep->input, &st)) {
+		fprintf(stderr, "varscope report: cannot open '%s': %s\n",
+			rep->input, strerror(errno));
+		return 1;
+	}
+	r = vs_reader_open(rep->input, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "varscope report: %s\n", err);
+		return 2;
+	}
+	vs_progress_start(&progress, "Reading tasks");
+	o.progress = vs_progress_cb;
+	o.progress_arg = &progress;
+	rep->ts = vs_taskset_load(r, &o, err, sizeof(err));
+	vs_progress_end(&progress);
+	if (vs_reader_warning(r))
+		fprintf(stderr, "varscope report: warning: %s\n",
+			vs_reader_warning(r));
+	vs_reader_close(r);
+	if (!rep->ts) {
+		fprintf(stderr, "varscope report: %s\n", err);
+		return strstr(err, "out of memory") ? 1 : 2;
+	}
+	return 0;
+}
 
 int cmd_report(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope report [<options>]");
+	struct report rep = {
+		.input = VS_DEFAULT_FILE, .format_name = "text",
+		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
+		.rank = VS_RANK_OPTS_INIT,
+	};
+	const struct vs_option options[] = {
+		OPT_STRING('i', "input", &rep.input, "file",
+			   "trace to read (default varscope.data)"),
+		OPT_STRING(0, "type", &rep.type, "type",
+			   "only this task type"),
+		OPT_INTEGER(0, "top", &rep.top,
+			    "print the first N events (default 0: all)"),
+		OPT_DOUBLE(0, "ptarget", &rep.rank.ptarget, "p",
+			   "tail percentile to explain (default 0.99)"),
+		OPT_DOUBLE(0, "pthreshold", &rep.rank.pthreshold, "p",
+			   "fixed percentile of high event values (default: "
+			   "found from the CDF)"),
+		OPT_BOOLEAN(0, "ci", &rep.ci,
+			    "bootstrap 95% confidence interval of each impact"),
+		OPT_INTEGER(0, "ci-rounds", &rep.ci_rounds,
+			    "bootstrap rounds (default 200)"),
+		OPT_U64(0, "seed", &rep.seed,
+			"bootstrap random seed (default 1)"),
+		OPT_INTEGER(0, "min-tasks", &rep.min_tasks,
+			    "rank events recorded by at least N tasks "
+			    "(default 100)"),
+		OPT_INTEGER(0, "min-high", &rep.min_high,
+			    "high-value tasks needed to trust an impact "
+			    "(default 30)"),
+		OPT_STRING(0, "format", &rep.format_name, "fmt",
+			   "text, json or csv"),
+		OPT_STRING(0, "svg", &rep.svg, "file",
+			   "plot the latency and top event CDFs"),
+		OPT_END()
+	};
+	struct vs_taskset_opts lo = { 0 };
+	struct vs_type_rank *trs = NULL;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (parse_options(argc, argv, options, report_usage, 0))
+		usage_with_options(report_usage, options);
+	check_options(&rep);
+	if (rep.type) {
+		if (parse_type(rep.type, &lo.type))
+			option_error("type", "'%s' is not a task type number",
+				     rep.type);
+		lo.one_type = true;
+	}
+	ret = load(&rep, &lo);
+	if (ret)
+		return ret;
+	if (!rep.ts->nr_types) {
+		if (rep.type)
+			fprintf(stderr, "varscope report: %s: no tasks of "
+				"type %s\n", rep.input, rep.type);
+		else
+			fprintf(stderr, "varscope report: %s: no tasks (mark "
+				"them with vs_task_begin/vs_task_end or record "
+				"with --task-func)\n", rep.input);
+		ret = 1;
+		goto out;
+	}
+	trs = calloc(rep.ts->nr_types, sizeof(*trs));
+	if (!trs)
+		goto nomem;
+	for (n = 0; n < rep.ts->nr_types; n++)
+		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
+				 &trs[n]))
+			goto nomem;
+	if (rep.format == FORMAT_JSON)
+		print_json(&rep, trs, n);
+	else if (rep.format == FORMAT_CSV)
+		print_csv(&rep, trs, n);
+	else
+		print_text(&rep, trs, n);
+	if (rep.svg && write_svg(&rep, trs, n)) {
+		fprintf(stderr, "varscope report: cannot write '%s': %s\n",
+			rep.svg, strerror(errno));
+		ret = 1;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, "varscope report: out of memory\n");
+	ret = 1;
+out:
+	for (i = 0; trs && i < n; i++)
+		vs_type_rank_free(&trs[i]);
+	free(trs);
+	vs_taskset_free(rep.ts);
+	return ret;
 }

@@ -158,19 +158,32 @@ void vs_fit_line(const struct vs_fit *fit, double *a, double *b)
 	*a = fit->mv - *b * fit->mt;
 }
 
+double vs_fit_ssres(const struct vs_fit *fit, double a, double b)
+{
+	double off = fit->mv - a - b * fit->mt;
+	double ss = fit->cvv - 2 * b * fit->ctv + b * b * fit->ctt +
+		    fit->n * off * off;
+
+	return ss > 0 ? ss : 0;
+}
+
 double vs_fit_r2(const struct vs_fit *fit, double a, double b, bool line_flat)
 {
-	double off, ss_res;
-
 	if (fit->flat)
 		return line_flat ? 1 : 0;
 	if (fit->cvv <= 0)
 		return 0;
-	/* sum (v - a - b t)^2 from the centred moments */
-	off = fit->mv - a - b * fit->mt;
-	ss_res = fit->cvv - 2 * b * fit->ctv + b * b * fit->ctt +
-		 fit->n * off * off;
-	return 1 - ss_res / fit->cvv;
+	return 1 - vs_fit_ssres(fit, a, b) / fit->cvv;
+}
+
+/* Does a range lie on the merged line (a, b)?  See vs_cdf_breaks(). */
+static bool fits_line(const struct vs_fit *fit, double a, double b,
+		      bool line_flat)
+{
+	double rms = sqrt(vs_fit_ssres(fit, a, b) / fit->n);
+
+	return vs_fit_r2(fit, a, b, line_flat) > VS_CDF_MERGE_R2 ||
+	       rms <= VS_CDF_TOLERANCE;
 }
 
 size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
@@ -197,8 +210,8 @@ size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
 		vs_fit_points(sorted, n, from, to, vmin, vscale, &next);
 		vs_fit_merge(&cur, &next, &merged);
 		vs_fit_line(&merged, &a, &b);
-		if (vs_fit_r2(&cur, a, b, merged.flat) > VS_CDF_MERGE_R2 &&
-		    vs_fit_r2(&next, a, b, merged.flat) > VS_CDF_MERGE_R2) {
+		if (fits_line(&cur, a, b, merged.flat) &&
+		    fits_line(&next, a, b, merged.flat)) {
 			cur = merged;
 			continue;
 		}
@@ -276,9 +289,9 @@ double vs_jaccard(const uint64_t *pa, const uint64_t *ha,
 
 		if (!w)
 			continue;
-		both += __builtin_popcountll(w);
-		inter += __builtin_popcountll(w & ha[i] & hb[i]);
-		uni += __builtin_popcountll(w & (ha[i] | hb[i]));
+		both += vs_popcount64(w);
+		inter += vs_popcount64(w & ha[i] & hb[i]);
+		uni += vs_popcount64(w & (ha[i] | hb[i]));
 	}
 	if (nr_both)
 		*nr_both = both;

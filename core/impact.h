@@ -30,6 +30,8 @@
 #define VS_CDF_RANGES		1000	/* N of section 5.1 */
 #define VS_CDF_MIN_POINTS	4	/* fewest values in one range */
 #define VS_CDF_MERGE_R2		0.95	/* both ranges must fit the merged line */
+#define VS_CDF_TOLERANCE	0.005	/* ... or lie this close to it (share of
+					   the value span, root mean square) */
 #define VS_RULE2_R2		0.99	/* child proportional to parent */
 
 /* --- percentiles --- */
@@ -116,6 +118,11 @@ void vs_fit_merge(const struct vs_fit *a, const struct vs_fit *b,
 void vs_fit_line(const struct vs_fit *fit, double *a, double *b);
 
 /**
+ * vs_fit_ssres - sum of squared residuals of @fit's points under a + b * t
+ */
+double vs_fit_ssres(const struct vs_fit *fit, double a, double b);
+
+/**
  * vs_fit_r2 - R² of the points of @fit under the line v = a + b * t
  *
  * A flat part (all values equal) has no variance to explain: it scores 1
@@ -133,8 +140,13 @@ double vs_fit_r2(const struct vs_fit *fit, double a, double b, bool line_flat);
  *          the next
  * @max: room in @breaks
  *
- * Adjacent ranges are merged left to right while R² > VS_CDF_MERGE_R2 for
- * both under the merged line.  Returns the number of breaks (at most @max).
+ * Adjacent ranges are merged left to right while both fit the merged
+ * line: R² > VS_CDF_MERGE_R2 as in VarMRI, or, beyond the paper, a root
+ * mean square residual within VS_CDF_TOLERANCE of the value span.  R² is
+ * blind to scale: without the tolerance, the noise inside a narrow
+ * cluster of values (the tasks that all waited ~1 ms) splits it into
+ * lines whose connection points, closer to pTarget than the real step,
+ * would win.  Returns the number of breaks (at most @max).
  */
 size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
 		     size_t *breaks, size_t max);

@@ -45,14 +45,12 @@ int vs_rule2_parent(const struct vs_taskset *ts, uint16_t event)
 	return total == event ? -1 : total;
 }
 
-/* Value index of every task of @col, visited in task order. */
+/* Every task of @col with the index of its value, in task order. */
 #define for_each_value(col, nbits, task, k)				\
-	for (size_t _w = 0; _w < vs_bitmap_words(nbits); _w++)		\
+	for (size_t _w = 0, _k = 0; _w < vs_bitmap_words(nbits); _w++)	\
 		for (uint64_t _bits = (col)->present[_w];		\
-		     _bits && ((task) = _w * 64 + __builtin_ctzll(_bits),	\
-			       (k) = (col)->rank[_w] + __builtin_popcountll( \
-				     (col)->present[_w] & ((1ull <<	\
-				     ((task) % 64)) - 1)), 1);		\
+		     _bits && ((task) = _w * VS_BITS_PER_WORD +		\
+			       __builtin_ctzll(_bits), (k) = _k++, 1);	\
 		     _bits &= _bits - 1)
 
 /* The VS_CDF_POINTS percentiles of @sorted. */

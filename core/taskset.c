@@ -259,7 +259,7 @@ static int finish_type(struct vs_task_type *tt)
 			return -1;
 		for (w = 0; w < words; w++) {
 			col->rank[w] = sum;
-			sum += __builtin_popcountll(col->present[w]);
+			sum += vs_popcount64(col->present[w]);
 		}
 		free(gc);
 		tt->col_of[e] = NULL;
@@ -518,6 +518,6 @@ bool vs_column_value(const struct vs_column *col, size_t task, float *value)
 	if (!vs_bit_test(col->present, task))
 		return false;
 	*value = col->values[col->rank[w] +
-			     __builtin_popcountll(col->present[w] & below)];
+			     vs_popcount64(col->present[w] & below)];
 	return true;
 }
