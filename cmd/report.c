@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "../core/parse-options.h"
@@ -31,6 +31,7 @@
 #define SVG_PANEL_W	400
 #define SVG_PANEL_H	250
 #define SVG_TYPE_HEAD	34
+#define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
@@ -560,38 +561,29 @@ static int parse_type(const char *s, uint32_t *type)
 	return 0;
 }
 
-/* Open and load the trace; exit status on failure, 0 on success. */
+/* Load the trace; exit status on failure, 0 on success. */
 static int load(struct report *rep, const struct vs_taskset_opts *lo)
 {
 	struct vs_progress progress;
 	struct vs_taskset_opts o = *lo;
-	struct vs_reader *r;
-	struct stat st;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char err[512];
+	int ret;
 
-	if (stat(rep->input, &st)) {
-		fprintf(stderr, "varscope report: cannot open '%s': %s\n",
-			rep->input, strerror(errno));
-		return 1;
-	}
-	r = vs_reader_open(rep->input, err, sizeof(err));
-	if (!r) {
-		fprintf(stderr, "varscope report: %s\n", err);
-		return 2;
-	}
 	vs_progress_start(&progress, "Reading tasks");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
-	rep->ts = vs_taskset_load(r, &o, err, sizeof(err));
+	o.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
+	rep->rank.threads = o.parts;
+	ret = vs_taskset_read(rep->input, &o, &rep->ts, err, sizeof(err));
 	vs_progress_end(&progress);
-	if (vs_reader_warning(r))
-		fprintf(stderr, "varscope report: warning: %s\n",
-			vs_reader_warning(r));
-	vs_reader_close(r);
-	if (!rep->ts) {
+	if (ret) {
 		fprintf(stderr, "varscope report: %s\n", err);
-		return strstr(err, "out of memory") ? 1 : 2;
+		return ret;
 	}
+	if (rep->ts->warning)
+		fprintf(stderr, "varscope report: warning: %s\n",
+			rep->ts->warning);
 	return 0;
 }
 

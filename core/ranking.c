@@ -2,6 +2,7 @@
 /*
  * ranking.c - impact ranking of the events of a task type.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,11 +297,40 @@ out:
 	return ret;
 }
 
+/* The per-event work, shared by the threads of vs_rank_type(). */
+struct rank_work {
+	const struct vs_task_type *tt;
+	const struct vs_rank_opts *opts;
+	struct vs_type_rank *tr;
+	uint64_t **high;
+	unsigned int next;		/* next column to take */
+	bool failed;
+};
+
+static void *rank_events(void *arg)
+{
+	struct rank_work *w = arg;
+	size_t words = vs_bitmap_words(w->tt->nr_tasks);
+	unsigned int i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) <
+	       w->tt->nr_columns) {
+		w->high[i] = calloc(words ? words : 1, sizeof(**w->high));
+		if (!w->high[i] || rank_event(w->tt, &w->tt->columns[i],
+					      w->opts, &w->tr->events[i],
+					      w->high[i]))
+			__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 		 const struct vs_rank_opts *o, struct vs_type_rank *tr)
 {
-	size_t words = vs_bitmap_words(tt->nr_tasks), i;
-	uint64_t **high;
+	unsigned int nr_threads = o->threads > 1 ? o->threads : 1, t;
+	struct rank_work work = { .tt = tt, .opts = o, .tr = tr };
+	pthread_t threads[VS_RANK_THREADS_MAX];
+	size_t i;
 	int ret = -1;
 
 	memset(tr, 0, sizeof(*tr));
@@ -323,8 +353,9 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 	/* events[i] belongs to columns[i] until the final sort */
 	tr->nr_events = tt->nr_columns;
 	tr->events = calloc(tt->nr_columns + 1, sizeof(*tr->events));
-	high = calloc(tt->nr_columns + 1, sizeof(*high));
-	if (!tr->events || !high)
+	work.high = calloc(tt->nr_columns + 1, sizeof(*work.high));
+	work.tr = tr;
+	if (!tr->events || !work.high)
 		goto out;
 	for (i = 0; i < tt->nr_columns; i++) {
 		const struct vs_event_def *def =
@@ -336,11 +367,16 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 		er->group = def ? def->group : VS_GROUP_OTHER;
 		er->cause = er->parent = er->corr_with = -1;
 		er->corr = -1;
-		high[i] = calloc(words ? words : 1, sizeof(**high));
-		if (!high[i] || rank_event(tt, &tt->columns[i], o, er, high[i]))
-			goto out;
 	}
-	if (apply_rules(ts, tt, tr, high))
+	if (nr_threads > VS_RANK_THREADS_MAX)
+		nr_threads = VS_RANK_THREADS_MAX;
+	for (t = 1; t < nr_threads; t++)
+		if (pthread_create(&threads[t], NULL, rank_events, &work))
+			break;
+	rank_events(&work);
+	while (--t > 0)
+		pthread_join(threads[t], NULL);
+	if (work.failed || apply_rules(ts, tt, tr, work.high))
 		goto out;
 	qsort(tr->events, tr->nr_events, sizeof(*tr->events), cmp_rank);
 	while (tr->nr_ranked < tr->nr_events &&
@@ -348,9 +384,9 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 		tr->nr_ranked++;
 	ret = 0;
 out:
-	for (i = 0; high && i < tt->nr_columns; i++)
-		free(high[i]);
-	free(high);
+	for (i = 0; work.high && i < tt->nr_columns; i++)
+		free(work.high[i]);
+	free(work.high);
 	if (ret)
 		vs_type_rank_free(tr);
 	return ret;

@@ -27,7 +27,10 @@ struct vs_rank_opts {
 	unsigned int ci_rounds;	/* bootstrap rounds, 0 for no interval */
 	double ci_level;	/* e.g. 0.95 */
 	uint64_t seed;		/* bootstrap seed */
+	unsigned int threads;	/* events ranked in parallel (<= 1: one) */
 };
+
+#define VS_RANK_THREADS_MAX	16
 
 /* The defaults of varscope report. */
 #define VS_RANK_OPTS_INIT {			\
@@ -38,6 +41,7 @@ struct vs_rank_opts {
 	.ci_rounds = 0,				\
 	.ci_level = 0.95,			\
 	.seed = 1,				\
+	.threads = 1,				\
 }
 
 enum vs_rank_status {

@@ -3,9 +3,11 @@
  * taskset.c - load task records into per-type columns.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bitmap.h"
 #include "sort.h"
@@ -359,64 +361,321 @@ int vs_taskset_finish(struct vs_taskset *ts)
 	return 0;
 }
 
-struct vs_taskset *vs_taskset_load(struct vs_reader *r,
-				   const struct vs_taskset_opts *opts,
-				   char *err, size_t errlen)
+/* Move the tasks of @src's type @st after those of @dst (both unfinished). */
+static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 {
-	static const struct vs_taskset_opts all;
-	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_task_type *dt = find_type(l, st->type);
+	size_t na, nb = st->nr_tasks, words, base, sh, w;
+	unsigned int e;
+	void *p;
+
+	if (!dt)
+		return -1;
+	na = dt->nr_tasks;
+	p = grow(dt->latency, &dt->alloc_tasks, na + nb + 1,
+		 sizeof(*dt->latency));
+	if (!p)
+		return -1;
+	dt->latency = p;
+	memcpy(dt->latency + na, st->latency, nb * sizeof(*dt->latency));
+	dt->nr_tasks += nb;
+	dt->nr_flagged += st->nr_flagged;
+
+	/* bitmaps shift by na bits, values append */
+	words = vs_bitmap_words(na + nb) + 1;
+	base = na / VS_BITS_PER_WORD;
+	sh = na % VS_BITS_PER_WORD;
+	for (e = 0; e < st->alloc_col_of; e++) {
+		struct growing_column *gs = (void *)st->col_of[e], *gd;
+		size_t old;
+
+		if (!gs)
+			continue;
+		gd = find_column(dt, e);
+		if (!gd)
+			return -1;
+		old = gd->alloc_words;
+		p = grow(gd->col.present, &gd->alloc_words, words,
+			 sizeof(*gd->col.present));
+		if (!p)
+			return -1;
+		gd->col.present = p;
+		memset(gd->col.present + old, 0,
+		       (gd->alloc_words - old) * sizeof(uint64_t));
+		for (w = 0; w < vs_bitmap_words(nb); w++) {
+			uint64_t x = gs->col.present[w];
+
+			gd->col.present[base + w] |= x << sh;
+			if (sh)
+				gd->col.present[base + w + 1] |=
+					x >> (VS_BITS_PER_WORD - sh);
+		}
+		p = grow(gd->col.values, &gd->alloc_values,
+			 gd->col.nr + gs->col.nr + 1, sizeof(*gd->col.values));
+		if (!p)
+			return -1;
+		gd->col.values = p;
+		memcpy(gd->col.values + gd->col.nr, gs->col.values,
+		       gs->col.nr * sizeof(*gd->col.values));
+		gd->col.nr += gs->col.nr;
+		/* free as we go: the peak stays one column above the total */
+		free(gs->col.present);
+		free(gs->col.values);
+		free(gs);
+		st->col_of[e] = NULL;
+	}
+	free(st->latency);
+	st->latency = NULL;
+	return 0;
+}
+
+/* Append the tasks of unfinished @src to unfinished @dst; @src is freed. */
+static int merge_taskset(struct vs_taskset *dst, struct vs_taskset *src)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < src->nr_types && !ret; i++)
+		ret = merge_type(dst->build, &src->types[i]);
+	if (src->first_ns && (!dst->first_ns || src->first_ns < dst->first_ns))
+		dst->first_ns = src->first_ns;
+	if (src->last_ns > dst->last_ns)
+		dst->last_ns = src->last_ns;
+	vs_taskset_free(src);
+	return ret;
+}
+
+static void set_warning(struct vs_taskset *ts, const char *w)
+{
+	if (w && !ts->warning)
+		ts->warning = strdup(w);
+}
+
+/* One reader's share of the file: records of chunks in [start, end). */
+struct part {
+	struct vs_reader *r;
+	struct vs_taskset *ts;
+	const struct vs_taskset_opts *opts;
+	uint64_t start_off, end_off;
+	bool pending;			/* rec holds a record read ahead */
 	struct vs_record rec;
+	int status;			/* VS_LOAD_* */
+	uint64_t done;			/* bytes behind, for progress */
+	struct part *all;		/* part 0 reports progress for all */
+	unsigned int nr_parts;
+};
+
+static int take_record(struct part *p, const struct vs_record *rec)
+{
+	const struct vs_taskset_opts *o = p->opts;
+	const struct vs_task *t = &rec->task;
+
+	if (rec->kind == VS_REC_EPOCH)
+		return vs_taskset_add_epoch(p->ts, &rec->epoch);
+	if (rec->kind != VS_REC_TASK || vs_reader_offset(p->r) < p->start_off)
+		return 0;
+	if (o->one_type && t->type != o->type)
+		return 0;
+	if (t->end < o->from_ns || (o->to_ns && t->end >= o->to_ns))
+		return 0;
+	return vs_taskset_add_task(p->ts, t);
+}
+
+static void part_progress(struct part *p)
+{
+	uint64_t off = vs_reader_offset(p->r), sum = 0;
+	unsigned int i;
+
+	__atomic_store_n(&p->done, off > p->start_off ? off - p->start_off : 0,
+			 __ATOMIC_RELAXED);
+	if (p != p->all || !p->opts->progress)
+		return;
+	for (i = 0; i < p->nr_parts; i++)
+		sum += __atomic_load_n(&p->all[i].done, __ATOMIC_RELAXED);
+	p->opts->progress(p->opts->progress_arg, sum, vs_reader_size(p->r));
+}
+
+static void *load_part(void *arg)
+{
+	struct part *p = arg;
 	uint64_t seen = 0;
-	unsigned int id;
+	int ret = 1;
+
+	p->status = VS_LOAD_ERROR;
+	if (p->pending && take_record(p, &p->rec))
+		return NULL;
+	while (p->start_off != UINT64_MAX && (ret = vs_reader_next(p->r, &p->rec)) > 0) {
+		if (vs_reader_offset(p->r) >= p->end_off)
+			break;
+		if (take_record(p, &p->rec))
+			return NULL;
+		if (!(++seen % PROGRESS_EVERY))
+			part_progress(p);
+	}
+	p->status = ret < 0 ? VS_LOAD_CORRUPT : VS_LOAD_OK;
+	return NULL;
+}
+
+/*
+ * Position reader @p at time @time and read ahead to its first task: the
+ * part starts at that task's chunk.  Epochs read on the way are kept.
+ */
+static int start_part(struct part *p, uint64_t time)
+{
 	int ret;
 
-	if (!opts)
-		opts = &all;
-	if (!ts)
-		goto nomem;
-	if (opts->from_ns && vs_reader_seek_time(r, opts->from_ns) < 0)
-		goto corrupt;
-	while ((ret = vs_reader_next(r, &rec)) > 0) {
-		const struct vs_task *t = &rec.task;
-
-		if (rec.kind == VS_REC_EPOCH) {
-			if (vs_taskset_add_epoch(ts, &rec.epoch))
-				goto nomem;
-			continue;
+	if (vs_reader_seek_time(p->r, time))
+		return -1;
+	p->start_off = UINT64_MAX;
+	while ((ret = vs_reader_next(p->r, &p->rec)) > 0) {
+		if (p->rec.kind == VS_REC_TASK) {
+			p->start_off = vs_reader_offset(p->r);
+			p->pending = true;
+			return 0;
 		}
-		if (rec.kind != VS_REC_TASK)
-			continue;
-		if (opts->one_type && t->type != opts->type)
-			continue;
-		if (t->end < opts->from_ns || (opts->to_ns && t->end >= opts->to_ns))
-			continue;
-		if (vs_taskset_add_task(ts, t))
-			goto nomem;
-		if (opts->progress && !(++seen % PROGRESS_EVERY))
-			opts->progress(opts->progress_arg, vs_reader_offset(r),
-				       vs_reader_size(r));
+		if (p->rec.kind == VS_REC_EPOCH &&
+		    vs_taskset_add_epoch(p->ts, &p->rec.epoch))
+			return -1;
 	}
-	if (ret < 0)
-		goto corrupt;
+	return ret;
+}
+
+static int add_catalog(struct vs_taskset *ts, struct vs_reader *r)
+{
+	unsigned int id;
+
 	for (id = 0; id < vs_reader_nr_events(r); id++) {
 		const struct vs_event_def *def = vs_reader_event(r, id);
 
 		if (def && vs_taskset_add_event(ts, def))
+			return -1;
+	}
+	return 0;
+}
+
+/* Cut [first, last] of the trace into @n parts by time; 1 if it cannot. */
+static unsigned int plan_parts(struct part *parts, unsigned int n,
+			       const struct vs_taskset_opts *o)
+{
+	uint64_t first, last;
+	unsigned int k;
+
+	if (n < 2 || vs_reader_time_range(parts[0].r, &first, &last))
+		return 1;
+	if (o->from_ns > first)
+		first = o->from_ns;
+	if (o->to_ns && o->to_ns < last)
+		last = o->to_ns;
+	if (last <= first)
+		return 1;
+	for (k = 1; k < n; k++) {
+		if (start_part(&parts[k], first + (last - first) / n * k))
+			return k;
+		if (parts[k].start_off < parts[k - 1].start_off)
+			parts[k].start_off = parts[k - 1].start_off;
+		parts[k - 1].end_off = parts[k].start_off;
+	}
+	return n;
+}
+
+static void free_parts(struct part *parts, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		if (parts[k].r)
+			vs_reader_close(parts[k].r);
+		vs_taskset_free(parts[k].ts);
+	}
+	free(parts);
+}
+
+int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
+		    struct vs_taskset **out, char *err, size_t errlen)
+{
+	static const struct vs_taskset_opts all;
+	unsigned int n = opts && opts->parts > 1 ? opts->parts : 1, k, used;
+	pthread_t *threads = calloc(n, sizeof(*threads));
+	struct part *parts = calloc(n, sizeof(*parts));
+	int status = VS_LOAD_ERROR;
+
+	*out = NULL;
+	if (!opts)
+		opts = &all;
+	if (!parts || !threads)
+		goto nomem;
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 strerror(errno));
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		struct part *p = &parts[k];
+
+		p->r = vs_reader_open(path, err, errlen);
+		if (!p->r) {
+			status = k ? VS_LOAD_ERROR : VS_LOAD_CORRUPT;
+			goto out;
+		}
+		p->ts = vs_taskset_new();
+		if (!p->ts)
+			goto nomem;
+		p->opts = opts;
+		p->end_off = UINT64_MAX;
+		p->all = parts;
+	}
+	used = plan_parts(parts, n, opts);
+	for (k = 0; k < used; k++)
+		parts[k].nr_parts = used;
+	if (opts->from_ns && vs_reader_seek_time(parts[0].r, opts->from_ns))
+		goto corrupt;
+	for (k = 1; k < used; k++)
+		if (pthread_create(&threads[k], NULL, load_part, &parts[k]))
+			break;
+	load_part(&parts[0]);
+	while (--k > 0)
+		pthread_join(threads[k], NULL);
+
+	for (k = 0; k < used; k++) {
+		if (parts[k].status == VS_LOAD_OK)
+			continue;
+		if (parts[k].status == VS_LOAD_CORRUPT) {
+			snprintf(err, errlen, "%s", vs_reader_error(parts[k].r));
+			status = VS_LOAD_CORRUPT;
+			goto out;
+		}
+		goto nomem;
+	}
+	for (k = 1; k < used; k++) {
+		struct vs_taskset *ts = parts[k].ts;
+
+		parts[k].ts = NULL;
+		if (merge_taskset(parts[0].ts, ts))
 			goto nomem;
 	}
-	if (vs_taskset_finish(ts))
+	for (k = 0; k < used; k++) {
+		if (add_catalog(parts[0].ts, parts[k].r))
+			goto nomem;
+		set_warning(parts[0].ts, vs_reader_warning(parts[k].r));
+	}
+	if (vs_taskset_finish(parts[0].ts))
 		goto nomem;
-	return ts;
-
+	*out = parts[0].ts;
+	parts[0].ts = NULL;
+	status = VS_LOAD_OK;
+	goto out;
 corrupt:
-	snprintf(err, errlen, "%s", vs_reader_error(r) ? vs_reader_error(r) :
-		 "cannot read the trace");
-	vs_taskset_free(ts);
-	return NULL;
+	snprintf(err, errlen, "%s", vs_reader_error(parts[0].r));
+	status = VS_LOAD_CORRUPT;
+	goto out;
 nomem:
 	snprintf(err, errlen, "out of memory loading tasks");
-	vs_taskset_free(ts);
-	return NULL;
+	status = VS_LOAD_ERROR;
+out:
+	if (parts)
+		free_parts(parts, n);
+	free(threads);
+	return status;
 }
 
 static void free_type(struct vs_task_type *tt)
@@ -459,6 +718,7 @@ void vs_taskset_free(struct vs_taskset *ts)
 		free((char *)ts->events[i].unit);
 	}
 	free(ts->events);
+	free(ts->warning);
 	free(ts);
 }
 

@@ -54,6 +54,7 @@ struct vs_taskset {
 	unsigned int nr_events;
 	struct vs_event_def *events;	/* catalog by id; name NULL if unused */
 	uint64_t first_ns, last_ns;	/* task start and end times seen */
+	char *warning;			/* the reader's (truncation), or NULL */
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };
 
@@ -61,28 +62,36 @@ struct vs_taskset_opts {
 	uint64_t from_ns, to_ns;	/* tasks that end in [from, to); 0, 0: all */
 	bool one_type;			/* only tasks of @type */
 	uint32_t type;
+	unsigned int parts;		/* readers working in parallel (<= 1: one) */
 	/* called every few thousand tasks with bytes read, bytes in file */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 };
 
+/* vs_taskset_read() results, also the exit status of a command. */
+#define VS_LOAD_OK	0
+#define VS_LOAD_ERROR	1	/* cannot open the file, out of memory */
+#define VS_LOAD_CORRUPT	2	/* the reader found corruption */
+
 /**
- * vs_taskset_load - read the task records of a trace into a task set
- * @r: an open reader, at its start
- * @opts: what to load (NULL: every task)
- * @err/@errlen: one-line message on failure
+ * vs_taskset_read - read the task records of a trace file into a task set
+ * @path: the trace
+ * @opts: what to load and with how many readers (NULL: every task, one)
+ * @out: receives the task set (an empty one when the trace has no tasks)
+ * @err/@errlen: one-line message on failure ("FILE: what at byte N")
  *
- * Returns the task set, or NULL on corruption (the reader's message) or
- * when memory runs out.  A trace without tasks gives an empty set.
+ * With @opts->parts readers, the file is cut by time into parts read in
+ * parallel (each decompresses its own chunks) and joined in file order.
+ * A truncated file loads up to its last whole chunk; the task set's
+ * @warning says so.  Returns VS_LOAD_OK, VS_LOAD_ERROR or VS_LOAD_CORRUPT.
  */
-struct vs_taskset *vs_taskset_load(struct vs_reader *r,
-				   const struct vs_taskset_opts *opts,
-				   char *err, size_t errlen);
+int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
+		    struct vs_taskset **out, char *err, size_t errlen);
 
 void vs_taskset_free(struct vs_taskset *ts);
 
 /*
- * Building a task set by hand (what vs_taskset_load() does with the
+ * Building a task set by hand (what vs_taskset_read() does with the
  * records it reads; unit tests and synthetic inputs use it directly):
  * new, then events, epochs and tasks in any order, then finish.  Each
  * returns 0, or -1 when memory runs out.

@@ -453,6 +453,25 @@ int vs_reader_seek_time(struct vs_reader *r, uint64_t time)
 	return 0;
 }
 
+int vs_reader_time_range(struct vs_reader *r, uint64_t *first, uint64_t *last)
+{
+	size_t i;
+
+	if (r->failed || (!r->have_index && build_index(r)))
+		return -1;
+	*first = UINT64_MAX;
+	*last = 0;
+	for (i = 0; i < r->nr_index; i++) {
+		if (r->index[i].t_min == UINT64_MAX)
+			continue;
+		if (r->index[i].t_min < *first)
+			*first = r->index[i].t_min;
+		if (r->index[i].t_max > *last)
+			*last = r->index[i].t_max;
+	}
+	return *first == UINT64_MAX ? -1 : 0;
+}
+
 const struct vs_header *vs_reader_header(const struct vs_reader *r)
 {
 	return &r->hdr;

@@ -358,6 +358,14 @@ int vs_reader_next(struct vs_reader *r, struct vs_record *rec);
 int vs_reader_seek_time(struct vs_reader *r, uint64_t time);
 
 /**
+ * vs_reader_time_range - earliest and latest record times of the data,
+ * from the chunk index alone (no decompression)
+ *
+ * Returns 0, or -1 on corruption or when no chunk holds a timed record.
+ */
+int vs_reader_time_range(struct vs_reader *r, uint64_t *first, uint64_t *last);
+
+/**
  * vs_reader_rewind - start again from the first record
  */
 int vs_reader_rewind(struct vs_reader *r);

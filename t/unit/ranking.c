@@ -141,12 +141,32 @@ static void test_ranking(const struct vs_taskset *ts)
 	vs_type_rank_free(&tr);
 }
 
+static void test_threads(const struct vs_taskset *ts)
+{
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	struct vs_type_rank one, three;
+	size_t i, differ = 0;
+
+	o.min_tasks = 50;
+	vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &one);
+	o.threads = 3;
+	vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &three);
+	for (i = 0; i < one.nr_events; i++)
+		differ += one.events[i].event != three.events[i].event ||
+			  one.events[i].adjusted != three.events[i].adjusted;
+	ok(one.nr_events == three.nr_events && !differ,
+	   "three threads rank exactly like one");
+	vs_type_rank_free(&one);
+	vs_type_rank_free(&three);
+}
+
 int main(void)
 {
 	struct vs_taskset *ts = build();
 
 	test_taskset(ts);
 	test_ranking(ts);
+	test_threads(ts);
 	vs_taskset_free(ts);
 	return done_testing();
 }

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskset.c - unit test of vs_taskset_read(): a trace written here with
+ * epochs, missing values and many chunks loads the same with one reader
+ * and with several in parallel, and time ranges and types select right.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/bitmap.h"
+#include "core/taskset.h"
+#include "tap.h"
+
+#define NR_TASKS	20000
+#define NR_EVENTS	6
+
+static char path[] = "/tmp/vs-taskset-XXXXXX";
+
+static void write_trace(void)
+{
+	struct vs_header hdr = { .clockid = 1, .host = "unit", .kernel = "unit",
+				 .cpu_model = "unit", .tool = "unit" };
+	struct vs_writer *w;
+	struct vs_record rec;
+	struct vs_value v[NR_EVENTS];
+	uint16_t live[NR_EVENTS];
+	char name[32];
+	int fd = mkstemp(path), i, e;
+
+	w = vs_writer_fdopen(fd, &hdr);
+	for (e = 0; e < NR_EVENTS; e++) {
+		snprintf(name, sizeof(name), "ev.%d", e);
+		rec = (struct vs_record){ .kind = VS_REC_EVENT_DEF,
+			.event_def = { e, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL,
+				       strdup(name), "ns" } };
+		vs_writer_add(w, &rec);
+	}
+	for (i = 0; i < NR_TASKS; i++) {
+		uint32_t nr = 0;
+
+		if (i % 1000 == 0) {	/* a new epoch: events live in it */
+			uint32_t nl = 0;
+
+			for (e = 0; e < NR_EVENTS; e++)
+				if ((e + i / 1000) % 3)
+					live[nl++] = e;
+			rec = (struct vs_record){ .kind = VS_REC_EPOCH,
+				.epoch = { 1000000ull * i, i / 1000, nl, live } };
+			vs_writer_add(w, &rec);
+		}
+		for (e = 0; e < NR_EVENTS; e++)	/* live, but not always given */
+			if ((e + i / 1000) % 3 && (i + e) % 5)
+				v[nr++] = (struct vs_value){ e, (i * 7 + e) % 1000 };
+		rec = (struct vs_record){ .kind = VS_REC_TASK, .task = {
+			.id = i + 1, .type = i % 3, .tid = 1, .epoch = i / 1000,
+			.start = 1000000ull * i, .end = 1000000ull * i + i % 977,
+			.nr_values = nr, .values = v } };
+		vs_writer_add(w, &rec);
+		if (i % 300 == 299)
+			vs_writer_flush(w);
+	}
+	vs_writer_close(w);
+}
+
+/* Same types, tasks, latencies, columns and values. */
+static bool same(const struct vs_taskset *a, const struct vs_taskset *b)
+{
+	unsigned int t, c;
+
+	if (a->nr_types != b->nr_types)
+		return false;
+	for (t = 0; t < a->nr_types; t++) {
+		const struct vs_task_type *x = &a->types[t], *y = &b->types[t];
+
+		if (x->type != y->type || x->nr_tasks != y->nr_tasks ||
+		    x->nr_columns != y->nr_columns ||
+		    memcmp(x->latency, y->latency,
+			   x->nr_tasks * sizeof(*x->latency)))
+			return false;
+		for (c = 0; c < x->nr_columns; c++) {
+			const struct vs_column *p = &x->columns[c],
+					       *q = &y->columns[c];
+
+			if (p->event != q->event || p->nr != q->nr ||
+			    memcmp(p->values, q->values, p->nr * sizeof(float)) ||
+			    memcmp(p->present, q->present,
+				   vs_bitmap_words(x->nr_tasks) * 8))
+				return false;
+		}
+	}
+	return true;
+}
+
+int main(void)
+{
+	struct vs_taskset_opts one = { .parts = 1 }, four = { .parts = 4 };
+	struct vs_taskset *a, *b;
+	const struct vs_task_type *tt;
+	const struct vs_column *col;
+	char err[256];
+	float v;
+
+	write_trace();
+	is_u64(vs_taskset_read(path, &one, &a, err, sizeof(err)), VS_LOAD_OK,
+	       "read with one reader");
+	is_u64(vs_taskset_read(path, &four, &b, err, sizeof(err)), VS_LOAD_OK,
+	       "read with four readers");
+	ok(a->nr_types == 3 && a->types[0].nr_tasks == 6667,
+	   "three types, 6667 tasks of type 0");
+	ok(same(a, b), "four readers load exactly what one loads");
+
+	/* type 0 holds tasks 0 3 6 9 ...: task 9 is its task 3 */
+	tt = vs_taskset_type(a, 0);
+	col = vs_column_find(tt, 1);	/* live; (9 + 1) % 5 == 0: not given */
+	ok(col && vs_column_value(col, 3, &v) && v == 0,
+	   "task 9: ev.1 live but not given counts 0");
+	col = vs_column_find(tt, 2);	/* (9 + 2) % 5 != 0: given */
+	ok(col && vs_column_value(col, 3, &v) && v == (9 * 7 + 2) % 1000,
+	   "task 9: ev.2 as given");
+	col = vs_column_find(tt, 4);
+	ok(col && vs_column_value(col, 0, &v) && v == 4,
+	   "task 0: ev.4 as given");
+	col = vs_column_find(tt, 0);	/* (0 + 0) % 3 == 0: not live */
+	ok(col && !vs_column_value(col, 0, &v), "task 0: ev.0 not recorded");
+	vs_taskset_free(a);
+	vs_taskset_free(b);
+
+	one.from_ns = four.from_ns = 5000 * 1000000ull;
+	one.to_ns = four.to_ns = 15000 * 1000000ull;
+	one.one_type = four.one_type = true;
+	one.type = four.type = 1;
+	vs_taskset_read(path, &one, &a, err, sizeof(err));
+	vs_taskset_read(path, &four, &b, err, sizeof(err));
+	ok(a->nr_types == 1 && a->types[0].nr_tasks == 3333,
+	   "time range and type: 3333 tasks (%zu)",
+	   a->nr_types ? a->types[0].nr_tasks : 0);
+	ok(same(a, b), "the same with four readers");
+	vs_taskset_free(a);
+	vs_taskset_free(b);
+
+	is_u64(vs_taskset_read("/nonexistent/x", NULL, &a, err, sizeof(err)),
+	       VS_LOAD_ERROR, "a missing file is an error, not corruption");
+	ok(strstr(err, "/nonexistent/x") != NULL, "the message names it");
+	unlink(path);
+	return done_testing();
+}
