@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# t3000-report: varscope report's options, output formats and errors, on
+# synthetic traces from gen-trace.
+
+load test-lib
+bats_require_minimum_version 1.5.0
+
+GEN=$BUILD/t/helper/gen-trace
+
+# 2 types of 4000 tasks; 4% of type 0 wait 1 ms more (sched.blocked.time)
+make_trace() {
+	"$GEN" -o "${1:-varscope.data}" --tasks 8000 --types 2 --events 10 \
+		--cause sched.blocked.time:0 --cause-frac 0.04 --seed 5
+}
+
+@test "report prints a table per task type with every column" {
+	make_trace
+	run "$VARSCOPE" report
+	assert_success
+	assert_line --regexp '^# Task type 0: [0-9]+ tasks, latency p50 .*, p99 '
+	assert_line --regexp '^# Task type 1: '
+	assert_line --regexp '^# Rank +Event +Impact +Adjusted +Threshold +pThr +Tasks +High +Slow p50 +Slow p99 +Other p50 +Other p99 +Notes$'
+	assert_line --regexp '^ +1  sched\.blocked\.time +[0-9.]+%'
+}
+
+@test "report --format json has the documented shape" {
+	make_trace
+	run python3 -c 'import json, sys
+r = json.load(sys.stdin)
+assert [t["type"] for t in r["task_types"]] == [0, 1]
+for t in r["task_types"]:
+    assert t["tasks"] > 3900 and t["ptarget"] == 0.99
+    assert t["latency_ptarget_ns"] > 0
+    for i, e in enumerate(t["ranking"]):
+        assert e["rank"] == i + 1
+        for k in ("event", "impact", "adjusted_impact", "threshold", "tasks",
+                  "high_tasks", "pthreshold", "threshold_kind", "slow_p50",
+                  "slow_p99", "other_p50", "other_p99", "tasks_needed"):
+            assert k in e, k
+        assert e["ci"] is None
+    adj = [e["adjusted_impact"] for e in t["ranking"]]
+    assert adj == sorted(adj, reverse=True)
+print(r["task_types"][0]["ranking"][0]["event"])' < <("$VARSCOPE" report --format json)
+	assert_success
+	assert_output sched.blocked.time
+}
+
+@test "report --format csv: a header and one row per ranked event" {
+	make_trace
+	run "$VARSCOPE" report --format csv --top 4
+	assert_success
+	assert_line --index 0 --regexp '^type,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,threshold,'
+	assert_line --index 1 --regexp '^0,1,sched\.blocked\.time,KERNEL,ns,'
+	assert_equal "$(grep -c '^0,' <<<"$output")" 4
+	assert_equal "$(grep -c '^1,' <<<"$output")" 4
+}
+
+@test "report --top and --type limit what is printed" {
+	make_trace
+	run "$VARSCOPE" report --type 1 --top 2
+	assert_success
+	refute_line --partial 'Task type 0'
+	assert_line --regexp '^# Task type 1: '
+	assert_line --regexp '^ +2  '
+	refute_line --regexp '^ +3  '
+	assert_line --regexp '^# \.\.\. 8 more events \(--top 0 shows all\)$'
+}
+
+@test "report --ci: intervals around the impact, the same for the same seed" {
+	make_trace
+	a=$("$VARSCOPE" report --ci --seed 3 --format json)
+	b=$("$VARSCOPE" report --ci --seed 3 --format json)
+	c=$("$VARSCOPE" report --ci --seed 4 --format json)
+	assert_equal "$a" "$b"
+	[ "$a" != "$c" ]
+	run python3 -c 'import json, sys
+r = json.load(sys.stdin)
+for t in r["task_types"]:
+    for e in t["ranking"]:
+        lo, hi = e["ci"]
+        assert lo <= e["impact"] + 1e-9 and e["impact"] <= hi + 1e-9, e
+top = r["task_types"][0]["ranking"][0]
+print(top["ci"][0] > 0.3)' <<<"$a"
+	assert_success
+	assert_output True
+	run "$VARSCOPE" report --ci
+	assert_line --regexp '^# Rank +Event +Impact +Adjusted +CI '
+	assert_line --regexp 'sched\.blocked\.time .*\[[0-9.]+%, [0-9.]+%\]'
+}
+
+@test "report --pthreshold fixes the threshold percentile" {
+	make_trace
+	run python3 -c 'import json, sys
+r = json.load(sys.stdin)
+kinds = {e["threshold_kind"] for t in r["task_types"] for e in t["ranking"]}
+ps = {e["pthreshold"] for t in r["task_types"] for e in t["ranking"]}
+print(sorted(kinds), sorted(ps))' < <("$VARSCOPE" report --pthreshold 0.9 --format json)
+	assert_success
+	assert_output "['given'] [0.9]"
+}
+
+@test "report --ptarget changes the tail that is explained" {
+	make_trace
+	p99=$("$VARSCOPE" report --format csv --top 1 | sed -n 2p | cut -d, -f19)
+	p50=$("$VARSCOPE" report --ptarget 0.5 --format csv --top 1 | sed -n 2p | cut -d, -f19)
+	[ "$p50" -lt "$p99" ]
+	run "$VARSCOPE" report --ptarget 0.5
+	assert_line --regexp '^# Task type 0: .*, latency p50 .*, p50 '
+}
+
+@test "report --min-tasks leaves rare events out, and says so" {
+	make_trace
+	run "$VARSCOPE" report --type 0 --min-tasks 5000
+	assert_success
+	assert_line --regexp '^# no event recorded by at least 5000 tasks$'
+	assert_line --regexp '^# not ranked: sched\.blocked\.time, recorded by [0-9]+ tasks \(--min-tasks 5000\)$'
+}
+
+@test "report warns with an estimate when too few tasks are high" {
+	# ~20 of 2000 tasks wait 1 ms: they make the p99.5 tail, but are few
+	"$GEN" --tasks 2000 --types 1 --events 4 --cause sched.blocked.time \
+		--cause-frac 0.01 --seed 2
+	run python3 -c 'import json, sys
+e = json.load(sys.stdin)["task_types"][0]["ranking"][0]
+assert e["event"] == "sched.blocked.time", e
+# 5.3: 20 high of 2000, 30 needed: 2000 * 30 / 20 - 2000 = 1000 more
+assert e["high_tasks"] == 20 and e["tasks_needed"] == 1000, e
+print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
+	assert_output ok
+	run "$VARSCOPE" report --ptarget 0.995
+	assert_line --regexp 'sched\.blocked\.time .*only 20 high-value tasks: record ~1000 more tasks to trust it$'
+}
+
+@test "report --svg draws the latency CDF and each top event's CDF" {
+	make_trace
+	run "$VARSCOPE" report --svg plot.svg --top 3
+	assert_success
+	run xmllint --noout plot.svg
+	assert_success
+	# per type: latency + 3 events
+	assert_equal "$(grep -c '<polyline' plot.svg)" 8
+	grep -q '>#1 sched.blocked.time: impact' plot.svg
+	grep -q '>threshold 1.00 ms (p9' plot.svg
+	grep -q '>p99 = ' plot.svg
+}
+
+@test "report errors: missing file, no tasks, unknown type" {
+	run --separate-stderr "$VARSCOPE" report -i nothing.data
+	assert_failure 1
+	assert_equal "$stderr" "varscope report: cannot open 'nothing.data': No such file or directory"
+	"$GEN" -o empty.data --tasks 0
+	run --separate-stderr "$VARSCOPE" report -i empty.data
+	assert_failure 1
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$stderr" "varscope report: empty.data: no tasks (mark them with vs_task_begin/vs_task_end or record with --task-func)"
+	make_trace
+	run --separate-stderr "$VARSCOPE" report --type 7
+	assert_failure 1
+	assert_equal "$stderr" "varscope report: varscope.data: no tasks of type 7"
+}
+
+@test "report errors: a corrupt trace is one line naming the byte, exit 2" {
+	make_trace t.data
+	cp t.data magic.data
+	printf 'XXXX' | dd of=magic.data bs=1 conv=notrunc 2>/dev/null
+	run --separate-stderr "$VARSCOPE" report -i magic.data
+	assert_failure 2
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$stderr" "varscope report: magic.data: not a varscope trace (bad magic) at byte 0"
+	cp t.data flip.data
+	printf '\377\377' | dd of=flip.data bs=1 seek=5000 conv=notrunc 2>/dev/null
+	run --separate-stderr "$VARSCOPE" report -i flip.data
+	assert_failure 2
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" '^varscope report: flip\.data: .* at byte [0-9]+$'
+}
+
+@test "report of a truncated trace ranks what is whole and warns" {
+	make_trace t.data
+	head -c $(( $(stat -c %s t.data) * 2 / 3 )) t.data > cut.data
+	run --separate-stderr "$VARSCOPE" report -i cut.data --format csv
+	assert_success
+	assert_regex "$stderr" '^varscope report: warning: cut\.data: truncated at byte [0-9]+'
+	assert_line --index 1 --regexp '^0,1,sched\.blocked\.time,'
+}
+
+@test "report rejects bad option values with one line naming the option" {
+	for bad in "--ptarget 1" "--ptarget 0" "--ptarget x" "--pthreshold 1.5" \
+		   "--top -1" "--min-tasks 0" "--ci-rounds 3" "--format xml" \
+		   "--type x" "--type -1"; do
+		run --separate-stderr "$VARSCOPE" report $bad
+		assert_failure 129
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_regex "$stderr" "^varscope report: option \`${bad%% *}'"
+	done
+}
+
+@test "report prints no progress line when stderr is not a terminal" {
+	make_trace
+	run --separate-stderr "$VARSCOPE" report
+	assert_success
+	assert_equal "$stderr" ""
+}
