@@ -297,6 +297,39 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	json_end_object(j);
 }
 
+/* The events of @tr left out of the ranking for @status, as @key: [...]. */
+static void json_unranked(const struct report *rep, struct json_out *j,
+			  const struct vs_type_rank *tr,
+			  enum vs_rank_status status, const char *key)
+{
+	size_t i;
+
+	json_key(j, key);
+	json_begin_array(j);
+	for (i = tr->nr_ranked; i < tr->nr_events; i++) {
+		const struct vs_event_rank *er = &tr->events[i];
+
+		if (er->status != status)
+			continue;
+		json_begin_object(j);
+		json_key(j, "event");
+		json_string(j, er->name);
+		if (status == VS_RANK_REMOVED) {
+			json_key(j, "parent");
+			json_string(j, event_name(rep, er->parent));
+			json_key(j, "alpha");
+			json_double(j, er->parent_alpha);
+			json_key(j, "r2");
+			json_double(j, er->parent_r2);
+		} else {
+			json_key(j, "tasks");
+			json_u64(j, er->tasks);
+		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 static void print_json(const struct report *rep,
 		       const struct vs_type_rank *trs, unsigned int n)
 {
@@ -329,40 +362,8 @@ static void print_json(const struct report *rep,
 		for (i = 0; i < nr_shown(rep, tr); i++)
 			json_ranked_event(rep, &j, &tr->events[i], i + 1);
 		json_end_array(&j);
-		json_key(&j, "removed");
-		json_begin_array(&j);
-		for (i = tr->nr_ranked; i < tr->nr_events; i++) {
-			const struct vs_event_rank *er = &tr->events[i];
-
-			if (er->status != VS_RANK_REMOVED)
-				continue;
-			json_begin_object(&j);
-			json_key(&j, "event");
-			json_string(&j, er->name);
-			json_key(&j, "parent");
-			json_string(&j, event_name(rep, er->parent));
-			json_key(&j, "alpha");
-			json_double(&j, er->parent_alpha);
-			json_key(&j, "r2");
-			json_double(&j, er->parent_r2);
-			json_end_object(&j);
-		}
-		json_end_array(&j);
-		json_key(&j, "not_ranked");
-		json_begin_array(&j);
-		for (i = tr->nr_ranked; i < tr->nr_events; i++) {
-			const struct vs_event_rank *er = &tr->events[i];
-
-			if (er->status != VS_RANK_TOO_FEW)
-				continue;
-			json_begin_object(&j);
-			json_key(&j, "event");
-			json_string(&j, er->name);
-			json_key(&j, "tasks");
-			json_u64(&j, er->tasks);
-			json_end_object(&j);
-		}
-		json_end_array(&j);
+		json_unranked(rep, &j, tr, VS_RANK_REMOVED, "removed");
+		json_unranked(rep, &j, tr, VS_RANK_TOO_FEW, "not_ranked");
 		json_end_object(&j);
 	}
 	json_end_array(&j);

@@ -147,38 +147,40 @@ static const char *tick_label(char *buf, size_t len, double v,
 	return buf;
 }
 
+/* Grid lines and labelled ticks along the x axis, or the y axis. */
+static void ticks(struct vs_plot *p, bool y_axis, const char *unit)
+{
+	double lo = y_axis ? p->ymin : p->xmin, hi = y_axis ? p->ymax : p->xmax;
+	double step = nice_step(lo, hi), v;
+	char buf[32];
+
+	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+		double at = y_axis ? py(p, v) : px(p, v);
+
+		fprintf(p->svg->fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+			y_axis ? p->left : at, y_axis ? at : p->top,
+			y_axis ? p->left + p->width : at,
+			y_axis ? at : p->top + p->height);
+		tick_label(buf, sizeof(buf), v, unit);
+		if (y_axis)
+			vs_svg_text(p->svg, p->left - 4, at + 3.5, TICK_FONT,
+				    "end", "%s", buf);
+		else
+			vs_svg_text(p->svg, at, p->top + p->height + 13,
+				    TICK_FONT, "middle", "%s", buf);
+	}
+}
+
 static void axes(struct vs_plot *p, const struct vs_plot_spec *spec)
 {
 	FILE *fp = p->svg->fp;
-	double step, v;
-	char buf[32];
 
 	fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		"height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n",
 		p->left, p->top, p->width, p->height);
-	step = nice_step(p->xmin, p->xmax);
-	for (v = ceil(p->xmin / step) * step; v <= p->xmax + step * 1e-9;
-	     v += step) {
-		double x = px(p, v);
-
-		fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
-			x, p->top, x, p->top + p->height);
-		vs_svg_text(p->svg, x, p->top + p->height + 13, TICK_FONT,
-			    "middle", "%s",
-			    tick_label(buf, sizeof(buf), v, spec->xunit));
-	}
-	step = nice_step(p->ymin, p->ymax);
-	for (v = ceil(p->ymin / step) * step; v <= p->ymax + step * 1e-9;
-	     v += step) {
-		double y = py(p, v);
-
-		fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
-			p->left, y, p->left + p->width, y);
-		vs_svg_text(p->svg, p->left - 4, y + 3.5, TICK_FONT, "end",
-			    "%s", tick_label(buf, sizeof(buf), v, spec->yunit));
-	}
+	ticks(p, false, spec->xunit);
+	ticks(p, true, spec->yunit);
 	if (spec->title)
 		vs_svg_text(p->svg, p->left + p->width / 2, p->top - 7,
 			    TITLE_FONT, "middle", "%s", spec->title);
