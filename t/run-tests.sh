@@ -104,10 +104,12 @@ trap 'exit 130' INT TERM
 san_env() {
 	local dir=$1 opts
 
+	# ours last: the last value of an option wins
 	opts="log_path=$dir/report:halt_on_error=1:abort_on_error=0"
 	opts="$opts:detect_leaks=${VS_DETECT_LEAKS:-1}"
-	export ASAN_OPTIONS="$opts${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-	export UBSAN_OPTIONS="log_path=$dir/report:halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$opts"
+	opts="log_path=$dir/report:halt_on_error=1:print_stacktrace=1"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$opts"
 }
 
 # run_one INDEX: run test file INDEX, its output in $out/INDEX.tap and its
