@@ -186,6 +186,22 @@ static const struct vs_x86_event generic_events[] = {
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* The fixed counters by Intel's pseudo umask, as perf's generic events. */
+static const struct {
+	uint64_t config;
+	const char *perf_name;
+} fixed_counters[] = {
+	[1] = { PERF_COUNT_HW_INSTRUCTIONS, "instructions" },
+	[2] = { PERF_COUNT_HW_CPU_CYCLES, "cycles" },
+	[3] = { PERF_COUNT_HW_REF_CPU_CYCLES, "ref-cycles" },
+};
+
+static int fixed_counter(const struct vs_x86_event *e)
+{
+	return (e->flags & VS_X86_EV_FIXED) && e->umask >= 1 &&
+	       e->umask < ARRAY_SIZE(fixed_counters) ? e->umask : 0;
+}
+
 static const struct vs_x86_table skx_table = {
 	.name = "skylakex",
 	.desc = "Skylake-SP server core",
@@ -218,6 +234,15 @@ const struct vs_x86_event *vs_x86_pebs_uops_retired(void)
 const struct vs_x86_event *vs_x86_pebs_load_latency(void)
 {
 	return vs_x86_event_lookup(&skx_table, "MEM_TRANS_RETIRED.LOAD_LATENCY");
+}
+
+const struct vs_x86_table *vs_x86_table_by_name(const char *name)
+{
+	if (!strcmp(name, skx_table.name))
+		return &skx_table;
+	if (!strcmp(name, generic_table.name))
+		return &generic_table;
+	return NULL;
 }
 
 const struct vs_x86_table *vs_x86_table_for(const struct vs_x86_cpu *cpu)
@@ -365,8 +390,10 @@ const struct vs_x86_event *vs_x86_event_lookup(const struct vs_x86_table *t,
 
 	for (i = 0; i < t->nr; i++) {
 		const struct vs_x86_event *e = &t->events[i];
+		int f = fixed_counter(e);
 
-		if (!strcmp(e->vs_name, name) || !strcasecmp(e->name, name))
+		if (!strcmp(e->vs_name, name) || !strcasecmp(e->name, name) ||
+		    (f && !strcmp(fixed_counters[f].perf_name, name)))
 			return e;
 	}
 	if (!strncmp(name, "hw.", 3))
@@ -385,16 +412,12 @@ uint64_t vs_x86_event_config(const struct vs_x86_event *e)
 
 void vs_x86_event_hw(const struct vs_x86_event *e, struct vs_hw_config *hw)
 {
-	static const uint64_t fixed[] = {
-		[1] = PERF_COUNT_HW_INSTRUCTIONS,
-		[2] = PERF_COUNT_HW_CPU_CYCLES,
-		[3] = PERF_COUNT_HW_REF_CPU_CYCLES,
-	};
+	int f = fixed_counter(e);
 
 	hw->config1 = 0;
-	if ((e->flags & VS_X86_EV_FIXED) && e->umask >= 1 && e->umask <= 3) {
+	if (f) {
 		hw->type = PERF_TYPE_HARDWARE;
-		hw->config = fixed[e->umask];
+		hw->config = fixed_counters[f].config;
 	} else {
 		hw->type = PERF_TYPE_RAW;
 		hw->config = vs_x86_event_config(e);
@@ -414,6 +437,27 @@ const struct vs_x86_event *vs_x86_event_by_config(const struct vs_x86_table *t,
 			return &t->events[i];
 	}
 	return NULL;
+}
+
+const char *vs_x86_event_unit(const struct vs_x86_event *e)
+{
+	return e->group == VS_GROUP_CYCLE ? "cycles" : "count";
+}
+
+void vs_x86_event_format(const struct vs_x86_event *e, char *buf, size_t len)
+{
+	int f = fixed_counter(e);
+	char cmask[16] = "";
+
+	if (f) {
+		snprintf(buf, len, "%s", fixed_counters[f].perf_name);
+		return;
+	}
+	if (e->cmask)
+		snprintf(cmask, sizeof(cmask), ",cmask=%u", e->cmask);
+	snprintf(buf, len, "cpu/event=0x%02x,umask=0x%02x%s%s%s%s/", e->event,
+		 e->umask, cmask, e->inv ? ",inv" : "", e->any ? ",any" : "",
+		 e->edge ? ",edge" : "");
 }
 
 bool vs_x86_event_is_ancestor(const struct vs_x86_table *t,

@@ -111,6 +111,11 @@ const struct vs_x86_table *vs_x86_skylakex(void);
 const struct vs_x86_table *vs_x86_generic(void);
 
 /**
+ * vs_x86_table_by_name - "skylakex" or "generic", NULL for other names
+ */
+const struct vs_x86_table *vs_x86_table_by_name(const char *name);
+
+/**
  * vs_x86_table_for - the event table for @cpu: skylakex for Intel family
  * 6 model 0x55, vs_x86_generic() for everything else
  */
@@ -135,8 +140,9 @@ void vs_x86_cpu_describe(const struct vs_x86_cpu *cpu, char *buf, size_t len);
 
 /**
  * vs_x86_event_lookup - find an event of @t by name
- * @name: varscope name ("hw.L1D.REPLACEMENT", "hw.cycles") or Intel name
- *        ("L1D.REPLACEMENT", any case)
+ * @name: varscope name ("hw.L1D.REPLACEMENT", "hw.cycles"), Intel name
+ *        ("L1D.REPLACEMENT", any case) or, for a fixed counter, perf's
+ *        generic name ("cycles")
  *
  * Returns NULL when @t has no such event.
  */
@@ -160,6 +166,18 @@ uint64_t vs_x86_event_config(const struct vs_x86_event *e);
  * fixed counter), any other as a raw cpu PMU event
  */
 void vs_x86_event_hw(const struct vs_x86_event *e, struct vs_hw_config *hw);
+
+/**
+ * vs_x86_event_unit - "cycles" for CYCLE events, "count" for the others
+ */
+const char *vs_x86_event_unit(const struct vs_x86_event *e);
+
+/**
+ * vs_x86_event_format - @e in perf's raw syntax, "cpu/event=0xd1,umask=0x20/"
+ * (with cmask=N, inv, any, edge when set); a fixed counter as perf's
+ * generic name ("instructions", "cycles", "ref-cycles")
+ */
+void vs_x86_event_format(const struct vs_x86_event *e, char *buf, size_t len);
 
 /**
  * vs_x86_event_is_ancestor - Rule 2: is @parent's value made of @child's?

@@ -150,6 +150,40 @@ static void test_encodings(const struct vs_x86_table *t)
 	ok(back, "every event is found again by its perf config");
 }
 
+static void test_format(const struct vs_x86_table *t)
+{
+	unsigned int i;
+	bool round = true;
+	char buf[96];
+
+	for (i = 0; i < t->nr; i++) {
+		const struct vs_x86_event *e = &t->events[i];
+		struct vs_hw_config hw, want;
+
+		vs_x86_event_format(e, buf, sizeof(buf));
+		vs_x86_event_hw(e, &want);
+		if (e->flags & VS_X86_EV_FIXED) {
+			if (vs_x86_event_lookup(t, buf) != e)
+				round = false;
+		} else if (vs_x86_parse_raw(buf, &hw, NULL, 0) ||
+			   hw.config != want.config) {
+			round = false;
+			printf("# %s: %s\n", e->name, buf);
+		}
+	}
+	ok(round, "every event's printed encoding parses back to its config");
+	vs_x86_event_format(vs_x86_event_lookup(t, "L1D_PEND_MISS.PENDING_CYCLES_ANY"),
+			    buf, sizeof(buf));
+	is_str(buf, "cpu/event=0x48,umask=0x01,cmask=1,any/",
+	       "an encoding with cmask and any, in perf's syntax");
+	ok(!strcmp(vs_x86_event_unit(vs_x86_event_lookup(t, "hw.cycles")), "cycles") &&
+	   !strcmp(vs_x86_event_unit(vs_x86_event_lookup(t, "L1D.REPLACEMENT")), "count"),
+	   "CYCLE events count cycles, the others counts");
+	ok(vs_x86_table_by_name("skylakex") == t &&
+	   vs_x86_table_by_name("generic") == vs_x86_generic() &&
+	   !vs_x86_table_by_name("haswell"), "tables by name");
+}
+
 static void test_fixed(const struct vs_x86_table *t)
 {
 	static const struct {
@@ -174,6 +208,10 @@ static void test_fixed(const struct vs_x86_table *t)
 		   "%s is a fixed counter opened as a generic hardware event",
 		   fixed[i].name);
 	}
+	ok(vs_x86_event_lookup(t, "cycles") == vs_x86_event_lookup(t, VS_HW_CYCLES) &&
+	   vs_x86_event_lookup(t, "instructions") ==
+	   vs_x86_event_lookup(t, VS_HW_INSTRUCTIONS),
+	   "fixed counters are found by perf's names");
 	ok(!strcmp(vs_x86_event_lookup(t, "INST_RETIRED.ANY")->vs_name,
 		   VS_HW_INSTRUCTIONS) &&
 	   !strcmp(vs_x86_event_lookup(t, "cpu_clk_unhalted.ref_tsc")->vs_name,
@@ -372,6 +410,7 @@ int main(void)
 
 	test_table1(t);
 	test_encodings(t);
+	test_format(t);
 	test_fixed(t);
 	test_lookup(t);
 	test_table2(t);
