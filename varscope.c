@@ -32,6 +32,7 @@ static const struct cmd_struct commands[] = {
 	{ "segments",	cmd_segments,	"Cut recordings into segments and tabulate their tails" },
 	{ "signature",	cmd_signature,	"Build and match function signatures from system calls" },
 	{ "script",	cmd_script,	"Dump every record of a trace as text or JSON" },
+	{ "list",	cmd_list,	"List the hardware events and what the PMU can count" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

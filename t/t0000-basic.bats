@@ -15,7 +15,7 @@ load test-lib
 	run "$VARSCOPE" --help
 	assert_success
 	assert_line --index 0 "usage: varscope [--version] [--help] COMMAND [ARGS]"
-	for cmd in record report tui diff segments signature script help; do
+	for cmd in record report tui diff segments signature script list help; do
 		assert_line --regexp "^   $cmd +[A-Z]"
 	done
 	run "$VARSCOPE" -h
@@ -33,7 +33,7 @@ load test-lib
 @test "--list-cmds prints one command per line, help last" {
 	run "$VARSCOPE" --list-cmds
 	assert_success
-	assert_output "$(printf '%s\n' record report tui diff segments signature script help)"
+	assert_output "$(printf '%s\n' record report tui diff segments signature script list help)"
 }
 
 @test "an unknown command names itself and the closest command, exit 1" {

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * list.c - varscope list: the hardware events varscope knows on this CPU,
+ * and whether its PMU can count them (perf list's counterpart).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "../arch/x86/intel-events.h"
+#include "../core/parse-options.h"
+#include "../core/pmu.h"
+#include "../core/trace.h"
+#include "../ui/json.h"
+
+static const char *const list_usage[] = {
+	"varscope list [<options>] [EVENT...]",
+	NULL,
+};
+
+static void notes(const struct vs_x86_event *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s",
+		 e->flags & VS_X86_EV_FIXED ? " fixed" : "",
+		 e->flags & VS_X86_EV_NOT_RECORDED ? " not-recorded" : "",
+		 e->flags & VS_X86_EV_UNLISTED ? " not-in-intel-list" : "",
+		 e->flags & VS_X86_EV_PEBS ? " pebs" : "");
+}
+
+static void print_text(const struct vs_x86_event *e)
+{
+	char enc[96], note[64];
+
+	vs_x86_event_format(e, enc, sizeof(enc));
+	notes(e, note, sizeof(note));
+	printf("%-46s %-6s %-5s %-46s %s%s\n", e->vs_name, vs_x86_event_unit(e),
+	       vs_group_name(e->group), e->parent ? e->parent : "-", enc, note);
+}
+
+static void print_json(struct json_out *j, const struct vs_x86_event *e)
+{
+	struct vs_hw_config hw;
+	char enc[96];
+
+	vs_x86_event_hw(e, &hw);
+	vs_x86_event_format(e, enc, sizeof(enc));
+	json_begin_object(j);
+	json_key(j, "name");
+	json_string(j, e->vs_name);
+	json_key(j, "intel");
+	json_string(j, e->name);
+	json_key(j, "unit");
+	json_string(j, vs_x86_event_unit(e));
+	json_key(j, "group");
+	json_string(j, vs_group_name(e->group));
+	json_key(j, "parent");
+	if (e->parent)
+		json_string(j, e->parent);
+	else
+		json_null(j);
+	json_key(j, "encoding");
+	json_string(j, enc);
+	json_key(j, "type");
+	json_u64(j, hw.type);
+	json_key(j, "config");
+	json_u64(j, hw.config);
+	json_key(j, "fixed");
+	json_bool(j, e->flags & VS_X86_EV_FIXED);
+	json_key(j, "recorded");
+	json_bool(j, vs_x86_event_recorded(e) || (e->flags & VS_X86_EV_FIXED));
+	json_key(j, "pebs");
+	json_bool(j, e->flags & VS_X86_EV_PEBS);
+	json_end_object(j);
+	json_newline(j);
+}
+
+/* Resolve @name in @t: a name, or perf's raw syntax for an event of @t. */
+static const struct vs_x86_event *resolve(const struct vs_x86_table *t,
+					  const char *name)
+{
+	const struct vs_x86_event *e = vs_x86_event_lookup(t, name);
+	struct vs_hw_config hw;
+	char err[160];
+
+	if (e)
+		return e;
+	if (vs_x86_parse_raw(name, &hw, err, sizeof(err)) == 0) {
+		e = vs_x86_event_by_config(t, &hw);
+		if (!e)
+			fprintf(stderr, "varscope list: '%s' (config 0x%llx) is not "
+				"in the %s table\n", name,
+				(unsigned long long)hw.config, t->name);
+		return e;
+	}
+	if (!strchr(name, '/') && name[0] != 'r')
+		fprintf(stderr, "varscope list: '%s': no such event in the %s "
+			"table\n", name, t->name);
+	else
+		fprintf(stderr, "varscope list: %s\n", err);
+	return NULL;
+}
+
+int cmd_list(int argc, const char **argv)
+{
+	const char *format = "text", *table = NULL;
+	const struct vs_option options[] = {
+		OPT_STRING(0, "format", &format, "fmt", "text (default) or json"),
+		OPT_STRING(0, "table", &table, "name",
+			   "list this event table (skylakex, generic) instead "
+			   "of the CPU's"),
+		OPT_END()
+	};
+	const struct vs_x86_table *t;
+	struct json_out j;
+	struct vs_pmu pmu;
+	char line[256];
+	unsigned int i;
+	int n, status = 0;
+
+	n = parse_options(argc, argv, options, list_usage, 0);
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		option_error("format", "must be text or json");
+	t = table ? vs_x86_table_by_name(table) : NULL;
+	if (table && !t)
+		option_error("table", "must be skylakex or generic");
+
+	vs_pmu_probe(&pmu);
+	vs_pmu_status(&pmu, line, sizeof(line));
+	fprintf(stderr, "%s\n", line);
+	if (!t)
+		t = pmu.table;
+
+	json_init(&j, stdout);
+	for (i = 0; i < (n ? (unsigned int)n : t->nr); i++) {
+		const struct vs_x86_event *e = n ? resolve(t, argv[i]) : &t->events[i];
+
+		if (!e) {
+			status = 1;
+			continue;
+		}
+		if (!strcmp(format, "json"))
+			print_json(&j, e);
+		else
+			print_text(e);
+	}
+	return status;
+}
