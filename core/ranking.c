@@ -6,16 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/intel-events.h"
 #include "bitmap.h"
 #include "ranking.h"
 #include "sort.h"
 
-/* Catalog names of the totals of Rule 2's two implicit families. */
+/*
+ * Catalog names of the totals of Rule 2's two implicit families: the
+ * fixed counters as record names them, then the generic perf names.
+ */
 static const char *const total_instructions[] = {
-	"instructions", "INST_RETIRED.ANY_P", "INST_RETIRED.ANY", NULL
+	VS_HW_INSTRUCTIONS, "instructions", NULL
 };
 static const char *const total_cycles[] = {
-	"cycles", "CPU_CLK_UNHALTED.THREAD_P", "CPU_CLK_UNHALTED.THREAD", NULL
+	VS_HW_CYCLES, "cycles", NULL
 };
 
 static int find_first(const struct vs_taskset *ts, const char *const *names)
