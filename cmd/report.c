@@ -80,6 +80,14 @@ static size_t nr_shown(const struct report *rep, const struct vs_type_rank *tr)
 
 /* --- text --- */
 
+/* A share as a percentage, without "-0.0%". */
+static double pct(double share)
+{
+	double v = 100 * share;
+
+	return v > -0.05 && v < 0.05 ? 0 : v;
+}
+
 /* The notes of one ranked event, "; "-separated, into @buf. */
 static const char *event_notes(const struct report *rep,
 			       const struct vs_event_rank *er,
@@ -139,7 +147,7 @@ static void print_text_type(const struct report *rep,
 	vs_table_column(t, EVENT, "Event", VS_ALIGN_LEFT);
 	vs_table_column(t, IMPACT, "Impact", VS_ALIGN_RIGHT);
 	vs_table_column(t, ADJUSTED, "Adjusted", VS_ALIGN_RIGHT);
-	vs_table_column(t, CI, rep->ci ? "CI" : "", VS_ALIGN_RIGHT);
+	vs_table_column(t, CI, rep->ci ? "CI 95%" : NULL, VS_ALIGN_RIGHT);
 	vs_table_column(t, THRESHOLD, "Threshold", VS_ALIGN_RIGHT);
 	vs_table_column(t, PTHR, "pThr", VS_ALIGN_RIGHT);
 	vs_table_column(t, TASKS, "Tasks", VS_ALIGN_RIGHT);
@@ -155,11 +163,11 @@ static void print_text_type(const struct report *rep,
 
 		vs_table_cell(t, "%zu", i + 1);
 		vs_table_cell(t, "%s", er->name);
-		vs_table_cell(t, "%.1f%%", 100 * er->impact);
-		vs_table_cell(t, "%.1f%%", 100 * er->adjusted);
+		vs_table_cell(t, "%.1f%%", pct(er->impact));
+		vs_table_cell(t, "%.1f%%", pct(er->adjusted));
 		if (er->has_ci)
-			vs_table_cell(t, "[%.1f%%, %.1f%%]", 100 * er->ci_lo,
-				      100 * er->ci_hi);
+			vs_table_cell(t, "[%.1f%%, %.1f%%]", pct(er->ci_lo),
+				      pct(er->ci_hi));
 		else
 			vs_table_cell(t, "%s", "");
 		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),

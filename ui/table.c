@@ -102,6 +102,39 @@ static void print_cell(FILE *fp, const char *s, int width, enum vs_align align,
 		fprintf(fp, "%-*s", width, s);
 }
 
+/* Index of the last non-empty cell of a row of @n (-1 if none). */
+static int last_filled(const char *const *cells, unsigned int n)
+{
+	int c;
+
+	for (c = n - 1; c >= 0; c--)
+		if (cells[c] && cells[c][0])
+			return c;
+	return -1;
+}
+
+/*
+ * One line: cells up to the last non-empty one, no trailing blanks;
+ * columns empty in every row and in the header (width 0) are left out.
+ */
+static void print_row(const struct vs_table *t, FILE *fp, const int *width,
+		      const char *const *cells, const char *lead)
+{
+	int last = last_filled(cells, t->nr_columns), c;
+
+	fputs(lead, fp);
+	for (c = 0; c <= last; c++) {
+		if (!width[c])
+			continue;
+		print_cell(fp, cells[c] ? cells[c] : "",
+			   width[c] - (c ? 0 : (int)strlen(lead)),
+			   t->align[c], c == last);
+		if (c < last)
+			fputs("  ", fp);
+	}
+	fputc('\n', fp);
+}
+
 void vs_table_print(const struct vs_table *t, FILE *fp)
 {
 	int *width = calloc(t->nr_columns, sizeof(*width));
@@ -121,26 +154,10 @@ void vs_table_print(const struct vs_table *t, FILE *fp)
 			if (w > width[c])
 				width[c] = w;
 		}
-	fputs("# ", fp);
-	for (c = 0; c < t->nr_columns; c++) {
-		print_cell(fp, t->titles[c] ? t->titles[c] : "",
-			   width[c] - (c ? 0 : 2), t->align[c],
-			   c + 1 == t->nr_columns);
-		if (c + 1 < t->nr_columns)
-			fputs("  ", fp);
-	}
-	fputc('\n', fp);
-	for (r = 0; r < t->nr_rows; r++) {
-		for (c = 0; c < t->nr_columns; c++) {
-			const char *s = t->cells[r * t->nr_columns + c];
-
-			print_cell(fp, s ? s : "", width[c], t->align[c],
-				   c + 1 == t->nr_columns);
-			if (c + 1 < t->nr_columns)
-				fputs("  ", fp);
-		}
-		fputc('\n', fp);
-	}
+	print_row(t, fp, width, t->titles, "# ");
+	for (r = 0; r < t->nr_rows; r++)
+		print_row(t, fp, width,
+			  (const char *const *)&t->cells[r * t->nr_columns], "");
 	free(width);
 }
 

@@ -37,7 +37,10 @@ int vs_table_cell(struct vs_table *t, const char *fmt, ...)
 /* Close the current row; missing cells print empty. */
 int vs_table_end_row(struct vs_table *t);
 
-/* Header line "# Title ..." then the rows; the last column is not padded. */
+/*
+ * Header line "# Title ..." then the rows; no trailing blanks, and a
+ * column without title or content is left out.
+ */
 void vs_table_print(const struct vs_table *t, FILE *fp);
 
 void vs_table_free(struct vs_table *t);
