@@ -186,6 +186,25 @@ static bool fits_line(const struct vs_fit *fit, double a, double b,
 	       rms <= VS_CDF_TOLERANCE;
 }
 
+/*
+ * A step of the CDF falls inside a range, so the lines on either side of
+ * it meet at that range's edges: move a connection point at @at to the
+ * largest gap between consecutive values within @len values of it.
+ */
+static size_t snap_to_gap(const float *sorted, size_t n, size_t at, size_t len)
+{
+	size_t from = at > len ? at - len : 1, to = at + len < n ? at + len : n;
+	size_t i, best = at;
+	float gap = 0;
+
+	for (i = from; i < to; i++)
+		if (sorted[i] - sorted[i - 1] > gap) {
+			gap = sorted[i] - sorted[i - 1];
+			best = i;
+		}
+	return best;
+}
+
 size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
 		     size_t *breaks, size_t max)
 {
@@ -215,7 +234,8 @@ size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
 			cur = merged;
 			continue;
 		}
-		if (nr < max)
+		from = snap_to_gap(sorted, n, from, n / ranges);
+		if (nr < max && (!nr || from > breaks[nr - 1]))
 			breaks[nr++] = from;
 		cur = next;
 	}
@@ -246,10 +266,13 @@ void vs_find_threshold(const float *sorted, size_t n, double ptarget,
 					    VS_CDF_RANGES) : 0;
 		/*
 		 * A point above which no value is higher (the top of a step
-		 * that ends at the maximum) marks nothing as high: no candidate.
+		 * that ends at the maximum) marks nothing as high, and one
+		 * below the median would call most values high: neither is a
+		 * candidate.
 		 */
 		for (i = 0; i < nr; i++)
 			if ((double)breaks[i] / n < ptarget &&
+			    (double)breaks[i] / n >= VS_PTHRESHOLD_MIN &&
 			    sorted[breaks[i] - 1] < sorted[n - 1])
 				best = breaks[i];
 		free(breaks);

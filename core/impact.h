@@ -32,6 +32,7 @@
 #define VS_CDF_MERGE_R2		0.95	/* both ranges must fit the merged line */
 #define VS_CDF_TOLERANCE	0.005	/* ... or lie this close to it (share of
 					   the value span, root mean square) */
+#define VS_PTHRESHOLD_MIN	0.5	/* high values are above the median */
 #define VS_RULE2_R2		0.99	/* child proportional to parent */
 
 /* --- percentiles --- */
@@ -146,7 +147,10 @@ double vs_fit_r2(const struct vs_fit *fit, double a, double b, bool line_flat);
  * blind to scale: without the tolerance, the noise inside a narrow
  * cluster of values (the tasks that all waited ~1 ms) splits it into
  * lines whose connection points, closer to pTarget than the real step,
- * would win.  Returns the number of breaks (at most @max).
+ * would win.  A connection point then moves to the largest gap between
+ * consecutive values within one range of it: a step inside a range makes
+ * the lines meet at both its edges, and the step is the point.  Returns
+ * the number of breaks (at most @max).
  */
 size_t vs_cdf_breaks(const float *sorted, size_t n, unsigned int nr_ranges,
 		     size_t *breaks, size_t max);
@@ -170,7 +174,8 @@ struct vs_threshold {
  * vs_find_threshold - pThreshold and the high-value threshold of an event
  * @sorted: @n values, ascending
  * @ptarget: pTarget; the chosen connection point is the one below it and
- *           closest to it
+ *           closest to it, and at least VS_PTHRESHOLD_MIN: a step below
+ *           the median is no reason why the tail differs from the median
  * @given: --pthreshold, or a negative number to find it
  */
 void vs_find_threshold(const float *sorted, size_t n, double ptarget,

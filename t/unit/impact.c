@@ -110,20 +110,31 @@ static void test_threshold(void)
 
 	/*
 	 * 90 values 1 then 10 values 100: 25 ranges of 4; range 22 (88..91)
-	 * holds the jump, so lines meet at 88 and 92.  92 has nothing above
-	 * its value (100 is the maximum): 88 wins, and the 10 hundreds are
-	 * the high values.
+	 * holds the jump, so lines meet at 88 and 92, and both points move
+	 * to the gap at 90: the 10 hundreds are the high values.
 	 */
 	for (i = 0; i < 100; i++)
 		step[i] = i < 90 ? 1 : 100;
 	nr = vs_cdf_breaks(step, 100, VS_CDF_RANGES, breaks, 16);
-	ok(nr == 2 && breaks[0] == 88 && breaks[1] == 92,
-	   "breaks of a step: 88 and 92 (got %zu: %zu %zu)", nr,
-	   nr > 0 ? breaks[0] : 0, nr > 1 ? breaks[1] : 0);
+	ok(nr == 1 && breaks[0] == 90, "breaks of a step: at the step, 90 "
+	   "(got %zu: %zu %zu)", nr, nr > 0 ? breaks[0] : 0,
+	   nr > 1 ? breaks[1] : 0);
 	vs_find_threshold(step, 100, 0.99, -1, &thr);
 	ok(thr.how == VS_THRESHOLD_STEP && thr.value == 1 &&
-	   fabs(thr.pthreshold - 0.88) < 1e-12 && thr.nr_lines == 3,
-	   "step: pThreshold 0.88, high means above 1, 3 lines");
+	   fabs(thr.pthreshold - 0.90) < 1e-12 && thr.nr_lines == 2,
+	   "step: pThreshold 0.90, high means above 1, 2 lines");
+
+	/*
+	 * 93 values near 2, 6 near 4 and one 7: the point moves to the
+	 * gap 2 -> 4 (at 93), not inside the cluster of 4s, and not to the
+	 * last gap (99), above pTarget.
+	 */
+	for (i = 0; i < 100; i++)
+		step[i] = i < 93 ? 2 + i * 0.001f : i < 99 ? 4 + i * 0.01f : 7;
+	vs_find_threshold(step, 100, 0.99, -1, &thr);
+	ok(thr.how == VS_THRESHOLD_STEP && fabs(thr.pthreshold - 0.93) < 1e-12,
+	   "two clusters: pThreshold at the gap between them, 0.93 (%.3f)",
+	   thr.pthreshold);
 
 	/* a straight CDF has no connection point: pTarget is used */
 	for (i = 0; i < 1000; i++)
@@ -143,6 +154,13 @@ static void test_threshold(void)
 	vs_find_threshold(few, 5, 0.99, -1, &thr);
 	ok(thr.how == VS_THRESHOLD_TOO_FEW && thr.value == 5,
 	   "five values are too few to fit: pTarget value 5");
+
+	/* one low value: the step at 0.01 is below the median, no candidate */
+	for (i = 0; i < 100; i++)
+		step[i] = i ? 256 : 238;
+	vs_find_threshold(step, 100, 0.99, -1, &thr);
+	ok(thr.how == VS_THRESHOLD_NO_STEP && thr.value == 256,
+	   "a step below the median is no threshold: nothing above 256");
 
 	vs_find_threshold(uniform, 1000, 0.99, 0.5, &thr);
 	ok(thr.how == VS_THRESHOLD_GIVEN && thr.value == 499,
