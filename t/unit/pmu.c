@@ -287,8 +287,13 @@ static void test_live_group(void)
 	   "a read is bracketed by two clock reads");
 	ok(!vs_counter_read_order(&g, &r0, v0) && !vs_counter_read_order(&g, &r1, v1),
 	   "both reads carry every member's id");
-	ok(v1[0] - v0[0] >= 2000000 && v1[0] - v0[0] <= cpu1 - cpu0,
-	   "task-clock counted the 2 ms spin, within the thread's CPU time "
+	/*
+	 * task-clock runs on perf's clock, the thread's CPU time on the
+	 * scheduler's: they agree to a few microseconds, not exactly.
+	 */
+	ok(v1[0] - v0[0] >= 2000000 - 2000000 / 50 &&
+	   v1[0] - v0[0] <= (cpu1 - cpu0) + (cpu1 - cpu0) / 50,
+	   "task-clock counted the 2 ms spin, the thread's CPU time within 2%% "
 	   "(%llu of %llu ns)", (unsigned long long)(v1[0] - v0[0]),
 	   (unsigned long long)(cpu1 - cpu0));
 	ok(v1[1] - v0[1] >= 1, "context-switches counted the sleep (%llu)",
