@@ -377,7 +377,8 @@ int vs_taskset_finish(struct vs_taskset *ts)
 	for (i = 0; i < ts->nr_types; i++)
 		if (finish_type(&ts->types[i]))
 			return -1;
-	qsort(ts->types, ts->nr_types, sizeof(*ts->types), cmp_type);
+	if (ts->nr_types)	/* no types: types is NULL, qsort wants non-NULL */
+		qsort(ts->types, ts->nr_types, sizeof(*ts->types), cmp_type);
 	free_build(ts->build);
 	ts->build = NULL;
 	return 0;

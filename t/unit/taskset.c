@@ -33,7 +33,7 @@ static void write_trace(void)
 		snprintf(name, sizeof(name), "ev.%d", e);
 		rec = (struct vs_record){ .kind = VS_REC_EVENT_DEF,
 			.event_def = { e, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL,
-				       strdup(name), "ns" } };
+				       name, "ns" } };
 		vs_writer_add(w, &rec);
 	}
 	for (i = 0; i < NR_TASKS; i++) {
