@@ -154,6 +154,27 @@ bench: all $(BENCH_BIN)
 		echo "== $$b"; VS_BUILD=$(CURDIR)/$(BUILD) VARSCOPE=$(CURDIR)/$(VARSCOPE_BIN) $$b; \
 	done
 
+# libFuzzer target for the trace reader, built with clang and without the
+# CRC checks (-DVS_FUZZING) so mutations reach the decoder.  New inputs go
+# to build/fuzz/corpus; the seeds in fuzz/corpus stay as committed.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC   := fuzz/fuzz-reader.c core/trace-codec.c core/trace-reader.c \
+	      ui/json.c ui/record-print.c
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	      -fno-sanitize-recover=undefined -DVS_FUZZING -std=gnu11 \
+	      -D_GNU_SOURCE -I. -Iinclude -Wall -Wextra -Werror \
+	      -Wno-unused-parameter
+
+build/fuzz/fuzz-reader: $(FUZZ_SRC) $(wildcard core/trace*.h ui/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lz
+
+fuzz: build/fuzz/fuzz-reader
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/ build/fuzz/corpus fuzz/corpus
+
 demo: all
 	@scripts/demo.sh
 

@@ -600,6 +600,8 @@ const char *vs_chunk_hdr_decode(const uint8_t *buf, struct vs_chunk_hdr *h)
 		return "chunk raw length out of range";
 	if (h->comp_len > compressBound(h->raw_len) + 64)
 		return "chunk compressed length out of range";
+	if (h->raw_len > (uint64_t)h->comp_len * VS_DEFLATE_MAX_RATIO + 64)
+		return "chunk raw length out of range";
 	if ((uint64_t)h->nr_records * VS_REC_HDR_LEN > h->raw_len)
 		return "chunk record count out of range";
 	if ((h->flags & VS_CHUNK_END) && (h->comp_len || h->raw_len))

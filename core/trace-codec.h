@@ -30,6 +30,7 @@
 #define VS_CHUNK_END		(1u << 1)	/* the end mark written on close */
 #define VS_CHUNK_TARGET		(256u * 1024)	/* writer cuts chunks here */
 #define VS_CHUNK_RAW_MAX	(64u * 1024 * 1024)	/* readers refuse more */
+#define VS_DEFLATE_MAX_RATIO	1032	/* deflate expands no more than this */
 
 /* A record: u16 kind, u32 body size, body. */
 #define VS_REC_HDR_LEN		6
