@@ -493,7 +493,9 @@ static int take_record(struct part *p, const struct vs_record *rec)
 	const struct vs_taskset_opts *o = p->opts;
 	const struct vs_task *t = &rec->task;
 
-	if (rec->kind == VS_REC_EPOCH)
+	struct vs_task bare;
+
+	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
 		return vs_taskset_add_epoch(p->ts, &rec->epoch);
 	if (rec->kind != VS_REC_TASK || vs_reader_offset(p->r) < p->start_off)
 		return 0;
@@ -501,7 +503,11 @@ static int take_record(struct part *p, const struct vs_record *rec)
 		return 0;
 	if (t->end < o->from_ns || (o->to_ns && t->end >= o->to_ns))
 		return 0;
-	return vs_taskset_add_task(p->ts, t);
+	if (!o->latency_only)
+		return vs_taskset_add_task(p->ts, t);
+	bare = *t;
+	bare.nr_values = 0;
+	return vs_taskset_add_task(p->ts, &bare);
 }
 
 static void part_progress(struct part *p)
@@ -556,7 +562,7 @@ static int start_part(struct part *p, uint64_t time)
 			p->pending = true;
 			return 0;
 		}
-		if (p->rec.kind == VS_REC_EPOCH &&
+		if (p->rec.kind == VS_REC_EPOCH && !p->opts->latency_only &&
 		    vs_taskset_add_epoch(p->ts, &p->rec.epoch))
 			return -1;
 	}
@@ -650,6 +656,9 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 	used = plan_parts(parts, n, opts);
 	for (k = 0; k < used; k++)
 		parts[k].nr_parts = used;
+	if (opts->to_ns)
+		parts[used - 1].end_off = vs_reader_offset_until(parts[0].r,
+								 opts->to_ns);
 	if (opts->from_ns && vs_reader_seek_time(parts[0].r, opts->from_ns))
 		goto corrupt;
 	for (k = 1; k < used; k++)

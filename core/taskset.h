@@ -62,6 +62,7 @@ struct vs_taskset_opts {
 	uint64_t from_ns, to_ns;	/* tasks that end in [from, to); 0, 0: all */
 	bool one_type;			/* only tasks of @type */
 	uint32_t type;
+	bool latency_only;		/* no event columns: latencies alone */
 	unsigned int parts;		/* readers working in parallel (<= 1: one) */
 	/* called every few thousand tasks with bytes read, bytes in file */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
@@ -82,6 +83,8 @@ struct vs_taskset_opts {
  *
  * With @opts->parts readers, the file is cut by time into parts read in
  * parallel (each decompresses its own chunks) and joined in file order.
+ * A time range is read through the reader's time index: the chunks before
+ * it and after it are not decompressed.
  * A truncated file loads up to its last whole chunk; the task set's
  * @warning says so.  Returns VS_LOAD_OK, VS_LOAD_ERROR or VS_LOAD_CORRUPT.
  */

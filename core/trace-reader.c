@@ -453,6 +453,19 @@ int vs_reader_seek_time(struct vs_reader *r, uint64_t time)
 	return 0;
 }
 
+uint64_t vs_reader_offset_until(struct vs_reader *r, uint64_t time)
+{
+	uint64_t end = r->data_off;
+	size_t i;
+
+	if (r->failed || (!r->have_index && build_index(r)))
+		return r->size;
+	for (i = 0; i < r->nr_index; i++)
+		if (r->index[i].t_min != UINT64_MAX && r->index[i].t_min < time)
+			end = i + 1 < r->nr_index ? r->index[i + 1].off : r->size;
+	return end;
+}
+
 int vs_reader_time_range(struct vs_reader *r, uint64_t *first, uint64_t *last)
 {
 	size_t i;

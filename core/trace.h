@@ -358,6 +358,13 @@ int vs_reader_next(struct vs_reader *r, struct vs_record *rec);
 int vs_reader_seek_time(struct vs_reader *r, uint64_t time);
 
 /**
+ * vs_reader_offset_until - where the records before @time end: the byte
+ * offset just past the last chunk holding a record time below @time (the
+ * data's start when none does); reading a time range can stop there
+ */
+uint64_t vs_reader_offset_until(struct vs_reader *r, uint64_t time);
+
+/**
  * vs_reader_time_range - earliest and latest record times of the data,
  * from the chunk index alone (no decompression)
  *
