@@ -381,21 +381,6 @@ static void print_json(const struct report *rep,
 
 /* --- CSV --- */
 
-static void csv_string(const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_csv(const struct report *rep,
 		      const struct vs_type_rank *trs, unsigned int n)
 {
@@ -413,7 +398,7 @@ static void print_csv(const struct report *rep,
 			const struct vs_event_rank *er = &tr->events[i];
 
 			printf("%u,%zu,", tr->type, i + 1);
-			csv_string(er->name);
+			vs_csv_string(stdout, er->name);
 			printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
 			       event_unit(rep, er), er->impact, er->adjusted);
 			if (er->has_ci)

@@ -281,6 +281,32 @@ int vs_segments_cut(const char *path, uint64_t length,
 	return VS_LOAD_OK;
 }
 
+int vs_segment_list_add_arg(struct vs_segment_list *list, const char *arg,
+			    uint64_t length, bool cut, char *err,
+			    size_t errlen)
+{
+	struct vs_segment_spec spec;
+	struct vs_trace_segment seg;
+	int ret;
+
+	if (vs_segment_spec_parse(arg, &spec, err, errlen))
+		return VS_LOAD_ERROR;
+	if (spec.kind == VS_SEGMENT_FILE && cut) {
+		ret = vs_segments_cut(spec.path, length, list, err, errlen);
+	} else {
+		ret = vs_segment_resolve(&spec, length, &seg, err, errlen);
+		if (!ret) {
+			if (vs_segment_list_add(list, &seg)) {
+				snprintf(err, errlen, "out of memory");
+				ret = VS_LOAD_ERROR;
+			}
+			vs_segment_release(&seg);
+		}
+	}
+	vs_segment_spec_release(&spec);
+	return ret;
+}
+
 int vs_segment_read(const struct vs_trace_segment *seg,
 		    const struct vs_taskset_opts *base,
 		    struct vs_taskset **out, char *err, size_t errlen)

@@ -113,6 +113,21 @@ int vs_segments_cut(const char *path, uint64_t length,
 		    struct vs_segment_list *list, char *err, size_t errlen);
 
 /**
+ * vs_segment_list_add_arg - append the segments a command-line name gives
+ * @list: grows by them
+ * @arg: FILE, FILE:N or FILE@START..END
+ * @length: --length, or 0
+ * @cut: a plain FILE is cut into slices of @length (varscope segments);
+ *       without it, it stays one segment (varscope diff)
+ * @err/@errlen: one line on failure
+ *
+ * Returns VS_LOAD_OK, VS_LOAD_ERROR or VS_LOAD_CORRUPT.
+ */
+int vs_segment_list_add_arg(struct vs_segment_list *list, const char *arg,
+			    uint64_t length, bool cut, char *err,
+			    size_t errlen);
+
+/**
  * vs_segment_list_add - append a copy of @seg to @list (0, or -1 on ENOMEM)
  */
 int vs_segment_list_add(struct vs_segment_list *list,

@@ -175,3 +175,18 @@ void vs_table_free(struct vs_table *t)
 	free(t->align);
 	free(t);
 }
+
+void vs_csv_string(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, fp);
+		return;
+	}
+	putc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', fp);
+		putc(*s, fp);
+	}
+	putc('"', fp);
+}

@@ -45,4 +45,10 @@ void vs_table_print(const struct vs_table *t, FILE *fp);
 
 void vs_table_free(struct vs_table *t);
 
+/**
+ * vs_csv_string - write @s as one CSV field: quoted, with '"' doubled,
+ * when it holds a comma, a quote or a newline
+ */
+void vs_csv_string(FILE *fp, const char *s);
+
 #endif /* VS_UI_TABLE_H */

@@ -50,13 +50,14 @@ struct gen {
 	const char *output;
 	uint64_t tasks, types, events, seed, chunk_records, samples, size;
 	uint64_t cause_ns, epoch_tasks, live_events;
+	uint64_t cause_from, cause_to;	/* window of the cause, from start */
 	const char *cause;
 	double cause_frac;
 	int level;
 	bool every_kind, unknown_kind;
 	/* state */
 	struct vs_writer *w;
-	uint64_t rng, now, nr_written;
+	uint64_t rng, start, now, nr_written;
 	int cause_event;
 	long cause_type;	/* -1: every type */
 	struct vs_value *values;
@@ -179,6 +180,8 @@ static void write_task(struct gen *g, uint64_t n)
 	uint64_t type = rnd(g) % g->types, latency = 0, v, i;
 	bool caused = g->cause_event >= 0 &&
 		      (g->cause_type < 0 || (uint64_t)g->cause_type == type) &&
+		      g->now - g->start >= g->cause_from &&
+		      (!g->cause_to || g->now - g->start < g->cause_to) &&
 		      rnd_unit(g) < g->cause_frac;
 	uint32_t nv = 0;
 
@@ -331,6 +334,11 @@ int main(int argc, const char **argv)
 			   "fraction of the type's tasks that get it"),
 		OPT_DURATION(0, "cause-ns", &g.cause_ns,
 			     "the value added (ns)"),
+		OPT_DURATION(0, "cause-from", &g.cause_from,
+			     "inject only into tasks that start this long "
+			     "after the start"),
+		OPT_DURATION(0, "cause-to", &g.cause_to,
+			     "... and before this (default: to the end)"),
 		OPT_U64(0, "epoch-tasks", &g.epoch_tasks,
 			"tasks per epoch (0: one epoch)"),
 		OPT_U64(0, "live-events", &g.live_events,
@@ -361,7 +369,7 @@ int main(int argc, const char **argv)
 		g.live_events = g.events;
 	parse_cause(&g);
 	g.rng = g.seed;
-	g.now = hdr.start_time;
+	g.start = g.now = hdr.start_time;
 	g.values = calloc(g.events, sizeof(*g.values));
 	g.live = calloc(g.events, sizeof(*g.live));
 	if (!g.values || !g.live)
