@@ -1,10 +1,726 @@
 // SPDX-License-Identifier: MIT
 /*
- * diff.c - varscope diff (placeholder until its issue lands)
+ * diff.c - varscope diff SEG1 SEG2: why the tail of one segment differs
+ * from another's (VarMRI section 6): per task type, both impact rankings
+ * side by side, each event's change of impact, and its p50 and p99 in
+ * both segments so that burstiness shows; --svg draws the paper's Fig. 8.
+ *
+ * The analyses are core/ranking.c, core/diff.c and core/segments.c; this
+ * file parses the options and prints.
  */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "builtin.h"
+#include "../core/diff.h"
+#include "../core/parse-options.h"
+#include "../core/ranking.h"
+#include "../core/segments.h"
+#include "../ui/json.h"
+#include "../ui/progress.h"
+#include "../ui/svg.h"
+#include "../ui/table.h"
+#include "../ui/units.h"
+
+#define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
+#define NOTABLE_DELTA	0.01	/* changes of impact worth a word */
+#define SVG_W		900
+#define SVG_PANEL_H	260
+#define SVG_TYPE_HEAD	34
+
+enum diff_format { FORMAT_TEXT, FORMAT_JSON };
+
+/* One segment loaded: its tasks. */
+struct side {
+	const struct vs_trace_segment *seg;
+	struct vs_taskset *ts;
+};
+
+/* One task type found in both segments. */
+struct type_diff {
+	uint32_t type;
+	const struct vs_task_type *tt_a, *tt_b;
+	struct vs_type_rank ra, rb;
+	struct vs_event_diff *events;
+	size_t nr_events;
+};
+
+struct diff {
+	const char *type;
+	const char *format_name;
+	const char *svg;
+	uint64_t length;
+	int top;
+	int min_tasks;
+	enum diff_format format;
+	struct vs_rank_opts rank;
+	struct vs_taskset_opts load;
+	struct vs_segment_list list;	/* A and B */
+	struct side a, b;
+	struct type_diff *types;
+	unsigned int nr_types;
+};
+
+static const char *const diff_usage[] = {
+	"varscope diff [<options>] SEG1 SEG2",
+	"  SEG is FILE, FILE:N (the N-th slice of --length) or FILE@START..END",
+	NULL
+};
+
+static size_t nr_shown(const struct diff *df, size_t n)
+{
+	return df->top > 0 && (size_t)df->top < n ? (size_t)df->top : n;
+}
+
+static double pct(double share)
+{
+	double v = 100 * share;
+
+	return v > -0.05 && v < 0.05 ? 0 : v;
+}
+
+/* --- text --- */
+
+/* "sched.blocked.time (type 0: impact 1.0% -> 45.2%, p99 9.1 us -> 2.0 ms)" */
+static void describe(const struct type_diff *t, const struct vs_event_diff *d,
+		     char *buf, size_t len)
+{
+	char a[32], b[32];
+	size_t n;
+
+	n = snprintf(buf, len, "%s (type %u: impact %.1f%% -> %.1f%%",
+		     d->name, t->type, pct(d->impact_a), pct(d->impact_b));
+	if (d->has_a && d->has_b && n < len)
+		n += snprintf(buf + n, len - n, ", its p99 %s -> %s",
+			      vs_format_value(a, sizeof(a), d->p99_a, d->unit),
+			      vs_format_value(b, sizeof(b), d->p99_b,
+					      d->unit));
+	if (vs_event_diff_burstier(d) && n < len)
+		n += snprintf(buf + n, len - n, " with a p50 no higher: "
+			      "burstier");
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
+/*
+ * The first line, in words: per task type, the event whose impact grew
+ * (or shrank) most from A to B.
+ */
+static void print_headline(const struct diff *df)
+{
+	char buf[512];
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < df->nr_types; i++) {
+		const struct type_diff *t = &df->types[i];
+		const struct vs_event_diff *d = t->nr_events ? &t->events[0] :
+						NULL;
+
+		if (!d || fabs(d->delta) < NOTABLE_DELTA)
+			continue;
+		describe(t, d, buf, sizeof(buf));
+		printf("%s %s %s", any ? ";" : "In B the tail",
+		       d->delta > 0 ? "grew most with" : "shrank most with",
+		       buf);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+	else
+		printf("No event's impact on the tail changed by %.0f%% or "
+		       "more from A to B\n", 100 * NOTABLE_DELTA);
+}
+
+static void print_side_by_side(const struct diff *df,
+			       const struct type_diff *t)
+{
+	enum { RANK, EV_A, IMP_A, EV_B, IMP_B, NR_COLS };
+	struct vs_table *tab = vs_table_new(NR_COLS);
+	size_t n = t->ra.nr_ranked > t->rb.nr_ranked ? t->ra.nr_ranked :
+		   t->rb.nr_ranked, i;
+
+	if (!tab)
+		return;
+	vs_table_column(tab, RANK, "Rank", VS_ALIGN_RIGHT);
+	vs_table_column(tab, EV_A, "A: event", VS_ALIGN_LEFT);
+	vs_table_column(tab, IMP_A, "Impact", VS_ALIGN_RIGHT);
+	vs_table_column(tab, EV_B, "B: event", VS_ALIGN_LEFT);
+	vs_table_column(tab, IMP_B, "Impact", VS_ALIGN_RIGHT);
+	for (i = 0; i < nr_shown(df, n); i++) {
+		vs_table_cell(tab, "%zu", i + 1);
+		if (i < t->ra.nr_ranked) {
+			vs_table_cell(tab, "%s", t->ra.events[i].name);
+			vs_table_cell(tab, "%.1f%%",
+				      pct(t->ra.events[i].adjusted));
+		} else {
+			vs_table_cell(tab, "%s", "");
+			vs_table_cell(tab, "%s", "");
+		}
+		if (i < t->rb.nr_ranked) {
+			vs_table_cell(tab, "%s", t->rb.events[i].name);
+			vs_table_cell(tab, "%.1f%%",
+				      pct(t->rb.events[i].adjusted));
+		}
+		vs_table_end_row(tab);
+	}
+	vs_table_print(tab, stdout);
+	vs_table_free(tab);
+}
+
+static void value_cell(struct vs_table *tab, bool has, float v,
+		       const char *unit)
+{
+	char buf[32];
+
+	vs_table_cell(tab, "%s", has ? vs_format_value(buf, sizeof(buf), v,
+							unit) : "-");
+}
+
+static void print_changes(const struct diff *df, const struct type_diff *t)
+{
+	enum { EVENT, IMP_A, IMP_B, CHANGE, P50_A, P50_B, P99_A, P99_B, NOTE,
+	       NR_COLS };
+	struct vs_table *tab = vs_table_new(NR_COLS);
+	size_t i;
+
+	if (!tab)
+		return;
+	vs_table_column(tab, EVENT, "Event", VS_ALIGN_LEFT);
+	vs_table_column(tab, IMP_A, "Impact A", VS_ALIGN_RIGHT);
+	vs_table_column(tab, IMP_B, "Impact B", VS_ALIGN_RIGHT);
+	vs_table_column(tab, CHANGE, "Change", VS_ALIGN_RIGHT);
+	vs_table_column(tab, P50_A, "p50 A", VS_ALIGN_RIGHT);
+	vs_table_column(tab, P50_B, "p50 B", VS_ALIGN_RIGHT);
+	vs_table_column(tab, P99_A, "p99 A", VS_ALIGN_RIGHT);
+	vs_table_column(tab, P99_B, "p99 B", VS_ALIGN_RIGHT);
+	vs_table_column(tab, NOTE, "Note", VS_ALIGN_LEFT);
+	for (i = 0; i < nr_shown(df, t->nr_events); i++) {
+		const struct vs_event_diff *d = &t->events[i];
+
+		vs_table_cell(tab, "%s", d->name);
+		if (d->rank_a)
+			vs_table_cell(tab, "%.1f%%", pct(d->impact_a));
+		else
+			vs_table_cell(tab, "-");
+		if (d->rank_b)
+			vs_table_cell(tab, "%.1f%%", pct(d->impact_b));
+		else
+			vs_table_cell(tab, "-");
+		vs_table_cell(tab, "%+.1f%%", pct(d->delta));
+		value_cell(tab, d->has_a, d->p50_a, d->unit);
+		value_cell(tab, d->has_b, d->p50_b, d->unit);
+		value_cell(tab, d->has_a, d->p99_a, d->unit);
+		value_cell(tab, d->has_b, d->p99_b, d->unit);
+		vs_table_cell(tab, "%s", vs_event_diff_burstier(d) ?
+			      "burstier: p99 up, p50 not" : "");
+		vs_table_end_row(tab);
+	}
+	vs_table_print(tab, stdout);
+	vs_table_free(tab);
+}
+
+static void print_text(const struct diff *df)
+{
+	char a[32], b[32], c[32], d[32];
+	unsigned int i;
+
+	print_headline(df);
+	printf("# varscope diff: A = %s, B = %s\n", df->a.seg->label,
+	       df->b.seg->label);
+	printf("# impact: the share of the p%g latency that goes away without "
+	       "the tasks where the event is high\n#\n",
+	       100 * df->rank.ptarget);
+	for (i = 0; i < df->nr_types; i++) {
+		const struct type_diff *t = &df->types[i];
+
+		printf("# Task type %u: latency p50 %s -> %s, p%g %s -> %s "
+		       "(%zu -> %zu tasks)\n#\n", t->type,
+		       vs_format_ns(a, sizeof(a), t->ra.latency_p50),
+		       vs_format_ns(b, sizeof(b), t->rb.latency_p50),
+		       100 * df->rank.ptarget,
+		       vs_format_ns(c, sizeof(c), t->ra.latency_ptarget),
+		       vs_format_ns(d, sizeof(d), t->rb.latency_ptarget),
+		       t->ra.tasks, t->rb.tasks);
+		print_side_by_side(df, t);
+		printf("#\n");
+		print_changes(df, t);
+		printf("\n");
+	}
+}
+
+/* --- JSON --- */
+
+static void json_side(struct json_out *j, const char *key,
+		      const struct vs_type_rank *tr)
+{
+	json_key(j, key);
+	json_begin_object(j);
+	json_key(j, "tasks");
+	json_u64(j, tr->tasks);
+	json_key(j, "latency_p50_ns");
+	json_u64(j, tr->latency_p50);
+	json_key(j, "latency_ptarget_ns");
+	json_u64(j, tr->latency_ptarget);
+	json_end_object(j);
+}
+
+static void json_value(struct json_out *j, const char *key, bool has, float v)
+{
+	json_key(j, key);
+	if (has)
+		json_double(j, v);
+	else
+		json_null(j);
+}
+
+static void json_rank(struct json_out *j, const char *key, size_t rank)
+{
+	json_key(j, key);
+	if (rank)
+		json_u64(j, rank);
+	else
+		json_null(j);
+}
+
+static void json_event(struct json_out *j, const struct vs_event_diff *d)
+{
+	json_begin_object(j);
+	json_key(j, "event");
+	json_string(j, d->name);
+	json_key(j, "impact_a");
+	json_double(j, d->impact_a);
+	json_key(j, "impact_b");
+	json_double(j, d->impact_b);
+	json_key(j, "delta");
+	json_double(j, d->delta);
+	json_value(j, "p50_a", d->has_a, d->p50_a);
+	json_value(j, "p99_a", d->has_a, d->p99_a);
+	json_value(j, "p50_b", d->has_b, d->p50_b);
+	json_value(j, "p99_b", d->has_b, d->p99_b);
+	json_rank(j, "rank_a", d->rank_a);
+	json_rank(j, "rank_b", d->rank_b);
+	json_key(j, "unit");
+	json_string(j, d->unit);
+	json_key(j, "burstier");
+	json_bool(j, vs_event_diff_burstier(d));
+	json_end_object(j);
+}
+
+static void print_json(const struct diff *df)
+{
+	struct json_out j;
+	unsigned int i;
+	size_t e;
+
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_key(&j, "a");
+	json_string(&j, df->a.seg->label);
+	json_key(&j, "b");
+	json_string(&j, df->b.seg->label);
+	json_key(&j, "ptarget");
+	json_double(&j, df->rank.ptarget);
+	json_key(&j, "task_types");
+	json_begin_array(&j);
+	for (i = 0; i < df->nr_types; i++) {
+		const struct type_diff *t = &df->types[i];
+
+		json_begin_object(&j);
+		json_key(&j, "type");
+		json_u64(&j, t->type);
+		json_side(&j, "a", &t->ra);
+		json_side(&j, "b", &t->rb);
+		json_key(&j, "events");
+		json_begin_array(&j);
+		for (e = 0; e < nr_shown(df, t->nr_events); e++)
+			json_event(&j, &t->events[e]);
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_newline(&j);
+}
+
+/* --- SVG: Fig. 8 --- */
+
+/* One segment's point of the figure for one task type. */
+struct fig_point {
+	uint64_t p50, p99;		/* latency */
+	bool has_event;
+	float ev_p50, ev_p99;		/* the top event */
+	bool is_a, is_b;
+};
+
+static bool same_segment(const struct vs_trace_segment *x,
+			 const struct vs_trace_segment *y)
+{
+	return !strcmp(x->path, y->path) && x->from_ns == y->from_ns &&
+	       x->to_ns == y->to_ns;
+}
+
+/*
+ * The points of type @t: every segment of @segs with tasks of the type,
+ * in @segs order.  Returns how many, or -1 on an error (printed).
+ */
+static ssize_t fig_points(const struct diff *df, const struct type_diff *t,
+			  const struct vs_segment_list *segs,
+			  struct fig_point *pts)
+{
+	const char *event = t->nr_events ? t->events[0].name : NULL;
+	struct vs_taskset_opts o = df->load;
+	struct vs_latency_stats st;
+	struct vs_taskset *ts;
+	const struct vs_task_type *tt;
+	char err[512];
+	size_t s, n = 0;
+
+	o.one_type = true;
+	o.type = t->type;
+	for (s = 0; s < segs->nr; s++) {
+		struct fig_point *p = &pts[n];
+
+		if (vs_segment_read(&segs->seg[s], &o, &ts, err,
+				    sizeof(err))) {
+			fprintf(stderr, "varscope diff: %s\n", err);
+			return -1;
+		}
+		tt = vs_taskset_type(ts, t->type);
+		if (tt && tt->nr_tasks) {
+			vs_latency_stats(tt, &st);
+			*p = (struct fig_point){
+				.p50 = st.p50, .p99 = st.p99,
+				.is_a = same_segment(&segs->seg[s], df->a.seg),
+				.is_b = same_segment(&segs->seg[s], df->b.seg),
+			};
+			p->has_event = event && !vs_event_percentiles(tt,
+				vs_taskset_event_by_name(ts, event),
+				&p->ev_p50, &p->ev_p99);
+			n++;
+		}
+		vs_taskset_free(ts);
+	}
+	return n;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+	const struct fig_point *a = x, *b = y;
+
+	return a->p99 < b->p99 ? -1 : a->p99 > b->p99;
+}
+
+/* A panel of p50 and p99 curves over the segments ranked by p99. */
+static void fig_panel(struct vs_svg *svg, double y, const char *title,
+		      const char *unit, size_t nr_segs, const double *xs,
+		      const double *p50, const double *p99, size_t n,
+		      const struct fig_point *pts)
+{
+	struct vs_plot_spec spec = {
+		.title = title, .xlabel = "segments, sorted by p99 latency",
+		.ylabel = unit && !strcmp(unit, "ns") ? "time" : unit,
+		.yunit = unit, .xmin = 0.5, .xmax = nr_segs + 0.5, .ymin = 0,
+	};
+	struct vs_plot plot;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p99[i] > spec.ymax)
+			spec.ymax = p99[i];
+	spec.ymax = spec.ymax > 0 ? spec.ymax * 1.1 : 1;
+	vs_plot_begin(&plot, svg, 0, y, SVG_W, SVG_PANEL_H, &spec);
+	for (i = 0; i < nr_segs; i++) {
+		if (pts[i].is_a)
+			vs_plot_vline(&plot, i + 1, VS_SVG_GREY, "A");
+		if (pts[i].is_b)
+			vs_plot_vline(&plot, i + 1, VS_SVG_GREY, "B");
+	}
+	vs_plot_line(&plot, xs, p99, n, VS_SVG_RED);
+	vs_plot_points(&plot, xs, p99, n, VS_SVG_RED);
+	vs_plot_line(&plot, xs, p50, n, VS_SVG_BLUE);
+	vs_plot_points(&plot, xs, p50, n, VS_SVG_BLUE);
+	vs_plot_legend(&plot, VS_SVG_RED, "p99");
+	vs_plot_legend(&plot, VS_SVG_BLUE, "p50");
+}
+
+static int write_svg(const struct diff *df, const struct vs_segment_list *segs)
+{
+	struct fig_point *pts = calloc(segs->nr ? segs->nr : 1, sizeof(*pts));
+	double *buf = calloc(6 * (segs->nr ? segs->nr : 1), sizeof(*buf));
+	double *xs = buf, *a = xs + segs->nr, *b = a + segs->nr,
+	       *xe = b + segs->nr, *c = xe + segs->nr, *d = c + segs->nr;
+	double y = 0;
+	struct vs_svg *svg = NULL;
+	char title[256];
+	unsigned int i;
+	ssize_t n;
+	size_t k, ne;
+	int ret = -1;
+
+	if (!pts || !buf)
+		goto out;
+	svg = vs_svg_create(df->svg, SVG_W, df->nr_types *
+			    (SVG_TYPE_HEAD + 2 * SVG_PANEL_H) + 10);
+	if (!svg) {
+		fprintf(stderr, "varscope diff: cannot write '%s': %s\n",
+			df->svg, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < df->nr_types; i++) {
+		const struct type_diff *t = &df->types[i];
+		const struct vs_event_diff *top = t->nr_events ? &t->events[0] :
+						  NULL;
+
+		n = fig_points(df, t, segs, pts);
+		if (n < 0)
+			goto out;
+		qsort(pts, n, sizeof(*pts), cmp_point);
+		for (k = ne = 0; k < (size_t)n; k++) {
+			xs[k] = k + 1;
+			a[k] = pts[k].p50;
+			b[k] = pts[k].p99;
+			if (!pts[k].has_event)
+				continue;
+			xe[ne] = k + 1;
+			c[ne] = pts[k].ev_p50;
+			d[ne++] = pts[k].ev_p99;
+		}
+		vs_svg_text(svg, 12, y + 24, 15, "start",
+			    "Task type %u: %zd segments sorted by p99 latency "
+			    "(A = %s, B = %s)", t->type, n, df->a.seg->label,
+			    df->b.seg->label);
+		y += SVG_TYPE_HEAD;
+		fig_panel(svg, y, "Latency", "ns", n, xs, a, b, n, pts);
+		y += SVG_PANEL_H;
+		snprintf(title, sizeof(title), "%s (the top change, impact "
+			 "%+.1f%%)", top ? top->name : "no event",
+			 top ? pct(top->delta) : 0);
+		fig_panel(svg, y, title, top ? top->unit : "", n, xe, c, d,
+			  ne, pts);
+		y += SVG_PANEL_H;
+	}
+	ret = 0;
+out:
+	if (svg && vs_svg_finish(svg) && !ret) {
+		fprintf(stderr, "varscope diff: cannot write '%s': %s\n",
+			df->svg, strerror(errno));
+		ret = -1;
+	}
+	free(pts);
+	free(buf);
+	return ret;
+}
+
+/* The segments of the figure: every --length slice of A's and B's files. */
+static int svg_segments(const struct diff *df, struct vs_segment_list *segs)
+{
+	const struct vs_trace_segment *ab[2] = { df->a.seg, df->b.seg };
+	char err[512];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!df->length) {
+			if (vs_segment_list_add(segs, ab[i]))
+				return -1;
+			continue;
+		}
+		if (i == 1 && !strcmp(ab[0]->path, ab[1]->path))
+			break;
+		if (vs_segments_cut(ab[i]->path, df->length, segs, err,
+				    sizeof(err))) {
+			fprintf(stderr, "varscope diff: %s\n", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --- the command --- */
+
+static int load_side(struct diff *df, struct side *s)
+{
+	struct vs_progress progress;
+	struct vs_taskset_opts o = df->load;
+	char err[512];
+	int ret;
+
+	vs_progress_start(&progress, "Reading tasks");
+	o.progress = vs_progress_cb;
+	o.progress_arg = &progress;
+	ret = vs_segment_read(s->seg, &o, &s->ts, err, sizeof(err));
+	vs_progress_end(&progress);
+	if (ret) {
+		fprintf(stderr, "varscope diff: %s\n", err);
+		return ret;
+	}
+	if (s->ts->warning)
+		fprintf(stderr, "varscope diff: warning: %s\n",
+			s->ts->warning);
+	return 0;
+}
+
+/* Rank and compare the types found in both segments. */
+static int compare(struct diff *df)
+{
+	unsigned int i;
+
+	df->types = calloc(df->a.ts->nr_types ? df->a.ts->nr_types : 1,
+			   sizeof(*df->types));
+	if (!df->types)
+		return -1;
+	for (i = 0; i < df->a.ts->nr_types; i++) {
+		const struct vs_task_type *tt_a = &df->a.ts->types[i];
+		const struct vs_task_type *tt_b = vs_taskset_type(df->b.ts,
+								  tt_a->type);
+		struct type_diff *t = &df->types[df->nr_types];
+
+		if (!tt_b) {
+			fprintf(stderr, "varscope diff: task type %u is only "
+				"in A\n", tt_a->type);
+			continue;
+		}
+		t->type = tt_a->type;
+		t->tt_a = tt_a;
+		t->tt_b = tt_b;
+		df->nr_types++;
+		if (vs_rank_type(df->a.ts, tt_a, &df->rank, &t->ra) ||
+		    vs_rank_type(df->b.ts, tt_b, &df->rank, &t->rb) ||
+		    vs_diff_type(df->a.ts, tt_a, &t->ra, df->b.ts, tt_b,
+				 &t->rb, &t->events, &t->nr_events))
+			return -1;
+	}
+	for (i = 0; i < df->b.ts->nr_types; i++)
+		if (!vs_taskset_type(df->a.ts, df->b.ts->types[i].type))
+			fprintf(stderr, "varscope diff: task type %u is only "
+				"in B\n", df->b.ts->types[i].type);
+	return 0;
+}
+
+static void check_options(struct diff *df)
+{
+	char *end;
+	unsigned long long v;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!(df->rank.ptarget > 0 && df->rank.ptarget < 1))
+		option_error("ptarget", "must be in (0, 1), like 0.99");
+	if (df->top < 0)
+		option_error("top", "must be 0 (all) or more");
+	if (df->min_tasks < 1)
+		option_error("min-tasks", "must be at least 1");
+	if (!strcmp(df->format_name, "text"))
+		df->format = FORMAT_TEXT;
+	else if (!strcmp(df->format_name, "json"))
+		df->format = FORMAT_JSON;
+	else
+		option_error("format", "'%s' is not text or json",
+			     df->format_name);
+	df->rank.min_tasks = df->min_tasks;
+	df->load.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
+	df->rank.threads = df->load.parts;
+	if (!df->type)
+		return;
+	errno = 0;
+	v = strtoull(df->type, &end, 10);
+	if (!*df->type || *end || errno || v > UINT32_MAX || *df->type == '-')
+		option_error("type", "'%s' is not a task type number",
+			     df->type);
+	df->load.one_type = true;
+	df->load.type = v;
+}
+
+static void free_diff(struct diff *df)
+{
+	unsigned int i;
+
+	for (i = 0; i < df->nr_types; i++) {
+		vs_type_rank_free(&df->types[i].ra);
+		vs_type_rank_free(&df->types[i].rb);
+		free(df->types[i].events);
+	}
+	free(df->types);
+	vs_taskset_free(df->a.ts);
+	vs_taskset_free(df->b.ts);
+	vs_segment_list_release(&df->list);
+}
 
 int cmd_diff(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope diff [<options>] SEGMENT1 SEGMENT2");
+	struct diff df = {
+		.format_name = "text", .top = 10, .min_tasks = 100,
+		.rank = VS_RANK_OPTS_INIT,
+	};
+	const struct vs_option options[] = {
+		OPT_DURATION(0, "length", &df.length,
+			     "slice length of FILE:N, and of the --svg "
+			     "segments"),
+		OPT_STRING(0, "type", &df.type, "type",
+			   "only this task type"),
+		OPT_INTEGER(0, "top", &df.top,
+			    "events shown per type (default 10, 0: all)"),
+		OPT_DOUBLE(0, "ptarget", &df.rank.ptarget, "p",
+			   "tail percentile to explain (default 0.99)"),
+		OPT_INTEGER(0, "min-tasks", &df.min_tasks,
+			    "rank events recorded by at least N tasks "
+			    "(default 100)"),
+		OPT_STRING(0, "format", &df.format_name, "fmt",
+			   "text or json"),
+		OPT_STRING(0, "svg", &df.svg, "file",
+			   "plot the segments' p50 and p99 latency and top "
+			   "event (Fig. 8)"),
+		OPT_END()
+	};
+	struct vs_segment_list figure = { 0 };
+	char err[512];
+	int i, ret = 0;
+
+	argc = parse_options(argc, argv, options, diff_usage, 0);
+	if (argc != 2) {
+		fprintf(stderr, "varscope diff: needs two segments, "
+			"SEG1 and SEG2 (%d given)\n", argc);
+		usage_with_options(diff_usage, options);
+	}
+	check_options(&df);
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = vs_segment_list_add_arg(&df.list, argv[i], df.length,
+					      false, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "varscope diff: %s\n", err);
+	}
+	if (ret)
+		goto out;
+	df.a.seg = &df.list.seg[0];
+	df.b.seg = &df.list.seg[1];
+	ret = load_side(&df, &df.a);
+	if (!ret)
+		ret = load_side(&df, &df.b);
+	if (ret)
+		goto out;
+	if (compare(&df)) {
+		fprintf(stderr, "varscope diff: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	if (!df.nr_types) {
+		fprintf(stderr, "varscope diff: no task type%s%s in both "
+			"segments\n", df.type ? " " : "",
+			df.type ? df.type : "");
+		ret = 1;
+		goto out;
+	}
+	if (df.format == FORMAT_JSON)
+		print_json(&df);
+	else
+		print_text(&df);
+	if (df.svg && (svg_segments(&df, &figure) || write_svg(&df, &figure)))
+		ret = 1;
+out:
+	vs_segment_list_release(&figure);
+	free_diff(&df);
+	return ret;
 }
