@@ -100,8 +100,7 @@ static void describe(const struct type_diff *t, const struct vs_event_diff *d,
 			      vs_format_value(b, sizeof(b), d->p99_b,
 					      d->unit));
 	if (vs_event_diff_burstier(d) && n < len)
-		n += snprintf(buf + n, len - n, " with a p50 no higher: "
-			      "burstier");
+		n += snprintf(buf + n, len - n, ", its p50 not: burstier");
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
 }

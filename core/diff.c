@@ -125,5 +125,5 @@ int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,
 bool vs_event_diff_burstier(const struct vs_event_diff *d)
 {
 	return d->has_a && d->has_b && d->p99_b > VS_BURST_TAIL * d->p99_a &&
-	       d->p50_b <= d->p50_a;
+	       d->p50_b <= VS_BURST_MEDIAN * d->p50_a;
 }

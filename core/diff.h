@@ -20,6 +20,7 @@
 #include "taskset.h"
 
 #define VS_BURST_TAIL	1.1	/* p99 this much higher: the tail grew */
+#define VS_BURST_MEDIAN	1.05	/* p50 at most this much higher: it did not */
 
 /* One event of a task type in segments A and B. */
 struct vs_event_diff {
@@ -60,7 +61,8 @@ int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,
 
 /**
  * vs_event_diff_burstier - the tail of the event grew while its median
- * did not: in B a p99 over VS_BURST_TAIL times A's, with a p50 no higher
+ * did not: in B a p99 over VS_BURST_TAIL times A's, with a p50 at most
+ * VS_BURST_MEDIAN times A's (sampling noise moves a median a little)
  */
 bool vs_event_diff_burstier(const struct vs_event_diff *d);
 
