@@ -602,8 +602,6 @@ static int compare(struct diff *df)
 
 static void check_options(struct diff *df)
 {
-	char *end;
-	unsigned long long v;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (!(df->rank.ptarget > 0 && df->rank.ptarget < 1))
@@ -624,13 +622,10 @@ static void check_options(struct diff *df)
 	df->rank.threads = df->load.parts;
 	if (!df->type)
 		return;
-	errno = 0;
-	v = strtoull(df->type, &end, 10);
-	if (!*df->type || *end || errno || v > UINT32_MAX || *df->type == '-')
+	if (vs_parse_task_type(df->type, &df->load.type))
 		option_error("type", "'%s' is not a task type number",
 			     df->type);
 	df->load.one_type = true;
-	df->load.type = v;
 }
 
 static void free_diff(struct diff *df)

@@ -542,19 +542,6 @@ static void check_options(struct report *rep)
 	rep->rank.seed = rep->seed;
 }
 
-static int parse_type(const char *s, uint32_t *type)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || v > UINT32_MAX || *s == '-')
-		return -1;
-	*type = v;
-	return 0;
-}
-
 /* Load the trace; exit status on failure, 0 on success. */
 static int load(struct report *rep, const struct vs_taskset_opts *lo)
 {
@@ -627,7 +614,7 @@ int cmd_report(int argc, const char **argv)
 		usage_with_options(report_usage, options);
 	check_options(&rep);
 	if (rep.type) {
-		if (parse_type(rep.type, &lo.type))
+		if (vs_parse_task_type(rep.type, &lo.type))
 			option_error("type", "'%s' is not a task type number",
 				     rep.type);
 		lo.one_type = true;

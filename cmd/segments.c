@@ -8,7 +8,6 @@
  * The analysis is core/segments.c; this file parses the options and
  * prints the table, JSON or CSV.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,8 +382,6 @@ static int collect(struct segments *sg, int argc, const char **argv)
 
 static void check_options(struct segments *sg, struct vs_taskset_opts *lo)
 {
-	char *end;
-	unsigned long long v;
 
 	if (sg->min_tasks < 1)
 		option_error("min-tasks", "must be at least 1");
@@ -400,13 +397,10 @@ static void check_options(struct segments *sg, struct vs_taskset_opts *lo)
 	lo->latency_only = true;
 	if (!sg->type)
 		return;
-	errno = 0;
-	v = strtoull(sg->type, &end, 10);
-	if (!*sg->type || *end || errno || v > UINT32_MAX || *sg->type == '-')
+	if (vs_parse_task_type(sg->type, &lo->type))
 		option_error("type", "'%s' is not a task type number",
 			     sg->type);
 	lo->one_type = true;
-	lo->type = v;
 }
 
 int cmd_segments(int argc, const char **argv)

@@ -122,6 +122,21 @@ int vs_parse_duration(const char *s, uint64_t *ns)
 	return -1;
 }
 
+int vs_parse_task_type(const char *s, uint32_t *type)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno || v > UINT32_MAX)
+		return -1;
+	*type = v;
+	return 0;
+}
+
 int vs_parse_size(const char *s, uint64_t *bytes)
 {
 	static const char suffixes[] = "kmgt";

@@ -95,6 +95,7 @@ void option_error(const char *long_name, const char *fmt, ...)
 /* Value parsers shared with config and tests: 0 on success, -1 if bad. */
 int vs_parse_duration(const char *s, uint64_t *ns);
 int vs_parse_size(const char *s, uint64_t *bytes);
+int vs_parse_task_type(const char *s, uint32_t *type);	/* decimal u32 */
 
 /* The running command's name for messages ("record"); set by main. */
 extern const char *vs_cmd_name;
