@@ -41,14 +41,37 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* Length of the run at @s that needs no escaping. */
+static size_t plain_run(const unsigned char *s)
+{
+	size_t n = 0;
+	int len;
+
+	for (;;) {
+		if (s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\') {
+			n++;
+			continue;
+		}
+		if (s[n] < 0x80 || !(len = utf8_len(s + n)))
+			return n;
+		n += len;
+	}
+}
+
 void json_put_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	int n;
+	size_t n;
 
 	putc('"', fp);
-	while (*s) {
+	for (;;) {
+		n = plain_run(s);
+		fwrite(s, 1, n, fp);
+		s += n;
 		switch (*s) {
+		case 0:
+			putc('"', fp);
+			return;
 		case '"':
 			fputs("\\\"", fp);
 			break;
@@ -65,22 +88,13 @@ void json_put_string(FILE *fp, const char *str)
 			fputs("\\r", fp);
 			break;
 		default:
-			if (*s < 0x20 || *s == 0x7f) {
+			if (*s < 0x20 || *s == 0x7f)
 				fprintf(fp, "\\u%04x", *s);
-				break;
-			}
-			n = utf8_len(s);
-			if (!n) {
-				fputs("\\ufffd", fp);
-				break;
-			}
-			fwrite(s, 1, n, fp);
-			s += n;
-			continue;
+			else
+				fputs("\\ufffd", fp);	/* not UTF-8 */
 		}
 		s++;
 	}
-	putc('"', fp);
 }
 
 /* Separator before a value or key at the current level. */
@@ -145,16 +159,39 @@ void json_string(struct json_out *j, const char *s)
 	json_put_string(j->fp, s);
 }
 
+size_t json_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20], *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	n = tmp + sizeof(tmp) - p;
+	memcpy(buf, p, n);
+	return n;
+}
+
 void json_u64(struct json_out *j, uint64_t v)
 {
+	char buf[20];
+
 	separate(j);
-	fprintf(j->fp, "%" PRIu64, v);
+	fwrite(buf, 1, json_fmt_u64(buf, v), j->fp);
 }
 
 void json_i64(struct json_out *j, int64_t v)
 {
+	char buf[21];
+
 	separate(j);
-	fprintf(j->fp, "%" PRId64, v);
+	if (v >= 0) {
+		fwrite(buf, 1, json_fmt_u64(buf, v), j->fp);
+		return;
+	}
+	buf[0] = '-';
+	fwrite(buf, 1, 1 + json_fmt_u64(buf + 1, -(uint64_t)v), j->fp);
 }
 
 void json_bool(struct json_out *j, bool v)

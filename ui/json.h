@@ -46,6 +46,14 @@ void json_init(struct json_out *j, FILE *fp);
  */
 void json_put_string(FILE *fp, const char *s);
 
+/**
+ * json_fmt_u64 - @v in decimal into @buf (at least 20 bytes, no NUL added)
+ *
+ * Returns the number of digits.  Faster than printf, for dumps that print
+ * millions of numbers (varscope script's text and JSON).
+ */
+size_t json_fmt_u64(char *buf, uint64_t v);
+
 /* Containers; nesting deeper than JSON_MAX_DEPTH is not supported. */
 void json_begin_object(struct json_out *j);
 void json_end_object(struct json_out *j);

@@ -22,15 +22,16 @@ static const void *field_array(const struct vs_record *rec,
 	return a;
 }
 
-static void put_event_name(char *buf, size_t len, const struct vs_reader *r,
-			   uint16_t id)
+/* The name of event @id, or "#ID" (in @buf) when it has no definition. */
+static const char *event_name(char *buf, const struct vs_reader *r,
+			      uint16_t id)
 {
 	const struct vs_event_def *e = vs_reader_event(r, id);
 
 	if (e)
-		snprintf(buf, len, "%s", e->name);
-	else
-		snprintf(buf, len, "#%u", id);
+		return e->name;
+	snprintf(buf, 16, "#%u", id);
+	return buf;
 }
 
 /* The build-id of field @f in hex, in @buf of 2 * VS_BUILD_ID_MAX + 1. */
@@ -88,34 +89,91 @@ void vs_print_header_json(FILE *fp, const struct vs_header *h)
 
 /* --- text ------------------------------------------------------------- */
 
+/*
+ * The text form prints tens of millions of numbers for a large trace:
+ * no printf on the way.
+ */
+static void put_str(FILE *fp, const char *s)
+{
+	fputs_unlocked(s, fp);
+}
+
+static void put_u64(FILE *fp, uint64_t v)
+{
+	char buf[20];
+
+	fwrite_unlocked(buf, 1, json_fmt_u64(buf, v), fp);
+}
+
+/* @v right-aligned in @width columns, padded with @pad. */
+static void put_u64_width(FILE *fp, uint64_t v, size_t width, char pad)
+{
+	char buf[20];
+	size_t n = json_fmt_u64(buf, v);
+
+	while (n < width--)
+		putc_unlocked(pad, fp);
+	fwrite_unlocked(buf, 1, n, fp);
+}
+
+/* As printf's %#llx: "0" for zero, "0x..." otherwise. */
+static void put_hex(FILE *fp, uint64_t v)
+{
+	char buf[18], *p = buf + sizeof(buf);
+
+	if (!v) {
+		putc_unlocked('0', fp);
+		return;
+	}
+	while (v) {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	}
+	*--p = 'x';
+	*--p = '0';
+	fwrite_unlocked(p, 1, buf + sizeof(buf) - p, fp);
+}
+
+static void put_key(FILE *fp, const char *name)
+{
+	putc_unlocked(' ', fp);
+	put_str(fp, name);
+	putc_unlocked('=', fp);
+}
+
+static void put_number(FILE *fp, const struct vs_field *f, uint64_t v)
+{
+	if (f->hex)
+		put_hex(fp, v);
+	else
+		put_u64(fp, v);
+}
+
 static void text_array(FILE *fp, const struct vs_reader *r,
 		       const struct vs_record *rec, const struct vs_field *f)
 {
 	uint32_t i, n = vs_field_count(rec, f);
-	const char *fmt = f->hex ? "%s%#" PRIx64 : "%s%" PRIu64;
-	char name[256];
+	const void *a = field_array(rec, f);
+	char name[16];
 
 	if (f->type == VS_F_VALUES) {
-		const struct vs_value *v = field_array(rec, f);
+		const struct vs_value *v = a;
 
 		for (i = 0; i < n; i++) {
-			put_event_name(name, sizeof(name), r, v[i].event);
-			fprintf(fp, " %s=%" PRIu64, name, v[i].value);
+			put_key(fp, event_name(name, r, v[i].event));
+			put_u64(fp, v[i].value);
 		}
 		return;
 	}
-	fprintf(fp, " %s=[", f->name);
+	put_key(fp, f->name);
+	putc_unlocked('[', fp);
 	for (i = 0; i < n; i++) {
-		const char *sep = i ? "," : "";
-
-		if (f->type == VS_F_U16_ARRAY)
-			fprintf(fp, fmt, sep,
-				(uint64_t)((const uint16_t *)field_array(rec, f))[i]);
-		else
-			fprintf(fp, fmt, sep,
-				((const uint64_t *)field_array(rec, f))[i]);
+		if (i)
+			putc_unlocked(',', fp);
+		put_number(fp, f, f->type == VS_F_U16_ARRAY ?
+			   ((const uint16_t *)a)[i] : ((const uint64_t *)a)[i]);
 	}
-	fputc(']', fp);
+	putc_unlocked(']', fp);
 }
 
 static const struct vs_field *time_field(const struct vs_kind_desc *d)
@@ -135,34 +193,45 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 	const struct vs_field *f, *tf;
 	char bid[2 * VS_BUILD_ID_MAX + 1];
 	unsigned int i;
+	size_t len;
+	uint64_t v;
 
 	if (!d)
 		return;
 	tf = time_field(d);
 	if (tf) {
-		uint64_t t = vs_field_u64(rec, tf);
-
-		fprintf(fp, "%10" PRIu64 ".%09" PRIu64, t / 1000000000,
-			t % 1000000000);
+		v = vs_field_u64(rec, tf);
+		put_u64_width(fp, v / 1000000000, 10, ' ');
+		putc_unlocked('.', fp);
+		put_u64_width(fp, v % 1000000000, 9, '0');
 	} else {
-		fprintf(fp, "%20s", "-");
+		put_str(fp, "                   -");
 	}
-	fprintf(fp, " %-11s", d->name);
+	putc_unlocked(' ', fp);
+	put_str(fp, d->name);
+	for (len = strlen(d->name); len < 11; len++)
+		putc_unlocked(' ', fp);
 	for (i = 0; i < d->nr_fields; i++) {
 		f = &d->fields[i];
 		if (!vs_field_present(rec, f))
 			continue;
 		switch (f->type) {
 		case VS_F_STR:
-			fprintf(fp, " %s=", f->name);
+			put_key(fp, f->name);
 			json_put_string(fp, *(const char *const *)vs_field_ptr(rec, f));
 			break;
 		case VS_F_BUILD_ID:
-			fprintf(fp, " %s=%s", f->name, build_id_hex(bid, rec, f));
+			put_key(fp, f->name);
+			put_str(fp, build_id_hex(bid, rec, f));
 			break;
 		case VS_F_I64:
-			fprintf(fp, " %s=%" PRId64, f->name,
-				(int64_t)vs_field_u64(rec, f));
+			put_key(fp, f->name);
+			v = vs_field_u64(rec, f);
+			if ((int64_t)v < 0) {
+				putc_unlocked('-', fp);
+				v = -v;
+			}
+			put_u64(fp, v);
 			break;
 		case VS_F_U16_ARRAY:
 		case VS_F_U64_ARRAY:
@@ -170,14 +239,15 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 			text_array(fp, r, rec, f);
 			break;
 		default:
-			fprintf(fp, f->hex ? " %s=%#" PRIx64 : " %s=%" PRIu64,
-				f->name, vs_field_u64(rec, f));
+			put_key(fp, f->name);
+			put_number(fp, f, vs_field_u64(rec, f));
 		}
-		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns"))
-			fprintf(fp, " latency_ns=%" PRIu64,
-				rec->task.end - rec->task.start);
+		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns")) {
+			put_key(fp, "latency_ns");
+			put_u64(fp, rec->task.end - rec->task.start);
+		}
 	}
-	fputc('\n', fp);
+	putc_unlocked('\n', fp);
 }
 
 /* --- JSON ------------------------------------------------------------- */
@@ -187,15 +257,14 @@ static void json_array_field(struct json_out *j, const struct vs_reader *r,
 			     const struct vs_field *f)
 {
 	uint32_t i, n = vs_field_count(rec, f);
-	char name[256];
+	char name[16];
 
 	if (f->type == VS_F_VALUES) {
 		const struct vs_value *v = field_array(rec, f);
 
 		json_begin_object(j);
 		for (i = 0; i < n; i++) {
-			put_event_name(name, sizeof(name), r, v[i].event);
-			json_key(j, name);
+			json_key(j, event_name(name, r, v[i].event));
 			json_u64(j, v[i].value);
 		}
 		json_end_object(j);
