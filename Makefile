@@ -53,6 +53,16 @@ VARSCOPE_BIN := $(OUT)varscope
 LIB_SO     := $(OUT)libvarscope.so
 LIB_A      := $(OUT)libvarscope.a
 
+# Quiet by default, like the kernel's and perf's builds: V=1 shows the
+# commands.
+ifneq ($(V),1)
+QUIET_CC   = @echo '  CC      $@';
+QUIET_LINK = @echo '  LINK    $@';
+QUIET_AR   = @echo '  AR      $@';
+QUIET_DOC  = @echo '  DOC     $@';
+QUIET_GEN  = @echo '  GEN     $@';
+endif
+
 # --- dependencies ----------------------------------------------------------
 DEPS_STAMP := build/.deps-ok
 HAVE_SYSTEM_LIBPERF := $(shell pkg-config --exists libperf 2>/dev/null && echo 1)
@@ -100,48 +110,53 @@ build/libperf/libperf.a: | $(DEPS_STAMP)
 # Every object waits for the dependencies (headers of libperf & co).
 $(BUILD)/%.o: %.c | $(DEPS_STAMP) $(LIBPERF)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/pic/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 $(VARSCOPE_BIN): $(TOOL_OBJ) $(LIBPERF)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJ) $(DEP_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJ) $(DEP_LIBS)
 
 # libvarscope.so carries the soname libvarscope.so.0; the link next to it
 # lets programs linked in the tree run with LD_LIBRARY_PATH set to it.
 $(LIB_SO): $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libvarscope.so.0 -o $@ \
-		$(LIB_OBJ) -lpthread
-	ln -sf libvarscope.so $@.0
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libvarscope.so.0 \
+		-o $@ $(LIB_OBJ) -lpthread
+	@ln -sf libvarscope.so $@.0
 
 $(LIB_A): $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # Examples link the annotation library statically so they run anywhere.
 $(BUILD)/examples/%: examples/%.c $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(LIB_A) -lpthread -lm
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(LIB_A) \
+		-lpthread -lm
 
 examples: $(EXAMPLE_BIN)
 
-# C unit tests: each t/unit/NAME.c links the core objects.
-$(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
+# Unit tests, test helpers and benchmarks are programs of one .c linked
+# with the core objects (and EXTRA, libvarscope.a for benchmarks).
+define link_with_core
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(1) $(DEP_LIBS)
+endef
+
+# C unit tests: each t/unit/NAME.c.
+$(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
+	$(call link_with_core)
 
 # Test helpers (t/helper/NAME.c -> build/t/helper/NAME) link the same way.
 $(BUILD)/t/helper/%: t/helper/%.c $(CORE_OBJ) $(LIBPERF)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(DEP_LIBS)
+	$(call link_with_core)
 
 unit: $(UNIT_BIN) $(HELPER_BIN)
 
-# Benchmarks: bench/NAME.c links the core objects like a unit test.
+# Benchmarks: bench/NAME.c, also linked with the annotation library.
 $(BUILD)/bench/%: bench/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIB_A) $(DEP_LIBS)
+	$(call link_with_core,$(LIB_A))
 
 test: all unit doc
 	@VS_BUILD=$(BUILD) VARSCOPE=$(VARSCOPE_BIN) VS_CC="$(CC)" t/run-tests.sh $(T)
@@ -185,7 +200,7 @@ doc: $(MAN_OUT)
 
 build/man/man%: | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	asciidoctor -b manpage -a mansource=varscope -a manversion=$(VERSION) \
+	$(QUIET_DOC)asciidoctor -b manpage -a mansource=varscope -a manversion=$(VERSION) \
 		-a manmanual='varscope Manual' -o $@ \
 		Documentation/$(basename $(notdir $@)).txt
 
@@ -194,7 +209,7 @@ $(foreach f,$(MAN_OUT),$(eval $(f): Documentation/$(basename $(notdir $(f))).txt
 # Generated at every install: it holds that install's PREFIX.
 $(BUILD)/varscope.pc: varscope.pc.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	$(QUIET_GEN)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    varscope.pc.in >$@
 
