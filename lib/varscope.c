@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/*
+ * varscope.c - libvarscope, the AppTask annotation library.
+ *
+ * Outside "varscope record" every entry point tests one global that the
+ * constructor set from the environment and returns: a predictable branch.
+ *
+ * Under record (VARSCOPE_CTL set, see core/task-ring.h), each thread, at
+ * its first selected vs_task_begin(), registers with the recorder over a
+ * unix socket; the recorder opens the thread's perf events (privilege stays
+ * there) and passes back three descriptors: the owner of the thread's perf
+ * ring, its software counter group, and a memfd holding the thread's ring
+ * of finished tasks.  From then on:
+ *
+ *   begin (selected):   resume the perf ring, read the counters, clock
+ *   end:                clock, read the counters, pause the perf ring,
+ *                       push {type, start, end, cpu, deltas} to the ring
+ *   begin (unselected): one draw of a thread-local PRNG, a TLS store
+ *
+ * The perf ring is paused outside selected tasks, so the kernel events of
+ * a thread that is not inside a selected task never reach user space.
+ * Nothing here locks, allocates or waits once the thread is registered;
+ * a full task ring drops the task and counts it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "varscope.h"
+#include "core/task-ring.h"
+#include "core/trace.h"
+
+#define VS_API __attribute__((visibility("default")))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+enum vs_thread_state { VS_T_NEW, VS_T_READY, VS_T_DISABLED };
+enum vs_open { VS_OPEN_NONE, VS_OPEN_SELECTED, VS_OPEN_UNSELECTED };
+
+struct vs_thread {
+	enum vs_thread_state state;
+	enum vs_open open;
+	uint32_t type;			/* of the open task */
+	uint32_t cpu;
+	uint32_t seq;			/* selected tasks so far */
+	uint32_t nr_counters;
+	uint64_t start;
+	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
+	int ring_fd, counters_fd;
+	struct vs_task_ring *ring;
+	uint64_t counters_begin[VS_MAX_SW_COUNTERS];
+};
+
+/* Read once by the constructor; the only thing the off path touches. */
+static int vs_on;
+static uint64_t vs_select_below;	/* select when rnd < this */
+static bool vs_select_all;
+static char vs_sock_name[108];
+static pthread_key_t vs_exit_key;
+
+static __thread struct vs_thread vs_self
+	__attribute__((tls_model("initial-exec")));
+
+static uint64_t vs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t vs_random(struct vs_thread *t)
+{
+	uint64_t x = t->rnd;
+
+	if (unlikely(!x))
+		x = (vs_now() ^ ((uint64_t)gettid() << 32) ^
+		     (uintptr_t)t) | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rnd = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static bool vs_selected(struct vs_thread *t)
+{
+	return vs_select_all || vs_random(t) < vs_select_below;
+}
+
+static void vs_release(struct vs_thread *t)
+{
+	if (t->ring)
+		munmap(t->ring, sizeof(*t->ring));
+	if (t->ring_fd >= 0)
+		close(t->ring_fd);
+	if (t->counters_fd >= 0)
+		close(t->counters_fd);
+	t->ring = NULL;
+	t->ring_fd = t->counters_fd = -1;
+}
+
+static void vs_thread_exit(void *arg)
+{
+	struct vs_thread *t = &vs_self;
+
+	(void)arg;
+	vs_release(t);
+	t->state = VS_T_DISABLED;
+}
+
+/* The child of fork() inherits the parent thread's registration: drop it. */
+static void vs_atfork_child(void)
+{
+	struct vs_thread *t = &vs_self;
+
+	if (t->state == VS_T_READY)
+		vs_release(t);
+	memset(t, 0, sizeof(*t));
+	t->ring_fd = t->counters_fd = -1;
+}
+
+static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_NR_FDS)];
+	struct iovec iov = { reply, sizeof(*reply) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	if (n != sizeof(*reply) || reply->magic != VS_REG_MAGIC)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (reply->status || !cmsg || cmsg->cmsg_type != SCM_RIGHTS ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(int) * VS_REG_NR_FDS))
+		return -1;
+	memcpy(fds, CMSG_DATA(cmsg), sizeof(int) * VS_REG_NR_FDS);
+	return 0;
+}
+
+/*
+ * vs_register - get the calling thread's descriptors from the recorder.
+ * Once per thread; blocks for the round trip (a few ms while the recorder
+ * opens the events).  On any failure the thread stays unrecorded.
+ */
+static bool vs_register(struct vs_thread *t)
+{
+	struct vs_reg_request req = { VS_REG_MAGIC, getpid(), gettid() };
+	struct vs_reg_reply reply;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	size_t len = strlen(vs_sock_name);
+	int fds[VS_REG_NR_FDS] = { -1, -1, -1 };
+	int sock;
+	void *ring;
+
+	t->state = VS_T_DISABLED;
+	t->ring_fd = t->counters_fd = -1;
+	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return false;
+	memcpy(addr.sun_path + 1, vs_sock_name, len);
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(sock, (struct sockaddr *)&addr,
+		    offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
+	    send(sock, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
+	    vs_recv_fds(sock, &reply, fds)) {
+		close(sock);
+		return false;
+	}
+	close(sock);
+	ring = mmap(NULL, sizeof(struct vs_task_ring), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fds[VS_REG_FD_TASKS], 0);
+	close(fds[VS_REG_FD_TASKS]);
+	t->ring_fd = fds[VS_REG_FD_RING];
+	t->counters_fd = fds[VS_REG_FD_COUNTERS];
+	if (ring == MAP_FAILED) {
+		vs_release(t);
+		return false;
+	}
+	t->ring = ring;
+	t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
+			 reply.nr_counters : VS_MAX_SW_COUNTERS;
+	pthread_setspecific(vs_exit_key, t);
+	t->state = VS_T_READY;
+	return true;
+}
+
+static bool vs_ready(struct vs_thread *t)
+{
+	if (likely(t->state == VS_T_READY))
+		return true;
+	return t->state == VS_T_NEW && vs_register(t);
+}
+
+/* One read(2) of the whole software group: { nr, value[nr] }. */
+static void vs_read_counters(struct vs_thread *t, uint64_t *val)
+{
+	uint64_t buf[1 + VS_MAX_SW_COUNTERS];
+	ssize_t want = (1 + t->nr_counters) * sizeof(uint64_t);
+
+	if (!t->nr_counters)
+		return;
+	if (read(t->counters_fd, buf, sizeof(buf)) < want) {
+		memset(val, 0, t->nr_counters * sizeof(uint64_t));
+		return;
+	}
+	memcpy(val, buf + 1, t->nr_counters * sizeof(uint64_t));
+}
+
+static void vs_pause(struct vs_thread *t, int pause)
+{
+	ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
+}
+
+/* Close the open selected task: clock, counters, pause, push. */
+static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
+{
+	struct vs_task_ring *ring = t->ring;
+	uint64_t counters[VS_MAX_SW_COUNTERS];
+	uint64_t end = vs_now(), head, tail;
+	struct vs_ring_task *slot;
+	uint32_t i;
+
+	vs_read_counters(t, counters);
+	if (pause)
+		vs_pause(t, 1);
+	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	t->open = VS_OPEN_NONE;
+
+	head = ring->head;
+	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	if (head - tail >= VS_RING_ENTRIES) {
+		__atomic_store_n(&ring->dropped, ring->dropped + 1,
+				 __ATOMIC_RELAXED);
+		return;
+	}
+	slot = &ring->slot[head & (VS_RING_ENTRIES - 1)];
+	slot->start = t->start;
+	slot->end = end;
+	slot->type = t->type;
+	slot->flags = flags;
+	slot->cpu = t->cpu;
+	slot->seq = t->seq;
+	slot->nr_counters = t->nr_counters;
+	for (i = 0; i < t->nr_counters; i++)
+		slot->counters[i] = counters[i] - t->counters_begin[i];
+	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
+}
+
+static void vs_begin(uint32_t type)
+{
+	struct vs_thread *t = &vs_self;
+	bool selected = vs_selected(t);
+	bool running = false;	/* the perf ring is resumed */
+	struct vs_task_ring *ring;
+
+	if (t->open == VS_OPEN_SELECTED) {
+		vs_finish(t, VS_TASK_NESTED_BEGIN, !selected);
+		running = selected;
+	}
+	t->type = type;
+	t->open = VS_OPEN_UNSELECTED;
+	if (!selected || !vs_ready(t))
+		return;
+	ring = t->ring;
+	if (!running)
+		vs_pause(t, 0);
+	vs_read_counters(t, t->counters_begin);
+	t->start = vs_now();
+	t->cpu = sched_getcpu();
+	t->seq++;
+	t->open = VS_OPEN_SELECTED;
+	ring->open_type = type;
+	ring->open_cpu = t->cpu;
+	ring->open_start = t->start;
+	__atomic_store_n(&ring->open, t->seq, __ATOMIC_RELEASE);
+}
+
+static void vs_end(uint32_t type)
+{
+	struct vs_thread *t = &vs_self;
+
+	switch (t->open) {
+	case VS_OPEN_SELECTED:
+		vs_finish(t, type == t->type ? 0 : VS_TASK_UNMATCHED_END, true);
+		break;
+	case VS_OPEN_UNSELECTED:
+		t->open = VS_OPEN_NONE;
+		break;
+	case VS_OPEN_NONE:
+		/* Counted, then ignored; registering makes it countable. */
+		if (vs_ready(t))
+			__atomic_store_n(&t->ring->unmatched_ends,
+					 t->ring->unmatched_ends + 1,
+					 __ATOMIC_RELAXED);
+		break;
+	}
+}
+
+VS_API void vs_task_begin(uint32_t type)
+{
+	if (likely(!vs_on))
+		return;
+	vs_begin(type);
+}
+
+VS_API void vs_task_end(uint32_t type)
+{
+	if (likely(!vs_on))
+		return;
+	vs_end(type);
+}
+
+VS_API uint64_t vs_task_id(void)
+{
+	struct vs_thread *t = &vs_self;
+
+	if (likely(!vs_on) || t->open != VS_OPEN_SELECTED)
+		return 0;
+	return (uint64_t)gettid() << 32 | t->seq;
+}
+
+/* Cross-thread tasks come with the variance tree (issue 6): no-ops now. */
+VS_API void vs_task_attach(uint64_t id)
+{
+	(void)id;
+}
+
+VS_API void vs_task_detach(void)
+{
+}
+
+/*
+ * vs_parse_ctl - "v1,rate=R,sock=NAME" into the globals; false if
+ * malformed, and then the library stays off.
+ */
+static bool vs_parse_ctl(const char *ctl)
+{
+	char buf[256], *save = NULL, *tok;
+	double rate = 1.0;
+	bool have_sock = false;
+
+	if (strlen(ctl) >= sizeof(buf))
+		return false;
+	strcpy(buf, ctl);
+	tok = strtok_r(buf, ",", &save);
+	if (!tok || strcmp(tok, VS_CTL_VERSION))
+		return false;
+	while ((tok = strtok_r(NULL, ",", &save))) {
+		if (!strncmp(tok, "rate=", 5)) {
+			char *end;
+
+			rate = strtod(tok + 5, &end);
+			if (*end || !(rate > 0 && rate <= 1))
+				return false;
+		} else if (!strncmp(tok, "sock=", 5)) {
+			if (strlen(tok + 5) >= sizeof(vs_sock_name) - 1)
+				return false;
+			strcpy(vs_sock_name, tok + 5);
+			have_sock = true;
+		}
+	}
+	vs_select_all = rate >= 1.0;
+	vs_select_below = (uint64_t)(rate * 18446744073709551615.0);
+	return have_sock;
+}
+
+__attribute__((constructor)) static void vs_init(void)
+{
+	const char *ctl = getenv(VS_CTL_ENV);
+
+	if (!ctl || !vs_parse_ctl(ctl))
+		return;
+	if (pthread_key_create(&vs_exit_key, vs_thread_exit) ||
+	    pthread_atfork(NULL, NULL, vs_atfork_child))
+		return;
+	vs_on = 1;
+}
