@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf-ring.c - perf_event_open(2) and the reader of mmap'd perf rings.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/perf-ring.h"
+
+#define VS_PAGE_SIZE	4096
+/* The largest record a ring may hold (a long mmap2 or raw sample). */
+#define VS_MAX_RECORD	65536
+/* Closer than this to full, the kernel may have dropped a record. */
+#define VS_FULL_MARGIN	8192
+
+int vs_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group)
+{
+	attr->size = sizeof(*attr);
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+int vs_perf_ring_mmap(struct vs_perf_ring *ring, int fd, unsigned int pages)
+{
+	size_t len = (1 + (size_t)pages) * VS_PAGE_SIZE;
+
+	ring->fd = fd;
+	ring->data_size = (size_t)pages * VS_PAGE_SIZE;
+	ring->copy = NULL;
+	ring->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring->base == MAP_FAILED) {
+		ring->base = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void vs_perf_ring_unmap(struct vs_perf_ring *ring)
+{
+	if (ring->base)
+		munmap(ring->base, ring->data_size + VS_PAGE_SIZE);
+	free(ring->copy);
+	ring->base = NULL;
+	ring->copy = NULL;
+}
+
+bool vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
+		       void *ctx)
+{
+	struct perf_event_mmap_page *pc = ring->base;
+	const char *data = (const char *)ring->base + VS_PAGE_SIZE;
+	uint64_t mask = ring->data_size - 1;
+	uint64_t head, tail;
+	bool full;
+
+	if (!pc)
+		return false;
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	tail = pc->data_tail;
+	full = head - tail + VS_FULL_MARGIN >= ring->data_size;
+	while (tail < head) {
+		const struct perf_event_header *h =
+			(const void *)(data + (tail & mask));
+		size_t off = tail & mask;
+		size_t size = h->size;
+
+		if (size < sizeof(*h) || size > head - tail)
+			break;
+		if (off + size > ring->data_size) {
+			size_t first = ring->data_size - off;
+
+			if (!ring->copy && !(ring->copy = malloc(VS_MAX_RECORD)))
+				break;
+			if (size > VS_MAX_RECORD)
+				break;
+			memcpy(ring->copy, data + off, first);
+			memcpy(ring->copy + first, data, size - first);
+			h = (const void *)ring->copy;
+		}
+		fn(ctx, h);
+		tail += size;
+	}
+	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	return full;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracepoints.c - resolve and decode the per-thread kernel tracepoints.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "core/tracepoints.h"
+#include "arch/x86/vectors.h"
+
+#define VS_TRACEFS	"/sys/kernel/tracing"
+
+/* include/linux/interrupt.h, in the order of the vec field */
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+	"TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+/* sched_switch's prev_state: low byte the task state, 0 = running (R). */
+#define VS_STATE_MASK		0xff
+#define VS_STATE_UNINTERRUPTIBLE 0x02
+
+static const char *const default_select =
+	"sched:sched_switch,irq:irq_handler_entry,irq:softirq_entry,"
+	"irq_vectors:*,exceptions:page_fault_user,exceptions:page_fault_kernel";
+
+/* Mount tracefs when it is absent; 0 when the events can be read. */
+static int mount_tracefs(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!stat(VS_TRACEFS "/events", &st))
+		return 0;
+	if (mount("nodev", VS_TRACEFS, "tracefs", 0, NULL) &&
+	    errno != EBUSY) {
+		snprintf(err, errlen,
+			 "cannot mount tracefs on %s: %s (run as root, or mount it: "
+			 "mount -t tracefs nodev %s)", VS_TRACEFS,
+			 strerror(errno), VS_TRACEFS);
+		return -1;
+	}
+	return 0;
+}
+
+static struct vs_tp *add_tp(struct vs_tp_set *set, const char *sys,
+			    const char *name, enum vs_tp_role role,
+			    const char *label)
+{
+	struct tep_event *ev;
+	struct vs_tp *tp;
+	int i;
+
+	for (i = 0; i < set->nr; i++)
+		if (!strcmp(set->tp[i].system, sys) &&
+		    !strcmp(set->tp[i].name, name))
+			return &set->tp[i];
+	ev = tep_find_event_by_name(set->tep, sys, name);
+	if (!ev || set->nr == VS_TP_MAX)
+		return NULL;
+	tp = &set->tp[set->nr++];
+	snprintf(tp->system, sizeof(tp->system), "%s", sys);
+	snprintf(tp->name, sizeof(tp->name), "%s", name);
+	tp->role = role;
+	tp->label = label;
+	tp->id = ev->id;
+	switch (role) {
+	case VS_TP_SWITCH:
+		tp->field = tep_find_field(ev, "prev_state");
+		break;
+	case VS_TP_IRQ_ENTRY:
+		tp->field = tep_find_field(ev, "irq");
+		tp->name_field = tep_find_field(ev, "name");
+		break;
+	case VS_TP_SOFTIRQ_ENTRY:
+		tp->field = tep_find_field(ev, "vec");
+		break;
+	default:
+		break;
+	}
+	return tp;
+}
+
+/* One selection item; 0 if it named something, -1 if not. */
+static int select_item(struct vs_tp_set *set, const char *sys,
+		       const char *name)
+{
+	char entry[80], exit_name[80];
+	int found = 0, i;
+
+	if (!strcmp(sys, "sched") && !fnmatch(name, "sched_switch", 0))
+		found += !!add_tp(set, sys, "sched_switch", VS_TP_SWITCH, NULL);
+	if (!strcmp(sys, "irq") && (!fnmatch(name, "irq_handler_entry", 0) ||
+				    !fnmatch(name, "irq_handler_exit", 0))) {
+		found += !!add_tp(set, sys, "irq_handler_entry", VS_TP_IRQ_ENTRY, NULL);
+		add_tp(set, sys, "irq_handler_exit", VS_TP_IRQ_EXIT, NULL);
+	}
+	if (!strcmp(sys, "irq") && (!fnmatch(name, "softirq_entry", 0) ||
+				    !fnmatch(name, "softirq_exit", 0))) {
+		found += !!add_tp(set, sys, "softirq_entry", VS_TP_SOFTIRQ_ENTRY, NULL);
+		add_tp(set, sys, "softirq_exit", VS_TP_SOFTIRQ_EXIT, NULL);
+	}
+	if (!strcmp(sys, "irq_vectors")) {
+		for (i = 0; vs_x86_vectors[i]; i++) {
+			snprintf(entry, sizeof(entry), "%s_entry", vs_x86_vectors[i]);
+			snprintf(exit_name, sizeof(exit_name), "%s_exit",
+				 vs_x86_vectors[i]);
+			if (fnmatch(name, entry, 0) && fnmatch(name, exit_name, 0))
+				continue;
+			if (add_tp(set, sys, entry, VS_TP_VECTOR_ENTRY,
+				   vs_x86_vectors[i]) &&
+			    add_tp(set, sys, exit_name, VS_TP_VECTOR_EXIT,
+				   vs_x86_vectors[i]))
+				found++;
+		}
+	}
+	if (!strcmp(sys, "exceptions")) {
+		if (!fnmatch(name, "page_fault_user", 0))
+			found += !!add_tp(set, sys, "page_fault_user", VS_TP_FAULT, NULL);
+		if (!fnmatch(name, "page_fault_kernel", 0))
+			found += !!add_tp(set, sys, "page_fault_kernel", VS_TP_FAULT, NULL);
+	}
+	return found ? 0 : -1;
+}
+
+int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
+		   size_t errlen)
+{
+	const char *systems[] = { "sched", "irq", "irq_vectors", "exceptions",
+				  NULL };
+	char *list, *item, *save = NULL;
+	int ret = 0;
+
+	memset(set, 0, sizeof(*set));
+	if (mount_tracefs(err, errlen))
+		return -1;
+	set->tep = tracefs_local_events_system(VS_TRACEFS, systems);
+	if (!set->tep) {
+		snprintf(err, errlen, "cannot read the tracepoint formats in %s",
+			 VS_TRACEFS "/events");
+		return -1;
+	}
+	list = strdup(select ? select : default_select);
+	for (item = strtok_r(list, ",", &save); item && !ret;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':');
+
+		if (!colon || !colon[1] || (*colon = 0, select_item(set, item, colon + 1))) {
+			if (colon)
+				*colon = ':';
+			snprintf(err, errlen, "unknown or unsupported tracepoint '%s'",
+				 item);
+			ret = -1;
+		}
+	}
+	free(list);
+	return ret;
+}
+
+void vs_tp_set_exit(struct vs_tp_set *set)
+{
+	int i;
+
+	for (i = 0; i < VS_IRQ_NAMES; i++)
+		free(set->irq_name[i]);
+	if (set->tep)
+		tep_free(set->tep);
+	set->tep = NULL;
+}
+
+static unsigned long long field_value(struct vs_tp_set *set,
+				      const struct tep_format_field *f,
+				      const void *raw, uint32_t size)
+{
+	if (!f || (uint32_t)(f->offset + f->size) > size)
+		return 0;
+	return tep_read_number(set->tep, (const char *)raw + f->offset, f->size);
+}
+
+/* The name of an irq from its __data_loc field, kept per irq number. */
+static const char *irq_name(struct vs_tp_set *set, const struct vs_tp *tp,
+			    const void *raw, uint32_t size)
+{
+	unsigned long long irq = field_value(set, tp->field, raw, size);
+	unsigned int loc, off, len;
+
+	if (irq < VS_IRQ_NAMES && set->irq_name[irq])
+		return set->irq_name[irq];
+	if (!tp->name_field)
+		return NULL;
+	loc = field_value(set, tp->name_field, raw, size);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (tp->name_field->flags & TEP_FIELD_IS_RELATIVE)
+		off += tp->name_field->offset + tp->name_field->size;
+	if (!len || off + len > size || irq >= VS_IRQ_NAMES)
+		return NULL;
+	set->irq_name[irq] = strndup((const char *)raw + off, len);
+	return set->irq_name[irq];
+}
+
+void vs_tp_decode(struct vs_tp_set *set, const struct vs_tp *tp,
+		  const void *raw, uint32_t size, struct vs_acct_event *ev)
+{
+	unsigned long long v;
+
+	ev->name = NULL;
+	switch (tp->role) {
+	case VS_TP_SWITCH:
+		v = field_value(set, tp->field, raw, size) & VS_STATE_MASK;
+		ev->kind = VS_ACCT_SWITCH_OUT;
+		ev->state = !v ? VS_WAIT_RUNNABLE :
+			    v == VS_STATE_UNINTERRUPTIBLE ? VS_WAIT_IOWAIT :
+			    VS_WAIT_BLOCKED;
+		break;
+	case VS_TP_IRQ_ENTRY:
+		ev->kind = VS_ACCT_IRQ_ENTRY;
+		ev->name = irq_name(set, tp, raw, size);
+		break;
+	case VS_TP_IRQ_EXIT:
+		ev->kind = VS_ACCT_IRQ_EXIT;
+		break;
+	case VS_TP_SOFTIRQ_ENTRY:
+		v = field_value(set, tp->field, raw, size);
+		ev->kind = VS_ACCT_SOFTIRQ_ENTRY;
+		ev->name = v < sizeof(softirq_names) / sizeof(*softirq_names) ?
+			   softirq_names[v] : NULL;
+		break;
+	case VS_TP_SOFTIRQ_EXIT:
+		ev->kind = VS_ACCT_SOFTIRQ_EXIT;
+		break;
+	case VS_TP_VECTOR_ENTRY:
+		ev->kind = VS_ACCT_VECTOR_ENTRY;
+		ev->name = tp->label;
+		break;
+	case VS_TP_VECTOR_EXIT:
+		ev->kind = VS_ACCT_VECTOR_EXIT;
+		break;
+	case VS_TP_FAULT:
+		ev->kind = VS_ACCT_FAULT;
+		break;
+	}
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracepoints.h - the kernel tracepoints the recorder opens per thread,
+ * their ids and field offsets read with libtraceevent, and the decoding of
+ * their raw samples into accounting events.
+ */
+#ifndef VS_CORE_TRACEPOINTS_H
+#define VS_CORE_TRACEPOINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/accounting.h"
+
+enum vs_tp_role {
+	VS_TP_SWITCH,		/* sched:sched_switch (prev_state) */
+	VS_TP_IRQ_ENTRY,	/* irq:irq_handler_entry (name) */
+	VS_TP_IRQ_EXIT,
+	VS_TP_SOFTIRQ_ENTRY,	/* irq:softirq_entry (vec) */
+	VS_TP_SOFTIRQ_EXIT,
+	VS_TP_VECTOR_ENTRY,	/* irq_vectors:<name>_entry */
+	VS_TP_VECTOR_EXIT,
+	VS_TP_FAULT,		/* exceptions:page_fault_user/kernel */
+};
+
+#define VS_TP_MAX	64
+#define VS_IRQ_NAMES	1024
+
+struct tep_handle;
+struct tep_format_field;
+
+struct vs_tp {
+	char system[32];
+	char name[64];
+	enum vs_tp_role role;
+	const char *label;		/* vector name */
+	int id;				/* tracepoint id (attr.config) */
+	struct tep_format_field *field;	/* prev_state, irq or vec */
+	struct tep_format_field *name_field;	/* irq name */
+};
+
+struct vs_tp_set {
+	struct tep_handle *tep;
+	struct vs_tp tp[VS_TP_MAX];
+	int nr;
+	char *irq_name[VS_IRQ_NAMES];	/* first name seen per irq */
+};
+
+/**
+ * vs_tp_set_init - mount tracefs if needed and resolve the tracepoints
+ * @set: filled
+ * @select: comma-separated "sys:name" items (name may end in '*'; an
+ *          _entry brings its _exit), or NULL for every supported one
+ * @err: one-line reason on failure
+ *
+ * Returns 0, or -1 with @err set.
+ */
+int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
+		   size_t errlen);
+void vs_tp_set_exit(struct vs_tp_set *set);
+
+/**
+ * vs_tp_decode - turn the raw data of a sample of @tp into @ev's kind,
+ * name and state (time, cpu and tid are the caller's)
+ */
+void vs_tp_decode(struct vs_tp_set *set, const struct vs_tp *tp,
+		  const void *raw, uint32_t size, struct vs_acct_event *ev);
+
+#endif /* VS_CORE_TRACEPOINTS_H */
