@@ -95,7 +95,8 @@ EXAMPLE_SRC:= $(wildcard examples/*.c)
 EXAMPLE_BIN:= $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-# Man pages: Documentation/NAME.txt whose title line is "NAME(SECTION)".
+# Man pages: Documentation/NAME.txt whose title line is "NAME(SECTION)";
+# asciidoctor adds a link page for every other name in its NAME section.
 MAN_SRC    := $(shell grep -l -m1 -E '^[a-z_-]+\([0-9]\)$$' Documentation/*.txt 2>/dev/null)
 
 all: $(VARSCOPE_BIN) $(LIB_SO) $(LIB_A) examples
@@ -224,7 +225,7 @@ install: all doc $(BUILD)/varscope.pc
 	install -m 644 $(BUILD)/varscope.pc $(DESTDIR)$(LIBDIR)/pkgconfig/varscope.pc
 	install -m 644 contrib/completion/varscope.bash \
 		$(DESTDIR)$(COMPLETIONDIR)/varscope
-	@set -e; for m in $(MAN_OUT); do \
+	@set -e; for m in build/man/man*/*; do \
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$m)); \
 		install -d $$d && install -m 644 $$m $$d/; \
 	done

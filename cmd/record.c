@@ -1,10 +1,89 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - varscope record (placeholder until its issue lands)
+ * record.c - varscope record: run a command and record, for each of its
+ * AppTasks, the cumulative kernel and counter values (core/record.c).
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "builtin.h"
+#include "../core/parse-options.h"
+#include "../core/record.h"
+
+#define VS_DEFAULT_MMAP_PAGES	32
+
+static const char *const record_usage[] = {
+	"varscope record [<options>] [--] COMMAND [ARGS]",
+	NULL
+};
+
+/* The command line as one string, for the trace's META record. */
+static char *join_argv(int argc, const char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
 
 int cmd_record(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope record [<options>] [--] COMMAND [ARGS]");
+	struct vs_record_opts opts = {
+		.rate = 1.0,
+		.epoch_ns = 1000000000ull,
+	};
+	int mmap_pages = VS_DEFAULT_MMAP_PAGES;
+	const struct vs_option options[] = {
+		OPT_STRING('o', "output", &opts.output, "file",
+			   "output file (default varscope.data; an existing one "
+			   "becomes varscope.data.old)"),
+		OPT_DOUBLE(0, "rate", &opts.rate, "R",
+			   "record a random fraction R of the tasks, 0 < R <= 1"),
+		OPT_DURATION(0, "epoch", &opts.epoch_ns,
+			     "length of an epoch (default 1s)"),
+		OPT_DURATION(0, "duration", &opts.duration_ns,
+			     "stop recording after this time"),
+		OPT_STRING_MULTI('e', "event", &opts.events, "event",
+				 "tracepoints to record (sys:name, name may "
+				 "end in *), comma separated"),
+		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
+			    "data pages of each thread's kernel event ring "
+			    "(a power of two, default 32)"),
+		OPT_END()
+	};
+	char *cmdline;
+	int status;
+
+	cmdline = join_argv(argc, argv);
+	argc = parse_options(argc, argv, options, record_usage,
+			     VS_PARSE_STOP_AT_NON_OPTION);
+	if (!(opts.rate > 0 && opts.rate <= 1))
+		option_error("rate", "must be in (0, 1]");
+	if (!opts.epoch_ns)
+		option_error("epoch", "must be longer than 0");
+	if (mmap_pages < 1 || mmap_pages > 65536 ||
+	    (mmap_pages & (mmap_pages - 1)))
+		option_error("mmap-pages", "must be a power of two up to 65536");
+	if (!argc) {
+		fprintf(stderr, "varscope record: no command to run\n");
+		usage_with_options(record_usage, options);
+	}
+	opts.mmap_pages = mmap_pages;
+	opts.argv = argv;
+	opts.cmdline = cmdline;
+	status = vs_record(&opts);
+	free(cmdline);
+	return status;
 }

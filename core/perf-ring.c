@@ -31,6 +31,7 @@ int vs_perf_ring_mmap(struct vs_perf_ring *ring, int fd, unsigned int pages)
 	ring->fd = fd;
 	ring->data_size = (size_t)pages * VS_PAGE_SIZE;
 	ring->copy = NULL;
+	ring->full = false;
 	ring->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring->base == MAP_FAILED) {
 		ring->base = NULL;
@@ -48,20 +49,22 @@ void vs_perf_ring_unmap(struct vs_perf_ring *ring)
 	ring->copy = NULL;
 }
 
-bool vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
+size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 		       void *ctx)
 {
 	struct perf_event_mmap_page *pc = ring->base;
 	const char *data = (const char *)ring->base + VS_PAGE_SIZE;
 	uint64_t mask = ring->data_size - 1;
-	uint64_t head, tail;
+	uint64_t head, tail, start;
 	bool full;
 
 	if (!pc)
-		return false;
+		return 0;
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	tail = pc->data_tail;
+	start = tail = pc->data_tail;
 	full = head - tail + VS_FULL_MARGIN >= ring->data_size;
+	if (full)
+		ring->full = true;
 	while (tail < head) {
 		const struct perf_event_header *h =
 			(const void *)(data + (tail & mask));
@@ -82,8 +85,10 @@ bool vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 			h = (const void *)ring->copy;
 		}
 		fn(ctx, h);
+		if (h->type == PERF_RECORD_LOST && !full)
+			ring->full = false;
 		tail += size;
 	}
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
-	return full;
+	return head - start;
 }

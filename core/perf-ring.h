@@ -19,6 +19,9 @@ struct vs_perf_ring {
 	void *base;			/* the control page */
 	size_t data_size;		/* power of two */
 	char *copy;			/* for records that wrap around */
+	bool full;			/* the ring came near full and no
+					 * PERF_RECORD_LOST was read since:
+					 * the next one is a real loss */
 };
 
 /**
@@ -37,10 +40,13 @@ typedef void (*vs_perf_record_fn)(void *ctx, const struct perf_event_header *h);
 /**
  * vs_perf_ring_read - hand every record in the ring to @fn, in order
  *
- * Returns true when the ring may have been full since the last read (the
- * kernel may then have dropped records for want of space).
+ * While it runs, @ring->full says whether the ring came close enough to
+ * full for the kernel to have dropped records for want of space, since
+ * the last PERF_RECORD_LOST read: the kernel reports such a loss at its
+ * first write after the reader made room, so one or more reads later.
+ * Returns the bytes read.
  */
-bool vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
+size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 		       void *ctx);
 
 #endif /* VS_CORE_PERF_RING_H */

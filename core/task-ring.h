@@ -22,7 +22,7 @@
 #define VS_CTL_ENV		"VARSCOPE_CTL"
 #define VS_CTL_VERSION		"v1"
 
-#define VS_RING_ENTRIES		1024	/* power of two */
+#define VS_RING_ENTRIES		4096	/* power of two */
 #define VS_MAX_SW_COUNTERS	8
 
 /* Registration: the library sends this, the recorder answers. */

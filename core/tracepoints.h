@@ -60,6 +60,12 @@ int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 void vs_tp_set_exit(struct vs_tp_set *set);
 
 /**
+ * vs_tp_set_drop - remove tracepoint @i and the other half of its
+ * entry/exit pair (for one that cannot be opened per thread)
+ */
+void vs_tp_set_drop(struct vs_tp_set *set, int i);
+
+/**
  * vs_tp_decode - turn the raw data of a sample of @tp into @ev's kind,
  * name and state (time, cpu and tid are the caller's)
  */

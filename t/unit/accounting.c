@@ -8,15 +8,7 @@
 #include <string.h>
 
 #include "core/accounting.h"
-
-static int test_nr, failures;
-
-static void ok(int cond, const char *what)
-{
-	printf("%sok %d - %s\n", cond ? "" : "not ", ++test_nr, what);
-	if (!cond)
-		failures++;
-}
+#include "tap.h"
 
 /* The tasks emitted by the accounting under test. */
 #define MAX_TASKS 8
@@ -287,5 +279,5 @@ int main(void)
 	test_counters();
 	vs_acct_free(acct);
 	vs_catalog_free(cat);
-	return failures ? 1 : 0;
+	return done_testing();
 }

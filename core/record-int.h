@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record-int.h - what the parts of the recording engine share: the session
+ * (core/record.c: command, socket, tracking, output, main loop) and the
+ * recorded threads (core/record-thread.c: per-thread perf events, their
+ * ring and task ring, decoding into the accounting).
+ */
+#ifndef VS_CORE_RECORD_INT_H
+#define VS_CORE_RECORD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/accounting.h"
+#include "core/catalog.h"
+#include "core/perf-ring.h"
+#include "core/record.h"
+#include "core/task-ring.h"
+#include "core/trace.h"
+#include "core/tracepoints.h"
+
+/* epoll data of the recorder's descriptors */
+#define VS_WAKE_LISTEN		0	/* a thread registers */
+#define VS_WAKE_RING		1	/* a ring passed its watermark */
+
+/* What every sampled event of the recorder carries, in this order. */
+#define VS_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+
+/* The sample_id_all trailer of VS_SAMPLE_TYPE (RAW is not part of it). */
+struct vs_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t id;
+};
+
+static inline const struct vs_sample_id *
+vs_sample_id_of(const struct perf_event_header *h)
+{
+	return (const void *)((const char *)h + h->size -
+			      sizeof(struct vs_sample_id));
+}
+
+/* A PERF_RECORD_SAMPLE of VS_SAMPLE_TYPE. */
+struct vs_raw_sample {
+	struct perf_event_header header;
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint32_t raw_size;
+	char raw[];
+};
+
+/* The software counters each thread's group counts, in read order. */
+#define VS_NR_SW_COUNTERS	4
+
+struct vs_record_stats {
+	uint64_t threads;		/* registered */
+	uint64_t refused;		/* registrations refused */
+	uint64_t lost_events;		/* kernel events lost (ring full) */
+	uint64_t paused_drops;		/* events dropped while paused */
+	uint64_t dropped_tasks;		/* task ring full in the library */
+	uint64_t unmatched_ends;	/* vs_task_end() without begin */
+};
+
+struct vs_rthread;
+
+struct vs_session {
+	const struct vs_record_opts *opts;
+	struct vs_writer *out;
+	int out_error;			/* errno of the first write failure */
+	struct vs_catalog *cat;
+	struct vs_acct *acct;
+	struct vs_tp_set tps;
+	int epoll_fd;			/* rings past their watermark wake it */
+	bool have_switch_tp;		/* sched_switch gives the wait state */
+	uint16_t sw_ids[VS_NR_SW_COUNTERS];
+	struct vs_rthread **threads;	/* hash by tid, chained */
+	unsigned int nr_buckets;
+	unsigned int nr_threads;
+	struct vs_record_stats stats;
+	uint64_t task_ids_written;
+	uint64_t tasks_written;
+	uint64_t last_time;		/* latest event time seen */
+};
+
+/**
+ * vs_rthread_open - open the perf events, rings and task ring of @tid
+ *
+ * Returns NULL with errno set.
+ */
+struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
+				   uint32_t tid);
+
+/* The descriptors for the thread's library, in enum vs_reg_fd order. */
+void vs_rthread_fds(const struct vs_rthread *rt, int fds[VS_REG_NR_FDS]);
+
+/* They were sent: close what the recorder no longer needs. */
+void vs_rthread_sent(struct vs_rthread *rt);
+
+/**
+ * vs_rthread_drain - read the thread's perf ring and task ring and feed
+ * the accounting with everything that can be placed in time
+ *
+ * Returns the number of tasks read.
+ */
+unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt);
+
+/**
+ * vs_rthread_close - drain, then end the thread: an open task is closed at
+ * @time with VS_TASK_THREAD_EXIT (@exited) or VS_TASK_TRUNCATED
+ */
+void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
+		      uint64_t time, bool exited);
+
+uint32_t vs_rthread_tid(const struct vs_rthread *rt);
+
+/* The session's hash chain link of @rt. */
+struct vs_rthread **vs_rthread_next(struct vs_rthread *rt);
+
+/* Intern the software counters of every thread; fills @s->sw_ids. */
+void vs_rthread_sw_counters(struct vs_session *s);
+
+/**
+ * vs_decode_switch - a PERF_RECORD_SWITCH into @ev (time, cpu, tid, kind,
+ * state); false when sched_switch gives that switch instead
+ */
+bool vs_decode_switch(const struct vs_session *s,
+		      const struct perf_event_header *h, struct vs_acct_event *ev);
+
+/* Session helpers used by the thread part. */
+struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid);
+void vs_session_write(struct vs_session *s, const struct vs_record *rec);
+
+#endif /* VS_CORE_RECORD_INT_H */

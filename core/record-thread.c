@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-thread.c - one recorded thread: its perf events, its paused perf
+ * ring, its task ring, and the merge of both streams into the accounting.
+ *
+ * Per thread: a software dummy event owns the ring (context_switch=1 gives
+ * the switch-in records); every tracepoint is opened on its own (pid=tid,
+ * cpu=-1) and redirected into that ring with PERF_EVENT_IOC_SET_OUTPUT.  A
+ * tracepoint opened as a group member under the dummy loses samples, so no
+ * groups here.  The ring starts paused; the library resumes it inside
+ * selected tasks.  The software counters form one counting group the
+ * library reads with a single read(2).
+ *
+ * Merge: perf records are queued in ring order (one thread: time order).
+ * A task record in the task ring means every kernel event of that task is
+ * already in the perf ring (the library pushes after pausing), so queued
+ * events up to its end can be fed.  The task open now is fed as soon as
+ * its begin is visible, so a long task does not hold its events here.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/record-int.h"
+
+struct vs_rthread {
+	struct vs_rthread *next;	/* session hash chain */
+	uint32_t pid, tid;
+	int ring_fd;			/* the dummy owning the ring */
+	int tp_fd[VS_TP_MAX];
+	uint64_t tp_id[VS_TP_MAX];	/* sample ids, index = tp index */
+	uint64_t ring_id;
+	int nr_tp;
+	int counter_fd[VS_NR_SW_COUNTERS];
+	int tasks_fd;
+	struct vs_perf_ring ring;
+	struct vs_task_ring *tasks;
+	uint64_t last_dropped, last_unmatched;
+	uint32_t done_seq;		/* last task fed whole */
+	uint32_t begun_seq;		/* task whose begin was fed, 0: none */
+	uint64_t last_time;		/* of the last perf record */
+	uint64_t overflow_since;	/* ring near full from about then,
+					 * loss not reported yet; 0: none */
+	struct vs_acct_event *queue;
+	unsigned int q_head, q_len, q_alloc;
+};
+
+static const struct {
+	uint64_t config;
+	const char *name;
+	const char *unit;
+} sw_counters[VS_NR_SW_COUNTERS] = {
+	{ PERF_COUNT_SW_TASK_CLOCK,	  "task-clock",	      "ns" },
+	{ PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches", "count" },
+	{ PERF_COUNT_SW_PAGE_FAULTS,	  "page-faults",      "count" },
+	{ PERF_COUNT_SW_CPU_MIGRATIONS,	  "cpu-migrations",   "count" },
+};
+
+uint32_t vs_rthread_tid(const struct vs_rthread *rt)
+{
+	return rt->tid;
+}
+
+struct vs_rthread **vs_rthread_next(struct vs_rthread *rt)
+{
+	return &rt->next;
+}
+
+static void init_attr(struct perf_event_attr *attr, uint32_t type,
+		      uint64_t config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = type;
+	attr->config = config;
+	attr->sample_period = 1;
+	attr->sample_type = VS_SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+}
+
+static void close_fds(struct vs_rthread *rt, int epoll_fd)
+{
+	int i;
+
+	for (i = 0; i < rt->nr_tp; i++)
+		close(rt->tp_fd[i]);
+	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
+		if (rt->counter_fd[i] >= 0)
+			close(rt->counter_fd[i]);
+	vs_perf_ring_unmap(&rt->ring);
+	if (rt->ring_fd >= 0) {
+		/* the library holds the same file: epoll would keep it */
+		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, rt->ring_fd, NULL);
+		close(rt->ring_fd);
+	}
+	if (rt->tasks)
+		munmap(rt->tasks, sizeof(*rt->tasks));
+	if (rt->tasks_fd >= 0)
+		close(rt->tasks_fd);
+	rt->nr_tp = 0;
+	rt->ring_fd = rt->tasks_fd = -1;
+	rt->tasks = NULL;
+}
+
+static int open_counters(struct vs_session *s, struct vs_rthread *rt)
+{
+	struct perf_event_attr attr;
+	int i, group = -1;
+
+	for (i = 0; i < VS_NR_SW_COUNTERS; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = sw_counters[i].config;
+		attr.read_format = PERF_FORMAT_GROUP;
+		rt->counter_fd[i] = vs_perf_open(&attr, rt->tid, -1, group);
+		if (rt->counter_fd[i] < 0)
+			return -1;
+		if (!i)
+			group = rt->counter_fd[0];
+	}
+	(void)s;
+	return 0;
+}
+
+static int open_ring(struct vs_session *s, struct vs_rthread *rt)
+{
+	struct perf_event_attr attr;
+	unsigned int pages = s->opts->mmap_pages;
+
+	init_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr.context_switch = 1;
+	attr.watermark = 1;
+	attr.wakeup_watermark = pages * 4096 / 2;
+	rt->ring_fd = vs_perf_open(&attr, rt->tid, -1, -1);
+	if (rt->ring_fd < 0)
+		return -1;
+	if (vs_perf_ring_mmap(&rt->ring, rt->ring_fd, pages) ||
+	    ioctl(rt->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) ||
+	    ioctl(rt->ring_fd, PERF_EVENT_IOC_ID, &rt->ring_id))
+		return -1;
+	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, rt->ring_fd,
+			 &(struct epoll_event){ .events = EPOLLIN,
+						.data.u64 = VS_WAKE_RING });
+}
+
+static int open_tracepoints(struct vs_session *s, struct vs_rthread *rt)
+{
+	struct perf_event_attr attr;
+	int i, fd;
+
+	for (i = 0; i < s->tps.nr; i++) {
+		init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
+		fd = vs_perf_open(&attr, rt->tid, -1, -1);
+		if (fd < 0)
+			return -1;
+		rt->tp_fd[rt->nr_tp++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->ring_fd) ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_task_ring(struct vs_rthread *rt)
+{
+	void *p;
+
+	rt->tasks_fd = memfd_create("varscope-tasks", MFD_CLOEXEC);
+	if (rt->tasks_fd < 0 ||
+	    ftruncate(rt->tasks_fd, sizeof(struct vs_task_ring)))
+		return -1;
+	p = mmap(NULL, sizeof(struct vs_task_ring), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, rt->tasks_fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	rt->tasks = p;
+	return 0;
+}
+
+struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
+				   uint32_t tid)
+{
+	struct vs_rthread *rt = calloc(1, sizeof(*rt));
+	int i, err;
+
+	if (!rt)
+		return NULL;
+	rt->pid = pid;
+	rt->tid = tid;
+	rt->ring_fd = rt->tasks_fd = -1;
+	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
+		rt->counter_fd[i] = -1;
+	if (open_ring(s, rt) || open_tracepoints(s, rt) ||
+	    open_counters(s, rt) || open_task_ring(rt)) {
+		err = errno;
+		close_fds(rt, s->epoll_fd);
+		free(rt);
+		errno = err;
+		return NULL;
+	}
+	return rt;
+}
+
+void vs_rthread_fds(const struct vs_rthread *rt, int fds[VS_REG_NR_FDS])
+{
+	fds[VS_REG_FD_RING] = rt->ring_fd;
+	fds[VS_REG_FD_COUNTERS] = rt->counter_fd[0];
+	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
+}
+
+void vs_rthread_sent(struct vs_rthread *rt)
+{
+	close(rt->tasks_fd);	/* the mapping stays */
+	rt->tasks_fd = -1;
+}
+
+/* --- the perf stream ---------------------------------------------------- */
+
+static struct vs_acct_event *queue_add(struct vs_rthread *rt)
+{
+	struct vs_acct_event *ev;
+
+	if (rt->q_head && rt->q_head == rt->q_len)
+		rt->q_head = rt->q_len = 0;
+	if (rt->q_len == rt->q_alloc) {
+		unsigned int alloc = rt->q_alloc ? 2 * rt->q_alloc : 256;
+		void *q;
+
+		if (rt->q_head) {	/* compact before growing */
+			memmove(rt->queue, rt->queue + rt->q_head,
+				(rt->q_len - rt->q_head) * sizeof(*rt->queue));
+			rt->q_len -= rt->q_head;
+			rt->q_head = 0;
+		}
+		if (rt->q_len == rt->q_alloc) {
+			q = realloc(rt->queue, alloc * sizeof(*rt->queue));
+			if (!q)
+				return NULL;
+			rt->queue = q;
+			rt->q_alloc = alloc;
+		}
+	}
+	ev = &rt->queue[rt->q_len++];
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = rt->tid;
+	ev->pid = rt->pid;
+	return ev;
+}
+
+static void on_sample(struct vs_session *s, struct vs_rthread *rt,
+		      const struct vs_raw_sample *smp)
+{
+	struct vs_acct_event *ev;
+	int i;
+
+	for (i = 0; i < rt->nr_tp; i++)
+		if (rt->tp_id[i] == smp->id)
+			break;
+	if (i == rt->nr_tp)
+		return;
+	ev = queue_add(rt);
+	if (!ev)
+		return;
+	ev->time = smp->time;
+	ev->cpu = smp->cpu;
+	vs_tp_decode(&s->tps, &s->tps.tp[i], smp->raw, smp->raw_size, ev);
+	rt->last_time = smp->time;
+}
+
+bool vs_decode_switch(const struct vs_session *s,
+		      const struct perf_event_header *h, struct vs_acct_event *ev)
+{
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+
+	/* sched_switch carries the state of a switch out; use it if open */
+	if (out && s->have_switch_tp)
+		return false;
+	ev->time = sid->time;
+	ev->cpu = sid->cpu;
+	ev->tid = sid->tid;
+	ev->kind = out ? VS_ACCT_SWITCH_OUT : VS_ACCT_SWITCH_IN;
+	ev->state = h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT ?
+		    VS_WAIT_RUNNABLE : VS_WAIT_BLOCKED;
+	return true;
+}
+
+static void on_switch(struct vs_session *s, struct vs_rthread *rt,
+		      const struct perf_event_header *h)
+{
+	struct vs_acct_event ev = { 0 }, *q;
+
+	rt->last_time = vs_sample_id_of(h)->time;
+	if (!vs_decode_switch(s, h, &ev))
+		return;
+	q = queue_add(rt);
+	if (q) {
+		ev.pid = q->pid;
+		*q = ev;
+	}
+}
+
+/*
+ * PERF_RECORD_LOST.  While the ring is paused the kernel counts every
+ * event it drops and reports them at the first output after the resume:
+ * those are events of the thread outside selected tasks, dropped on
+ * purpose.  A real loss needs a ring without room; the reader knows
+ * whether the ring came near full since its last read.  A loss while near
+ * full counts as real (pause drops are then counted as lost too: never
+ * the other way round).
+ */
+static void on_lost(struct vs_session *s, struct vs_rthread *rt,
+		    const struct perf_event_header *h)
+{
+	const struct perf_record_lost {
+		struct perf_event_header header;
+		uint64_t id, lost;
+	} *lost = (const void *)h;
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	struct vs_acct_event *ev;
+	struct vs_record rec = { .kind = VS_REC_LOST };
+
+	if (!rt->ring.full) {
+		s->stats.paused_drops += lost->lost;
+		return;
+	}
+	s->stats.lost_events += lost->lost;
+	rec.lost = (struct vs_lost){ sid->time, rt->tid, sid->cpu,
+				     VS_LOST_KERNEL_RING, lost->lost };
+	vs_session_write(s, &rec);
+	ev = queue_add(rt);
+	if (!ev)
+		return;
+	ev->time = rt->overflow_since && rt->overflow_since < rt->last_time ?
+		   rt->overflow_since : rt->last_time;
+	ev->until = sid->time;
+	ev->cpu = sid->cpu;
+	ev->kind = VS_ACCT_LOST;
+	ev->count = lost->lost;
+	rt->overflow_since = 0;
+}
+
+static void on_record(void *ctx, const struct perf_event_header *h)
+{
+	void **args = ctx;
+	struct vs_session *s = args[0];
+	struct vs_rthread *rt = args[1];
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, rt, (const void *)h);
+		break;
+	case PERF_RECORD_SWITCH:
+		on_switch(s, rt, h);
+		break;
+	case PERF_RECORD_LOST:
+		on_lost(s, rt, h);
+		break;
+	}
+}
+
+/* --- the merge ---------------------------------------------------------- */
+
+static void feed(struct vs_session *s, const struct vs_acct_event *ev)
+{
+	if (ev->time > s->last_time)
+		s->last_time = ev->time;
+	vs_acct_feed(s->acct, ev);
+}
+
+/* Feed queued events before @time (up to and including it if @incl). */
+static void feed_until(struct vs_session *s, struct vs_rthread *rt,
+		       uint64_t time, bool incl)
+{
+	while (rt->q_head < rt->q_len) {
+		const struct vs_acct_event *ev = &rt->queue[rt->q_head];
+
+		if (ev->time > time || (ev->time == time && !incl))
+			break;
+		feed(s, ev);
+		rt->q_head++;
+	}
+}
+
+static void feed_begin(struct vs_session *s, struct vs_rthread *rt,
+		       uint32_t seq, uint64_t start, uint32_t cpu,
+		       uint32_t type)
+{
+	struct vs_acct_event ev = {
+		.time = start, .cpu = cpu, .tid = rt->tid, .pid = rt->pid,
+		.kind = VS_ACCT_TASK_BEGIN, .type = type,
+		.id = (uint64_t)rt->tid << 32 | seq,
+	};
+
+	feed_until(s, rt, start, false);
+	feed(s, &ev);
+	rt->begun_seq = seq;
+}
+
+static void feed_task(struct vs_session *s, struct vs_rthread *rt,
+		      const struct vs_ring_task *t)
+{
+	struct vs_acct_event ev = {
+		.time = t->end, .cpu = t->cpu, .tid = rt->tid,
+		.kind = VS_ACCT_TASK_END, .flags = t->flags,
+		.deltas = { t->nr_counters < VS_NR_SW_COUNTERS ?
+			    t->nr_counters : VS_NR_SW_COUNTERS,
+			    s->sw_ids, t->counters },
+	};
+
+	/* the kernel has not said yet what it dropped: assume this task */
+	if (rt->overflow_since && t->end >= rt->overflow_since)
+		ev.flags |= VS_TASK_LOST_EVENTS;
+	if (rt->begun_seq != t->seq)
+		feed_begin(s, rt, t->seq, t->start, t->cpu, t->type);
+	feed_until(s, rt, t->end, true);
+	feed(s, &ev);
+	rt->begun_seq = 0;
+	rt->done_seq = t->seq;
+}
+
+/* The open task, if its begin is readable consistently (a seqlock). */
+static void feed_open_task(struct vs_session *s, struct vs_rthread *rt)
+{
+	struct vs_task_ring *r = rt->tasks;
+	uint32_t seq = __atomic_load_n(&r->open, __ATOMIC_ACQUIRE);
+	uint64_t start = r->open_start;
+	uint32_t type = r->open_type, cpu = r->open_cpu;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!seq || seq != __atomic_load_n(&r->open, __ATOMIC_RELAXED) ||
+	    seq != rt->done_seq + 1 || seq == rt->begun_seq)
+		return;
+	feed_begin(s, rt, seq, start, cpu, type);
+}
+
+static void read_counts(struct vs_session *s, struct vs_rthread *rt)
+{
+	uint64_t dropped = __atomic_load_n(&rt->tasks->dropped, __ATOMIC_RELAXED);
+	uint64_t unmatched = __atomic_load_n(&rt->tasks->unmatched_ends,
+					     __ATOMIC_RELAXED);
+
+	if (dropped != rt->last_dropped) {
+		struct vs_record rec = { .kind = VS_REC_LOST };
+
+		rec.lost = (struct vs_lost){ s->last_time, rt->tid, 0,
+					     VS_LOST_TASKS,
+					     dropped - rt->last_dropped };
+		vs_session_write(s, &rec);
+		s->stats.dropped_tasks += dropped - rt->last_dropped;
+		rt->last_dropped = dropped;
+	}
+	s->stats.unmatched_ends += unmatched - rt->last_unmatched;
+	rt->last_unmatched = unmatched;
+}
+
+unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
+{
+	struct vs_task_ring *r = rt->tasks;
+	void *args[2] = { s, rt };
+	uint64_t head, tail, first;
+
+	if (!r)
+		return 0;
+	vs_perf_ring_read(&rt->ring, on_record, args);
+	if (rt->ring.full && !rt->overflow_since)
+		rt->overflow_since = rt->last_time ? rt->last_time : 1;
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	for (first = tail = r->tail; tail < head; tail++)
+		feed_task(s, rt, &r->slot[tail & (VS_RING_ENTRIES - 1)]);
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	read_counts(s, rt);
+	feed_open_task(s, rt);
+	if (rt->begun_seq)
+		feed_until(s, rt, UINT64_MAX, true);
+	return tail - first;
+}
+
+void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
+		      uint64_t time, bool exited)
+{
+	struct vs_acct_event ev = {
+		.time = time, .tid = rt->tid,
+		.kind = exited ? VS_ACCT_THREAD_EXIT : VS_ACCT_TRUNCATE,
+	};
+
+	vs_rthread_drain(s, rt);
+	if (rt->overflow_since) {
+		struct vs_acct_event lost = {
+			.time = rt->overflow_since, .until = UINT64_MAX,
+			.tid = rt->tid, .kind = VS_ACCT_LOST,
+		};
+
+		feed(s, &lost);
+	}
+	if (rt->begun_seq) {
+		feed_until(s, rt, UINT64_MAX, true);
+		if (time < s->last_time)
+			ev.time = s->last_time;
+	}
+	feed(s, &ev);
+	close_fds(rt, s->epoll_fd);
+	free(rt->queue);
+	free(rt);
+}
+
+void vs_rthread_sw_counters(struct vs_session *s)
+{
+	int i;
+
+	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
+		s->sw_ids[i] = vs_catalog_intern(s->cat, sw_counters[i].name,
+						 sw_counters[i].unit,
+						 VS_GROUP_SOFTWARE,
+						 VS_EVENT_NO_PARENT);
+}

@@ -1,0 +1,878 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record.c - the recording engine: run the command, register its threads,
+ * track its processes and mappings, drain every ring, account, write.
+ *
+ * The program links libvarscope; VARSCOPE_CTL in its environment names
+ * the rate and an abstract unix socket.  Each thread registers there at
+ * its first selected task, and gets the descriptors of the events this
+ * process opened for it (core/record-thread.c).  A tracking dummy event
+ * per CPU, inherited by every thread and child of the command, gives
+ * COMM, FORK, EXIT and MMAP2 (with build-ids) for symbolization and the
+ * end of threads.  The main loop wakes every 10 ms (1 ms while a task
+ * ring fills fast), or when a ring passes its watermark, drains everything, writes an EPOCH record per epoch and
+ * flushes a chunk at least every second.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/pmu.h"
+#include "core/record-int.h"
+
+#define VS_POLL_MS		10
+#define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
+#define VS_FLUSH_NS		1000000000ull
+#define VS_TRACK_PAGES		64
+#define VS_MAX_CPUS		1024
+
+#ifndef VARSCOPE_VERSION
+#define VARSCOPE_VERSION "0.0"
+#endif
+
+struct vs_recorder {
+	struct vs_session s;
+	const struct vs_record_opts *opts;
+	pid_t child;
+	int go_fd;		/* write one byte: the child may exec */
+	int exec_err_fd;	/* the child's errno if exec failed */
+	int child_status;
+	bool child_done;
+	int listen_fd;
+	char sock_name[64];
+	int nr_cpus;
+	struct vs_perf_ring track[VS_MAX_CPUS];
+	uint32_t epoch;
+	uint64_t start, next_epoch, next_flush, stop_at;
+	bool recording;		/* false after an output error */
+	char dropped_tps[512];	/* tracepoints refused per thread */
+	int refuse_errno;	/* why opening a thread's events failed */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* --- output -------------------------------------------------------------- */
+
+static struct vs_recorder *recorder_of(struct vs_session *s)
+{
+	return (struct vs_recorder *)s;
+}
+
+void vs_session_write(struct vs_session *s, const struct vs_record *rec)
+{
+	struct vs_recorder *r = recorder_of(s);
+
+	if (!r->recording)
+		return;
+	if (vs_writer_add(s->out, rec) == 0)
+		return;
+	s->out_error = errno;
+	r->recording = false;
+}
+
+static void write_meta(struct vs_session *s, const char *key,
+		       const char *value)
+{
+	struct vs_record rec = { .kind = VS_REC_META };
+
+	rec.meta = (struct vs_meta){ key, value };
+	vs_session_write(s, &rec);
+}
+
+static void on_new_event(void *ctx, const struct vs_event_def *def)
+{
+	struct vs_record rec = { .kind = VS_REC_EVENT_DEF };
+
+	rec.event_def = *def;
+	vs_session_write(ctx, &rec);
+}
+
+static void on_task(void *ctx, const struct vs_task *task)
+{
+	struct vs_session *s = ctx;
+	struct vs_record rec = { .kind = VS_REC_TASK };
+
+	rec.task = *task;
+	vs_session_write(s, &rec);
+	s->tasks_written++;
+}
+
+/* The events live from now on: the whole catalog so far. */
+static void write_epoch(struct vs_recorder *r, uint64_t time)
+{
+	unsigned int n = vs_catalog_size(r->s.cat), i;
+	uint16_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	struct vs_record rec = { .kind = VS_REC_EPOCH };
+
+	if (!ids)
+		return;
+	for (i = 0; i < n; i++)
+		ids[i] = i;
+	rec.epoch = (struct vs_epoch){ time, r->epoch, n, ids };
+	vs_acct_set_epoch(r->s.acct, r->epoch);
+	vs_session_write(&r->s, &rec);
+	free(ids);
+}
+
+static int open_output(struct vs_recorder *r)
+{
+	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+	struct vs_header hdr = {
+		.major = VS_FORMAT_MAJOR, .minor = VS_FORMAT_MINOR,
+		.clockid = CLOCK_MONOTONIC,
+		.start_time = now_ns(), .start_realtime = realtime_ns(),
+		.tool = "varscope " VARSCOPE_VERSION " record",
+	};
+	struct stat st;
+	char old[4096];
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (rename(path, old)) {
+			fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
+				path, old, strerror(errno));
+			return -1;
+		}
+	}
+	r->s.out = vs_writer_open(path, &hdr);
+	if (!r->s.out) {
+		fprintf(stderr, "varscope record: cannot create %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	r->start = hdr.start_time;
+	return 0;
+}
+
+/* --- the command --------------------------------------------------------- */
+
+/*
+ * Fork the command, stopped on a pipe until the tracking events exist;
+ * a second, close-on-exec pipe reports a failed exec.
+ */
+static int start_child(struct vs_recorder *r)
+{
+	int go[2], err_pipe[2], err;
+	char ctl[160];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
+		return -1;
+	snprintf(ctl, sizeof(ctl), "%s,rate=%.9g,sock=%s", VS_CTL_VERSION,
+		 r->opts->rate, r->sock_name);
+	r->child = fork();
+	if (r->child < 0)
+		return -1;
+	if (!r->child) {
+		char c;
+
+		close(go[1]);
+		close(err_pipe[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		setenv(VS_CTL_ENV, ctl, 1);
+		execvp(r->opts->argv[0], (char *const *)r->opts->argv);
+		err = errno;
+		if (write(err_pipe[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err_pipe[1]);
+	r->go_fd = go[1];
+	r->exec_err_fd = err_pipe[0];
+	return 0;
+}
+
+/* Let the child exec; -1 if it could not. */
+static int release_child(struct vs_recorder *r)
+{
+	int err = 0;
+
+	if (write(r->go_fd, "g", 1) != 1)
+		err = errno;
+	close(r->go_fd);
+	if (read(r->exec_err_fd, &err, sizeof(err)) == sizeof(err)) {
+		fprintf(stderr, "varscope record: cannot run '%s': %s\n",
+			r->opts->argv[0], strerror(err));
+		waitpid(r->child, NULL, 0);
+		r->child_done = true;
+		close(r->exec_err_fd);
+		return -1;
+	}
+	close(r->exec_err_fd);
+	return 0;
+}
+
+/* --- tracking: comm, fork, exit, mmap ------------------------------------ */
+
+static int open_tracking(struct vs_recorder *r)
+{
+	struct perf_event_attr attr;
+	int cpu, fd;
+
+	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (r->nr_cpus > VS_MAX_CPUS)
+		r->nr_cpus = VS_MAX_CPUS;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_DUMMY;
+		attr.sample_type = VS_SAMPLE_TYPE;
+		attr.sample_id_all = 1;
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_MONOTONIC;
+		attr.inherit = 1;
+		attr.comm = 1;
+		attr.comm_exec = 1;
+		attr.mmap = 1;
+		attr.mmap2 = 1;
+		attr.build_id = 1;
+		attr.task = 1;
+		attr.disabled = 1;
+		attr.enable_on_exec = 1;
+		attr.watermark = 1;
+		attr.wakeup_watermark = VS_TRACK_PAGES * 4096 / 2;
+		fd = vs_perf_open(&attr, r->child, cpu, -1);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == EINVAL)
+				continue;	/* cpu offline */
+			return -1;
+		}
+		if (vs_perf_ring_mmap(&r->track[cpu], fd, VS_TRACK_PAGES))
+			return -1;
+		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
+			  &(struct epoll_event){ .events = EPOLLIN,
+						 .data.u64 = VS_WAKE_RING });
+	}
+	return 0;
+}
+
+static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
+{
+	struct vs_rthread **p;
+
+	p = &r->s.threads[tid % r->s.nr_buckets];
+	while (*p && vs_rthread_tid(*p) != tid)
+		p = vs_rthread_next(*p);
+	if (*p) {
+		struct vs_rthread *rt = *p;
+
+		*p = *vs_rthread_next(rt);
+		r->s.nr_threads--;
+		vs_rthread_close(&r->s, rt, time, true);
+	}
+}
+
+static void on_track_record(void *ctx, const struct perf_event_header *h)
+{
+	struct vs_recorder *r = ctx;
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	struct vs_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	switch (h->type) {
+	case PERF_RECORD_COMM: {
+		const struct { struct perf_event_header h; uint32_t pid, tid;
+			       char comm[]; } *c = (const void *)h;
+
+		rec.kind = VS_REC_COMM;
+		rec.comm = (struct vs_comm){ sid->time, c->pid, c->tid,
+			!!(h->misc & PERF_RECORD_MISC_COMM_EXEC), c->comm };
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct { struct perf_event_header h; uint32_t pid, ppid,
+			       tid, ptid; uint64_t time; } *f = (const void *)h;
+
+		rec.kind = VS_REC_PROCESS;
+		rec.process = (struct vs_process){ f->time,
+			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
+						      VS_PROCESS_EXIT,
+			f->pid, f->ppid, f->tid, f->ptid };
+		if (h->type == PERF_RECORD_EXIT)
+			track_exit(r, f->tid, f->time);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			uint64_t start, len, pgoff;
+			uint8_t build_id_size, res[3];
+			uint8_t build_id[20];
+			uint32_t prot, flags;
+			char filename[];
+		} *m = (const void *)h;
+
+		rec.kind = VS_REC_MMAP;
+		rec.mmap = (struct vs_mmap){ sid->time, m->pid, m->tid,
+			m->start, m->len, m->pgoff, m->prot, m->flags, 0, {0},
+			m->filename };
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			rec.mmap.build_id_len = m->build_id_size > 20 ? 20 :
+						m->build_id_size;
+			memcpy(rec.mmap.build_id, m->build_id, 20);
+		}
+		break;
+	}
+	default:
+		return;
+	}
+	vs_session_write(&r->s, &rec);
+}
+
+static void drain_tracking(struct vs_recorder *r)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		vs_perf_ring_read(&r->track[cpu], on_track_record, r);
+}
+
+/* --- threads ------------------------------------------------------------- */
+
+struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid)
+{
+	struct vs_rthread *rt = s->threads[tid % s->nr_buckets];
+
+	while (rt && vs_rthread_tid(rt) != tid)
+		rt = *vs_rthread_next(rt);
+	return rt;
+}
+
+/* Drain every thread; true when one task ring was filling fast. */
+static bool drain_threads(struct vs_recorder *r)
+{
+	unsigned int i, busiest = 0, n;
+	struct vs_rthread *rt;
+
+	for (i = 0; i < r->s.nr_buckets; i++)
+		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt)) {
+			n = vs_rthread_drain(&r->s, rt);
+			if (n > busiest)
+				busiest = n;
+		}
+	return busiest >= VS_RING_ENTRIES / 8;
+}
+
+/* Close every thread: exited when the command is gone, else truncated. */
+static void close_threads(struct vs_recorder *r, uint64_t time, bool exited)
+{
+	unsigned int i;
+	struct vs_rthread *rt;
+
+	for (i = 0; i < r->s.nr_buckets; i++)
+		while ((rt = r->s.threads[i])) {
+			r->s.threads[i] = *vs_rthread_next(rt);
+			vs_rthread_close(&r->s, rt, time, exited);
+		}
+	r->s.nr_threads = 0;
+}
+
+/* Is @pid the command or one of its descendants? */
+static bool in_command(struct vs_recorder *r, pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int depth;
+	FILE *f;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		if (pid == r->child)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (!p || sscanf(p, ") %*c %d", &pid) != 1)
+			return false;
+	}
+	return false;
+}
+
+static bool thread_of(pid_t pid, pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+	return !stat(path, &st);
+}
+
+static void reply(int fd, int status, const int *fds)
+{
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS };
+	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_NR_FDS)];
+	struct iovec iov = { &rep, sizeof(rep) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	if (fds) {
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * VS_REG_NR_FDS);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * VS_REG_NR_FDS);
+	}
+	sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+/*
+ * A thread registers: check that it belongs to the command (the peer's
+ * credentials, its thread group), open its events, pass the descriptors.
+ */
+static bool register_thread(struct vs_recorder *r)
+{
+	struct vs_reg_request req;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct vs_rthread *rt, *old;
+	int fd, fds[VS_REG_NR_FDS];
+	struct timeval tv = { .tv_sec = 1 };
+
+	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (recv(fd, &req, sizeof(req), 0) != sizeof(req) ||
+	    req.magic != VS_REG_MAGIC ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (pid_t)req.pid != cred.pid || !thread_of(req.pid, req.tid) ||
+	    !in_command(r, req.pid)) {
+		reply(fd, EPERM, NULL);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	if (!r->recording) {
+		reply(fd, ENOSPC, NULL);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	/* the same tid again: it exec'd; its old image's state ends here */
+	old = vs_session_thread(&r->s, req.tid);
+	if (old)
+		track_exit(r, req.tid, now_ns());
+	rt = vs_rthread_open(&r->s, req.pid, req.tid);
+	if (!rt) {
+		r->refuse_errno = errno;
+		reply(fd, errno, NULL);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	*vs_rthread_next(rt) = r->s.threads[req.tid % r->s.nr_buckets];
+	r->s.threads[req.tid % r->s.nr_buckets] = rt;
+	r->s.nr_threads++;
+	r->s.stats.threads++;
+	vs_rthread_fds(rt, fds);
+	reply(fd, 0, fds);
+	vs_rthread_sent(rt);
+	close(fd);
+	return true;
+}
+
+static int open_socket(struct vs_recorder *r)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len;
+
+	snprintf(r->sock_name, sizeof(r->sock_name), "varscope-%d-%llx",
+		 getpid(), (unsigned long long)now_ns());
+	len = strlen(r->sock_name);
+	memcpy(addr.sun_path + 1, r->sock_name, len);
+	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+			      SOCK_NONBLOCK, 0);
+	if (r->listen_fd < 0 ||
+	    bind(r->listen_fd, (struct sockaddr *)&addr,
+		 offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
+	    listen(r->listen_fd, 128))
+		return -1;
+	return epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, r->listen_fd,
+			 &(struct epoll_event){ .events = EPOLLIN,
+						.data.u64 = VS_WAKE_LISTEN });
+}
+
+/* --- setup checks -------------------------------------------------------- */
+
+/*
+ * Each recorded thread costs about 30 descriptors here: raise the limit
+ * to the system's maximum when allowed, else to the hard limit.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	unsigned long nr_open = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit want = { nr_open, nr_open };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want))
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/*
+ * Open every tracepoint on ourselves as it will be opened per thread:
+ * the first failure for want of privilege says what is needed; one that
+ * the kernel refuses per thread (irq_vectors:irq_work_exit: perf itself
+ * raises irq_work) is dropped, with its pair, and named in the trace.
+ */
+static int probe_tracepoints(struct vs_recorder *r)
+{
+	struct vs_tp_set *set = &r->s.tps;
+	struct perf_event_attr attr;
+	size_t len;
+	int i = 0, fd;
+
+	while (i < set->nr) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = set->tp[i].id;
+		attr.sample_period = 1;
+		attr.sample_type = PERF_SAMPLE_RAW;
+		fd = vs_perf_open(&attr, 0, -1, -1);
+		if (fd >= 0) {
+			close(fd);
+			i++;
+			continue;
+		}
+		if ((errno == EACCES || errno == EPERM) && geteuid()) {
+			fprintf(stderr, "varscope record: tracing kernel events "
+				"needs root or CAP_PERFMON (or "
+				"kernel.perf_event_paranoid = -1)\n");
+			return -1;
+		}
+		len = strlen(r->dropped_tps);
+		snprintf(r->dropped_tps + len, sizeof(r->dropped_tps) - len,
+			 "%s%s:%s (%s)", len ? ", " : "", set->tp[i].system,
+			 set->tp[i].name, strerror(errno));
+		vs_tp_set_drop(set, i);
+	}
+	if (!set->nr) {
+		fprintf(stderr, "varscope record: no tracepoint can be recorded\n");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The hardware PMU: one line when it is absent.  Hardware counters are
+ * not recorded yet even when it is present (see varscope-record(1)).
+ */
+static void check_pmu(struct vs_recorder *r)
+{
+	struct vs_pmu pmu;
+	char line[256];
+
+	vs_pmu_probe(&pmu);
+	vs_pmu_status(&pmu, line, sizeof(line));
+	if (!pmu.hw)
+		fprintf(stderr, "varscope record: %s\n", line);
+	write_meta(&r->s, "pmu", line);
+}
+
+static void write_metas(struct vs_recorder *r)
+{
+	char buf[64];
+
+	write_meta(&r->s, "cmdline", r->opts->cmdline ? r->opts->cmdline : "");
+	snprintf(buf, sizeof(buf), "%.9g", r->opts->rate);
+	write_meta(&r->s, "rate", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
+	write_meta(&r->s, "epoch_ns", buf);
+	write_meta(&r->s, "note",
+		   "fault.page.time unavailable: page faults have no exit "
+		   "tracepoint and this kernel has no kprobes; "
+		   "fault.page.count only");
+	if (r->dropped_tps[0]) {
+		char note[600];
+
+		snprintf(note, sizeof(note), "not recorded: %s", r->dropped_tps);
+		write_meta(&r->s, "note", note);
+	}
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+static void check_child(struct vs_recorder *r)
+{
+	if (r->child_done)
+		return;
+	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child)
+		r->child_done = true;
+}
+
+static void tick(struct vs_recorder *r)
+{
+	uint64_t now = now_ns();
+
+	if (now >= r->next_epoch) {
+		r->epoch++;
+		write_epoch(r, now);
+		r->next_epoch = now + r->opts->epoch_ns;
+	}
+	if (now >= r->next_flush) {
+		if (r->recording && vs_writer_flush(r->s.out)) {
+			r->s.out_error = errno;
+			r->recording = false;
+		}
+		r->next_flush = now + VS_FLUSH_NS;
+	}
+}
+
+/* An output error: stop recording, let the command run on. */
+static void stop_recording(struct vs_recorder *r)
+{
+	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+
+	fprintf(stderr, "varscope record: %s: %s; recording stopped, the command "
+		"goes on; the trace keeps what was written (%llu bytes)\n",
+		path, strerror(r->s.out_error),
+		(unsigned long long)vs_writer_bytes(r->s.out));
+	close_threads(r, now_ns(), false);
+	r->s.out_error = -1;	/* said once */
+}
+
+static void loop(struct vs_recorder *r)
+{
+	struct epoll_event evs[16];
+	bool busy = false;
+	int n, i;
+
+	while (!stop_signal) {
+		n = epoll_wait(r->s.epoll_fd, evs, 16,
+			       busy ? VS_BUSY_POLL_MS : VS_POLL_MS);
+		for (i = 0; i < n; i++)
+			if (evs[i].data.u64 == VS_WAKE_LISTEN)
+				while (register_thread(r))
+					;
+		drain_tracking(r);
+		busy = drain_threads(r);
+		if (!r->recording && r->s.out_error > 0)
+			stop_recording(r);
+		tick(r);
+		check_child(r);
+		if (r->child_done)
+			break;
+		if (r->stop_at && now_ns() >= r->stop_at)
+			break;
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	const char *name = strsignal(sig);
+
+	return name ? name : "unknown signal";
+}
+
+static void summary(struct vs_recorder *r)
+{
+	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
+	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+
+	fprintf(stderr, "varscope record: %llu tasks of %llu threads written to %s "
+		"(%llu bytes)\n", (unsigned long long)r->s.tasks_written,
+		(unsigned long long)r->s.stats.threads, path,
+		(unsigned long long)vs_writer_bytes(r->s.out));
+	if (r->s.stats.lost_events)
+		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
+			"%llu tasks flagged; a larger --mmap-pages helps\n",
+			(unsigned long long)r->s.stats.lost_events,
+			(unsigned long long)a->lost_tasks);
+	if (r->s.stats.dropped_tasks)
+		fprintf(stderr, "varscope record: %llu tasks dropped (task ring full)\n",
+			(unsigned long long)r->s.stats.dropped_tasks);
+	if (r->s.stats.unmatched_ends)
+		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
+			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
+	if (r->s.stats.refused)
+		fprintf(stderr, "varscope record: %llu threads not recorded%s%s\n",
+			(unsigned long long)r->s.stats.refused,
+			r->refuse_errno ? ": " : "",
+			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	fprintf(stderr, "varscope record: fault.page.time unavailable (no exit "
+		"tracepoint for page faults, no kprobes): fault.page.count only\n");
+}
+
+static int exit_status(struct vs_recorder *r)
+{
+	int st = r->child_status;
+
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
+			r->opts->argv[0], WTERMSIG(st), signal_name(WTERMSIG(st)));
+		return 128 + WTERMSIG(st);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static void finish(struct vs_recorder *r)
+{
+	uint64_t now;
+
+	/* a signal or --duration ended the recording: end the command too */
+	if (!r->child_done)
+		kill(r->child, SIGTERM);
+	if (!r->child_done) {
+		/* --duration or a signal: the tasks open now are truncated */
+		drain_tracking(r);
+		close_threads(r, now_ns(), false);
+		waitpid(r->child, &r->child_status, 0);
+		r->child_done = true;
+	}
+	drain_tracking(r);
+	now = r->s.last_time > now_ns() ? r->s.last_time : now_ns();
+	close_threads(r, now, true);
+	if (!r->recording && r->s.out_error > 0)
+		stop_recording(r);
+	if (r->recording) {
+		write_epoch(r, now);
+		if (vs_writer_flush(r->s.out))
+			stop_recording(r);
+	}
+}
+
+static int setup(struct vs_recorder *r)
+{
+	char err[256];
+	int i;
+
+	if (vs_tp_set_init(&r->s.tps, r->opts->events, err, sizeof(err))) {
+		fprintf(stderr, "varscope record: %s\n", err);
+		return -1;
+	}
+	if (!r->s.tps.nr) {
+		fprintf(stderr, "varscope record: no tracepoint selected\n");
+		return -1;
+	}
+	if (probe_tracepoints(r))
+		return -1;
+	for (i = 0; i < r->s.tps.nr; i++)
+		if (r->s.tps.tp[i].role == VS_TP_SWITCH)
+			r->s.have_switch_tp = true;
+	raise_nofile();
+	r->s.nr_buckets = 4096;
+	r->s.threads = calloc(r->s.nr_buckets, sizeof(*r->s.threads));
+	r->s.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (!r->s.threads || r->s.epoll_fd < 0 || open_socket(r)) {
+		fprintf(stderr, "varscope record: cannot listen: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (open_output(r))
+		return -1;
+	r->recording = true;
+	r->s.cat = vs_catalog_new(on_new_event, &r->s);
+	r->s.acct = vs_acct_new(r->s.cat, on_task, &r->s);
+	if (!r->s.cat || !r->s.acct)
+		return -1;
+	vs_rthread_sw_counters(&r->s);
+	write_metas(r);
+	check_pmu(r);
+	return 0;
+}
+
+int vs_record(const struct vs_record_opts *opts)
+{
+	struct vs_recorder *r = calloc(1, sizeof(*r));
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	int status = 1;
+
+	if (!r)
+		return 1;
+	r->opts = opts;
+	r->s.opts = opts;
+	r->listen_fd = r->s.epoll_fd = -1;
+	if (setup(r))
+		goto out;
+	if (start_child(r)) {
+		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
+			opts->argv[0], strerror(errno));
+		goto out;
+	}
+	if (open_tracking(r)) {
+		fprintf(stderr, "varscope record: cannot track '%s': %s\n",
+			opts->argv[0], strerror(errno));
+		kill(r->child, SIGKILL);
+		release_child(r);
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	r->next_epoch = now_ns();
+	r->next_flush = r->next_epoch + VS_FLUSH_NS;
+	if (opts->duration_ns)
+		r->stop_at = r->next_epoch + opts->duration_ns;
+	if (release_child(r)) {
+		status = 127;
+		goto out;
+	}
+	tick(r);
+	loop(r);
+	finish(r);
+	summary(r);
+	status = exit_status(r);
+out:
+	if (r->s.out && vs_writer_close(r->s.out) && r->recording)
+		fprintf(stderr, "varscope record: closing the trace: %s\n",
+			strerror(errno));
+	vs_acct_free(r->s.acct);
+	vs_catalog_free(r->s.cat);
+	vs_tp_set_exit(&r->s.tps);
+	free(r->s.threads);
+	free(r);
+	return status;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - the recording engine behind "varscope record".
+ */
+#ifndef VS_CORE_RECORD_H
+#define VS_CORE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vs_record_opts {
+	const char *output;		/* NULL: varscope.data */
+	double rate;			/* (0, 1] */
+	uint64_t epoch_ns;
+	uint64_t duration_ns;		/* 0: until the command ends */
+	const char *events;		/* -e list, NULL: the default set */
+	unsigned int mmap_pages;	/* data pages of each per-thread ring */
+	const char *const *argv;	/* the command, NULL-terminated */
+	const char *cmdline;		/* varscope's own, for the trace */
+};
+
+/**
+ * vs_record - run @opts->argv under recording until it exits, a signal
+ * (SIGINT, SIGTERM) or the duration ends
+ *
+ * Returns the exit status for varscope: the command's own, 128 + signal
+ * when it was killed, or 1 when recording could not start.
+ */
+int vs_record(const struct vs_record_opts *opts);
+
+#endif /* VS_CORE_RECORD_H */

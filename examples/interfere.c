@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * interfere.c - AppTasks with known, injected causes of latency, the
+ * ground truth for varscope record and report.
+ *
+ * Task types (vs_task_begin type numbers):
+ *   1 sleep    sleeps --sleep-us (blocked time)
+ *   2 fault    touches --pages fresh pages (page faults)
+ *   3 corun    does --work-us of computation pinned to CPU 0 while a
+ *              co-runner pinned there too is busy half of the time, in
+ *              2 ms bursts (run-queue time)
+ *   4 compute  the same computation pinned to CPU 0, without co-runner
+ *
+ * When allowed (root), types 3 and 4 run SCHED_FIFO priority 1 and the
+ * co-runner priority 2: the co-runner preempts corun tasks exactly, and
+ * other load on the machine preempts neither type, so the ground truth
+ * holds on a busy machine too.  Otherwise all run SCHED_OTHER.
+ *
+ * The phases run one after the other, each -n tasks on each of --threads
+ * threads, --wave of them alive at a time.
+ * At the end it prints one line per type with the ground truth:
+ *   interfere: type=1 name=sleep tasks=N total_ns=T pages=P
+ * Options for the recorder's tests: --outside-pages N (page faults between
+ * tasks, which must not reach the recorder), --fork (a child process repeats the
+ * tasks), --exec (then exec itself for 3 compute tasks), --crash (die of
+ * SIGSEGV at the end), --odd (an end without begin, a begin twice, a
+ * thread that exits inside a task).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "varscope.h"
+
+enum { T_SLEEP = 1, T_FAULT, T_CORUN, T_COMPUTE, T__NR };
+
+static const char *const type_name[T__NR] = {
+	[T_SLEEP] = "sleep", [T_FAULT] = "fault",
+	[T_CORUN] = "corun", [T_COMPUTE] = "compute",
+};
+
+static struct {
+	long tasks;
+	long sleep_us;
+	long pages;
+	long work_us;
+	long threads;
+	long wave;			/* threads alive at once, 0: all */
+	long outside_pages;
+	const char *types;
+	bool fork, exec, crash, odd;
+	const char *argv0;
+} opt = {
+	.tasks = 20, .sleep_us = 2000, .pages = 256, .work_us = 2000,
+	.threads = 1, .types = "sleep,fault,corun,compute",
+};
+
+static long loops_per_us;
+static volatile int corun_stop;
+
+struct truth {
+	long tasks;
+	long long total_ns;
+	long pages;
+};
+
+static struct truth truth[T__NR];
+static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void work(long loops)
+{
+	volatile unsigned long x = 1;
+
+	while (loops--)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+}
+
+/* The fastest of a few short runs: preemption only ever slows one down. */
+static void calibrate(void)
+{
+	long loops = 200000, i;
+	long long best = 0, t;
+
+	for (i = 0; i < 10; i++) {
+		t = now_ns();
+		work(loops);
+		t = now_ns() - t;
+		if (t > 0 && (!best || t < best))
+			best = t;
+	}
+	loops_per_us = best ? loops * 1000 / best : 1000;
+	if (loops_per_us < 1)
+		loops_per_us = 1;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* SCHED_FIFO at @prio when allowed; false if not. */
+static bool set_fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	return !pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static void set_normal(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+}
+
+static void unpin(void)
+{
+	cpu_set_t set;
+	long i, n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(&set);
+	for (i = 0; i < n; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static long touch_pages(long pages)
+{
+	long psz = sysconf(_SC_PAGESIZE), i;
+	char *p;
+
+	if (!pages)
+		return 0;
+	p = mmap(NULL, pages * psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 0;
+	madvise(p, pages * psz, MADV_NOHUGEPAGE);
+	for (i = 0; i < pages; i++)
+		p[i * psz] = 1;
+	munmap(p, pages * psz);
+	return pages;
+}
+
+static void one_task(int type)
+{
+	struct timespec ts = { opt.sleep_us / 1000000,
+			       (opt.sleep_us % 1000000) * 1000 };
+	long long t0, t1;
+	long pages = 0;
+
+	vs_task_begin(type);
+	t0 = now_ns();
+	switch (type) {
+	case T_SLEEP:
+		nanosleep(&ts, NULL);
+		break;
+	case T_FAULT:
+		pages = touch_pages(opt.pages);
+		break;
+	default:
+		work(opt.work_us * loops_per_us);
+		break;
+	}
+	t1 = now_ns();
+	vs_task_end(type);
+	pthread_mutex_lock(&truth_lock);
+	truth[type].tasks++;
+	truth[type].total_ns += t1 - t0;
+	truth[type].pages += pages;
+	pthread_mutex_unlock(&truth_lock);
+}
+
+static void *corunner(void *arg)
+{
+	struct timespec burst = { 0, 2000000 };
+
+	(void)arg;
+	pin(0);
+	set_fifo(2);
+	while (!corun_stop) {
+		work(2000 * loops_per_us);
+		nanosleep(&burst, NULL);
+	}
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	int type = (int)(long)arg;
+	long i;
+
+	if (type == T_CORUN || type == T_COMPUTE) {
+		pin(0);
+		set_fifo(1);
+	}
+	for (i = 0; i < opt.tasks; i++) {
+		one_task(type);
+		touch_pages(opt.outside_pages);
+	}
+	set_normal();
+	unpin();
+	return NULL;
+}
+
+/* --threads workers, --wave of them alive at a time. */
+static void run_phase(int type)
+{
+	long wave = opt.wave ? opt.wave : opt.threads;
+	pthread_t *tid = calloc(wave, sizeof(*tid));
+	pthread_t co;
+	long done, i, started;
+
+	if (!tid)
+		exit(1);
+	if (type == T_CORUN) {
+		corun_stop = 0;
+		pthread_create(&co, NULL, corunner, NULL);
+	}
+	for (done = 0; done < opt.threads; done += wave) {
+		for (started = 0; started < wave && done + started < opt.threads;
+		     started++)
+			if (pthread_create(&tid[started], NULL, worker,
+					   (void *)(long)type))
+				break;
+		for (i = 0; i < started; i++)
+			pthread_join(tid[i], NULL);
+	}
+	if (type == T_CORUN) {
+		corun_stop = 1;
+		pthread_join(co, NULL);
+	}
+	free(tid);
+}
+
+static void *exit_inside_task(void *arg)
+{
+	(void)arg;
+	vs_task_begin(T_COMPUTE);
+	work(100 * loops_per_us);
+	pthread_exit(NULL);
+}
+
+/* The odd orders the vs_task_begin(3) page defines. */
+static void odd_orders(void)
+{
+	pthread_t t;
+
+	vs_task_end(T_COMPUTE);			/* end without begin */
+	vs_task_begin(T_COMPUTE);
+	work(100 * loops_per_us);
+	vs_task_begin(T_COMPUTE);		/* begin twice */
+	work(100 * loops_per_us);
+	vs_task_end(T_COMPUTE);
+	pthread_create(&t, NULL, exit_inside_task, NULL);
+	pthread_join(t, NULL);
+	printf("interfere: odd unmatched_ends=1 nested_begins=1 thread_exits=1\n");
+}
+
+static void print_truth(void)
+{
+	int type;
+
+	for (type = 1; type < T__NR; type++)
+		if (truth[type].tasks)
+			printf("interfere: pid=%d type=%d name=%s tasks=%ld "
+			       "total_ns=%lld pages=%ld\n", getpid(), type,
+			       type_name[type], truth[type].tasks,
+			       truth[type].total_ns, truth[type].pages);
+	fflush(stdout);
+}
+
+static void run_all(void)
+{
+	char buf[128], *tok, *save = NULL;
+	int type;
+
+	snprintf(buf, sizeof(buf), "%s", opt.types);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (type = 1; type < T__NR; type++)
+			if (!strcmp(tok, type_name[type]))
+				break;
+		if (type == T__NR) {
+			fprintf(stderr, "interfere: unknown type '%s'\n", tok);
+			exit(2);
+		}
+		run_phase(type);
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: interfere [-n TASKS] [--types sleep,fault,corun,compute]\n"
+		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
+		"                 [--wave N] [--outside-pages N] [--fork] [--exec] [--crash] [--odd]\n");
+	exit(2);
+}
+
+static long num_arg(int argc, char **argv, int *i)
+{
+	char *end;
+	long v;
+
+	if (*i + 1 >= argc)
+		usage();
+	v = strtol(argv[++*i], &end, 10);
+	if (*end || v < 0)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	opt.argv0 = argv[0];
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n"))
+			opt.tasks = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--sleep-us"))
+			opt.sleep_us = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--pages"))
+			opt.pages = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--work-us"))
+			opt.work_us = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--threads"))
+			opt.threads = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--wave"))
+			opt.wave = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--outside-pages"))
+			opt.outside_pages = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--types") && i + 1 < argc)
+			opt.types = argv[++i];
+		else if (!strcmp(argv[i], "--fork"))
+			opt.fork = true;
+		else if (!strcmp(argv[i], "--exec"))
+			opt.exec = true;
+		else if (!strcmp(argv[i], "--crash"))
+			opt.crash = true;
+		else if (!strcmp(argv[i], "--odd"))
+			opt.odd = true;
+		else
+			usage();
+	}
+	if (opt.threads < 1)
+		usage();
+	calibrate();
+	run_all();
+	if (opt.odd)
+		odd_orders();
+	if (opt.fork) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (!pid) {
+			memset(truth, 0, sizeof(truth));
+			run_all();
+			print_truth();
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	print_truth();
+	if (opt.crash)
+		*(volatile int *)0 = 1;
+	if (opt.exec) {
+		execl(opt.argv0, opt.argv0, "--types", "compute", "-n", "3",
+		      "--work-us", "500", (char *)NULL);
+		perror("interfere: exec");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+# record-lib.bash - what the varscope record tests (t2xxx) share.
+#
+#	load test-lib
+#	load record-lib
+#
+# Each test then runs as root with tracefs and examples/interfere ($IF),
+# and check EXPR tests a Python expression over the per-type task sums of
+# t.json (see t/helper/task-stats.py).
+
+IF=$EXAMPLES/interfere
+STATS=$SRC/t/helper/task-stats.py
+
+setup() {
+	vs_setup
+	require_root
+	require_tracefs
+	require_example interfere
+}
+
+check() {
+	"$STATS" "$1" < t.json
+}
+
+# record_if ARGS: record interfere ARGS into t.data, its ground truth
+# lines (stdout) into truth, record's messages into err, the trace as
+# JSON lines into t.json
+record_if() {
+	"$VARSCOPE" record -o t.data -- "$IF" "$@" > truth 2> err
+	"$VARSCOPE" script -i t.data --format json > t.json
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# t2000-record-basic: varscope record's options, output file, exit status,
+# and what the trace holds besides tasks (catalog, metas, epochs, comm and
+# mmap records for symbolization).
+
+load test-lib
+load record-lib
+
+@test "record rejects a bad rate with one line naming the option" {
+	run "$VARSCOPE" record --rate 0 -- true
+	assert_failure 129
+	assert_output --partial "rate"
+	assert_equal "${#lines[@]}" 1
+	run "$VARSCOPE" record --rate 1.5 -- true
+	assert_failure 129
+}
+
+@test "record without a command prints the usage" {
+	run "$VARSCOPE" record
+	assert_failure 129
+	assert_output --partial "no command to run"
+}
+
+@test "record of a command that does not exist says so" {
+	run -127 "$VARSCOPE" record -- ./no-such-program
+	assert_failure 127
+	assert_output --partial "cannot run './no-such-program'"
+}
+
+@test "record -e with an unknown tracepoint says which" {
+	run "$VARSCOPE" record -e sched:no_such_event -- true
+	assert_failure 1
+	assert_output --partial "unknown or unsupported tracepoint 'sched:no_such_event'"
+}
+
+@test "record writes varscope.data mode 0600 and keeps the old one as .old" {
+	"$VARSCOPE" record -- "$IF" -n 2 --types compute --work-us 100 2>/dev/null
+	[ "$(stat -c %a varscope.data)" = 600 ]
+	first=$(sha1sum < varscope.data)
+	"$VARSCOPE" record -- "$IF" -n 2 --types compute --work-us 100 2>/dev/null
+	[ "$(sha1sum < varscope.data.old)" = "$first" ]
+	[ "$(stat -c %a varscope.data)" = 600 ]
+}
+
+@test "record exits with the command's status" {
+	run "$VARSCOPE" record -o t.data -- sh -c 'exit 7'
+	assert_failure 7
+}
+
+@test "record passes the command its arguments and output" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 3 --types compute --work-us 100
+	assert_success
+	assert_line --regexp '^interfere: pid=[0-9]+ type=4 name=compute tasks=3 '
+	assert_line --partial "varscope record: 3 tasks of 1 threads written to t.data"
+}
+
+@test "record says once that there is no PMU and no fault time" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 1 --types compute --work-us 100
+	assert_success
+	if ! ls -d /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; then
+		assert_line --regexp "^varscope record: no hardware PMU \\(.*\\): recording kernel events and software counters only$"
+	fi
+	[ "$(grep -c 'fault.page.time unavailable' <<<"$output")" = 1 ]
+}
+
+@test "the trace has the catalog, metas, epochs, comm and mmap with build-ids" {
+	"$VARSCOPE" record -o t.data --rate 1 -- "$IF" -n 2 --types fault,compute 2>/dev/null
+	"$VARSCOPE" script -i t.data --format json > s.json
+	run python3 - s.json "$IF" <<-'EOF'
+	import json, sys
+	recs = [json.loads(l) for l in open(sys.argv[1])]
+	kinds = {}
+	for r in recs:
+	    kinds.setdefault(r["kind"], []).append(r)
+	names = {e["name"]: e for e in kinds["event_def"]}
+	for n in ("run.time", "sched.runnable.time", "sched.runnable.count",
+	          "sched.blocked.time", "sched.blocked.count", "sched.iowait.time",
+	          "sched.iowait.count", "irq.hard.time", "irq.hard.count",
+	          "irq.soft.time", "irq.soft.count", "fault.page.count",
+	          "cpu.migrations.count", "task-clock", "context-switches",
+	          "page-faults"):
+	    assert n in names, n
+	for n, e in names.items():
+	    if n.startswith("irq.soft.") and n.count(".") == 3:
+	        parent = [p for p in names.values() if p["id"] == e["parent"]][0]
+	        assert parent["name"] == "irq.soft." + n.split(".")[-1], n
+	assert names["task-clock"]["group"] in (1, "SOFTWARE"), names["task-clock"]
+	metas = {m["key"]: m["value"] for m in kinds["meta"] if m["key"] != "note"}
+	assert metas["rate"] == "1", metas
+	assert "interfere" in metas["cmdline"], metas
+	assert any("fault.page.time unavailable" in m["value"] for m in kinds["meta"])
+	assert len(kinds["epoch"]) >= 2
+	assert any(c["comm"] == "interfere" for c in kinds["comm"])
+	exe = [m for m in kinds["mmap"] if m["filename"] == sys.argv[2]]
+	assert exe and exe[0]["build_id"], kinds["mmap"]
+	assert len(kinds["task"]) == 4
+	print("ok")
+	EOF
+	assert_success
+	assert_output ok
+}
+
+@test "--rate 1 records every task, --rate 0.2 about a fifth" {
+	"$VARSCOPE" record -o all.data -- "$IF" -n 50 --types compute --work-us 50 2>/dev/null
+	"$VARSCOPE" script -i all.data --format json | "$STATS" 'T["4"]["tasks"] == 50'
+	"$VARSCOPE" record -o some.data --rate 0.2 -- "$IF" -n 1000 --types compute --work-us 20 2>/dev/null
+	# binomial(1000, 0.2): mean 200, sd 12.6; 120..280 is beyond 6 sd
+	"$VARSCOPE" script -i some.data --format json | "$STATS" '120 <= T["4"]["tasks"] <= 280'
+}
+
+@test "--duration stops the recording and the command" {
+	start=$(date +%s)
+	run "$VARSCOPE" record -o t.data --duration 1s -- "$IF" -n 100000 --types sleep --sleep-us 1000
+	[ $(($(date +%s) - start)) -lt 10 ]
+	assert_output --partial "tasks of 1 threads written to t.data"
+	"$VARSCOPE" script -i t.data --format json | "$STATS" 'T["1"]["tasks"] > 100'
+}
+
+@test "--epoch writes an epoch record per period" {
+	"$VARSCOPE" record -o t.data --epoch 100ms -- "$IF" -n 100 --types sleep --sleep-us 5000 2>/dev/null
+	n=$("$VARSCOPE" script -i t.data --format json | grep -c '"kind":"epoch"')
+	# 0.5 s of sleeping: about 5 epochs, plus the first and the last
+	[ "$n" -ge 4 ]
+}

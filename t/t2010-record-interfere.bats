@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# t2010-record-interfere: per-task kernel values against the ground truth
+# of examples/interfere, on real kernel events.
+
+load test-lib
+load record-lib
+
+@test "sleeping tasks: blocked time within 10% of the slept time" {
+	record_if -n 40 --types sleep --sleep-us 5000
+	check 'T["1"]["tasks"] == 40 and not T["1"]["flagged"]'
+	# ground truth: the program's own clock around nanosleep()
+	slept=$(sed -n 's/.*type=1 .*total_ns=\([0-9]*\).*/\1/p' truth)
+	check "abs(T['1']['sum']['sched.blocked.time'] - $slept) <= 0.1 * $slept"
+	check 'T["1"]["sum"]["sched.blocked.count"] >= 40'
+	# blocked time is part of the latency, never more
+	check 'T["1"]["sum"]["sched.blocked.time"] < T["1"]["sum"]["latency_ns"]'
+}
+
+@test "fault storm: fault count at least the pages touched" {
+	record_if -n 20 --types fault --pages 512
+	pages=$(sed -n 's/.*type=2 .*pages=\([0-9]*\).*/\1/p' truth)
+	[ "$pages" = 10240 ]
+	check 'T["2"]["tasks"] == 20 and not T["2"]["flagged"]'
+	check "T['2']['min']['fault.page.count'] >= 512"
+	check "T['2']['sum']['fault.page.count'] >= $pages"
+	# the software counter agrees with the tracepoint
+	check 'T["2"]["sum"]["page-faults"] == T["2"]["sum"]["fault.page.count"]'
+}
+
+@test "run-queue time appears with the co-runner only" {
+	record_if -n 20 --types corun,compute --work-us 8000
+	check 'T["3"]["tasks"] == 20 and T["4"]["tasks"] == 20'
+	# (20 tasks of each type: SCHED_FIFO use stays under the RT throttle
+	# of 0.95 s per second, which would preempt the compute tasks)
+	# both types run SCHED_FIFO on CPU 0; corun shares it with a co-runner
+	# of higher priority busy half of the time: about half of its latency
+	# waits in the run queue, preempted
+	check '0.3 < T["3"]["sum"]["sched.runnable.time"] / T["3"]["sum"]["latency_ns"] < 0.7'
+	check 'T["3"]["sum"]["sched.runnable.count"] >= 20'
+	# without the co-runner nothing preempts the same work
+	check 'T["4"]["sum"]["sched.runnable.time"] < 0.02 * T["4"]["sum"]["latency_ns"]'
+	# every nanosecond of a task is run, wait or interrupt
+	check 'all(abs(T[t]["sum"]["run.time"] + T[t]["sum"]["sched.runnable.time"] + T[t]["sum"]["sched.blocked.time"] + T[t]["sum"]["sched.iowait.time"] + T[t]["sum"]["irq.hard.time"] + T[t]["sum"]["irq.soft.time"] + T[t]["sum"]["irq.vector.time"] - T[t]["sum"]["latency_ns"]) < 0.01 * T[t]["sum"]["latency_ns"] for t in ("3", "4"))'
+}
+
+@test "compute: run.time matches task-clock, timer interrupts follow the tick" {
+	record_if -n 20 --types compute --work-us 20000
+	# task-clock counts on-CPU time including interrupts; run.time excludes them
+	check 'T["4"]["sum"]["run.time"] <= T["4"]["sum"]["task-clock"] * 1.02'
+	check 'T["4"]["sum"]["run.time"] >= T["4"]["sum"]["task-clock"] * 0.9'
+	# the scheduler tick: at least HZ=100 worth of local_timer in 20 ms
+	# tasks on CPU (0.4 s in all), at most HZ=1000 worth (plus slack)
+	check '20 <= T["4"]["sum"]["irq.vector.local_timer.count"] <= 2 * 0.4 * 1000 + 40'
+	check 'T["4"]["sum"]["irq.vector.local_timer.time"] > 0'
+	check 'T["4"]["sum"]["irq.vector.local_timer.count"] <= T["4"]["sum"]["irq.vector.count"]'
+}
+
+@test "sleeping tasks take no timer ticks while off the CPU" {
+	record_if -n 20 --types sleep --sleep-us 20000
+	# 0.4 s asleep: interrupts while the task sleeps are not its own
+	check 'T["1"]["sum"].get("irq.vector.local_timer.count", 0) <= 20'
+}
+
+@test "kernel events outside selected tasks never reach the recorder" {
+	record_if -n 20 --types fault --pages 64 --outside-pages 2000
+	# 40000 faults outside the tasks: none counted, nothing reported lost
+	check 'T["2"]["max"]["fault.page.count"] <= 64 + 8'
+	check 'not T["2"]["flagged"]'
+	run grep -c "lost" err
+	assert_output 0
+	run grep -c '"kind":"lost"' t.json
+	assert_output 0
+}
+
+@test "lost kernel events are counted and their tasks flagged" {
+	# a one-page ring cannot hold a 512-fault task
+	run "$VARSCOPE" record -o t.data -m 1 -- "$IF" -n 10 --types fault --pages 512
+	assert_success
+	assert_line --regexp '^varscope record: [0-9]+ kernel events lost \(ring full\), [0-9]+ tasks flagged'
+	"$VARSCOPE" script -i t.data --format json > t.json
+	grep -q '"kind":"lost"' t.json
+	# no task is short of faults without being flagged
+	python3 - <<-'EOF'
+	import json
+	for l in open("t.json"):
+	    r = json.loads(l)
+	    if r["kind"] == "task" and r["values"]["fault.page.count"] < 512:
+	        assert r["flags"] & 1, r
+	EOF
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# t2020-record-robust: threads that come and go, fork, exec, odd call
+# orders, a crashing target, signals to the recorder, a full disk.
+
+load test-lib
+load record-lib
+
+@test "1000 threads that come and go, 100 at a time, are all recorded" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 2 --types sleep --sleep-us 100 --threads 1000 --wave 100
+	assert_success
+	assert_line --partial "varscope record: 2000 tasks of 1000 threads written to t.data"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 2000 and len(T["1"]["tids"]) == 1000'
+	check 'not T["1"]["flagged"]'
+	# every thread's creation and exit reached the trace (what 0 fork, 1 exit)
+	[ "$(grep -c '"kind":"process",.*"what":0' t.json)" -ge 1000 ]
+	[ "$(grep -c '"kind":"process",.*"what":1' t.json)" -ge 1000 ]
+}
+
+@test "a forked child and an exec'd image record their own tasks" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 3 --types compute --work-us 200 --fork --exec
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# parent 3, child 3, after exec 3 more in the parent's pid
+	check 'T["4"]["tasks"] == 9 and len(T["4"]["pids"]) == 2'
+	check 'not T["4"]["flagged"]'
+	# the exec shows as a comm record with exec set
+	[ "$(grep -c '"kind":"comm",.*"exec":1' t.json)" -ge 2 ]
+}
+
+@test "odd call orders: end without begin, begin twice, exit inside a task" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 1 --types compute --work-us 100 --odd
+	assert_success
+	assert_line "varscope record: 1 vs_task_end() without begin ignored"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# 1 regular, 2 from the double begin (the first flagged), 1 cut by exit
+	check 'T["4"]["tasks"] == 4'
+	check 'T["4"]["flagged"] == {"NESTED_BEGIN": 1, "THREAD_EXIT": 1}'
+}
+
+@test "a crashing target: the recorder says so and exits 128 + signal" {
+	run "$VARSCOPE" record -o t.data -- "$IF" -n 5 --types compute --work-us 100 --crash
+	assert_failure 139
+	assert_line --regexp "^varscope record: '.*interfere' terminated by signal 11 "
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["4"]["tasks"] == 5'
+}
+
+@test "SIGINT to the recorder: everything flushed, open task truncated" {
+	"$VARSCOPE" record -o t.data -- "$IF" -n 100000 --types sleep --sleep-us 1000 >/dev/null 2>err &
+	pid=$!
+	sleep 2
+	kill -INT $pid
+	wait $pid || true
+	grep -q "tasks of 1 threads written to t.data" err
+	run "$VARSCOPE" script -i t.data --format json
+	assert_success
+	refute_output --partial "warning"
+	echo "$output" > t.json
+	check 'T["1"]["tasks"] > 200'
+	check 'T["1"]["flagged"].get("TRUNCATED", 0) <= 1 and len(T["1"]["flagged"]) <= 1'
+}
+
+@test "SIGKILL of the recorder leaves a trace readable to the last chunk" {
+	"$VARSCOPE" record -o t.data -- "$IF" -n 4000 --types sleep --sleep-us 1000 >/dev/null 2>&1 &
+	pid=$!
+	sleep 3
+	target=$(pgrep -f -P $pid interfere)
+	kill -KILL $pid
+	wait $pid || true
+	# the target goes on without the recorder
+	kill -0 "$target"
+	run "$VARSCOPE" script -i t.data --format json
+	assert_success
+	echo "$output" | grep -v '^varscope' > t.json
+	check 'T["1"]["tasks"] > 500'
+	kill "$target" 2>/dev/null || true
+}
+
+@test "a full disk: recording stops, the target goes on, the trace is kept" {
+	mkdir small
+	mount -t tmpfs -o size=64k tmpfs small || skip "cannot mount a tmpfs"
+	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 5000 --types compute --work-us 100
+	umount_status=0
+	cp small/t.data t.data
+	umount small || umount_status=$?
+	assert_success
+	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=5000 "
+	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
+	run "$VARSCOPE" script -i t.data --format json
+	assert_success
+	echo "$output" | grep -v '^varscope' > t.json
+	check 'T["4"]["tasks"] > 100'
+	[ "$umount_status" = 0 ]
+}
