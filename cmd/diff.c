@@ -85,12 +85,15 @@ static double pct(double share)
 
 /* --- text --- */
 
-/* "sched.blocked.time (type 0: impact 1.0% -> 45.2%, p99 9.1 us -> 2.0 ms)" */
+/*
+ * "sched.blocked.time (type 0: impact 1.0% -> 45.2%, its p99 9.1 us ->
+ * 2.0 ms; as much: sched.blocked.count)" for the top event @d of @t
+ */
 static void describe(const struct type_diff *t, const struct vs_event_diff *d,
 		     char *buf, size_t len)
 {
 	char a[32], b[32];
-	size_t n;
+	size_t n, i;
 
 	n = snprintf(buf, len, "%s (type %u: impact %.1f%% -> %.1f%%",
 		     d->name, t->type, pct(d->impact_a), pct(d->impact_b));
@@ -101,6 +104,12 @@ static void describe(const struct type_diff *t, const struct vs_event_diff *d,
 					      d->unit));
 	if (vs_event_diff_burstier(d) && n < len)
 		n += snprintf(buf + n, len - n, ", its p50 not: burstier");
+	for (i = 1; i < t->nr_events && n < len; i++) {
+		if (!vs_event_diff_tied(d, &t->events[i]))
+			break;
+		n += snprintf(buf + n, len - n, "%s%s", i == 1 ?
+			      "; as much: " : ", ", t->events[i].name);
+	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
 }

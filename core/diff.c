@@ -86,14 +86,27 @@ static int add_side(struct vs_event_diff *rows, size_t *n, bool b,
 	return 0;
 }
 
+static bool is_time(const struct vs_event_diff *d)
+{
+	return d->unit && !strcmp(d->unit, "ns");
+}
+
 static int cmp_delta(const void *x, const void *y)
 {
 	const struct vs_event_diff *a = x, *b = y;
 	double da = fabs(a->delta), db = fabs(b->delta);
 
-	if (da != db)
+	if (!vs_event_diff_tied(a, b))
 		return da > db ? -1 : 1;
+	if (is_time(a) != is_time(b))
+		return is_time(a) ? -1 : 1;
 	return strcmp(a->name, b->name);
+}
+
+bool vs_event_diff_tied(const struct vs_event_diff *a,
+			const struct vs_event_diff *b)
+{
+	return fabs(fabs(a->delta) - fabs(b->delta)) < VS_DIFF_TIE;
 }
 
 int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,

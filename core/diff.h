@@ -19,6 +19,7 @@
 #include "ranking.h"
 #include "taskset.h"
 
+#define VS_DIFF_TIE	1e-6	/* changes of impact this close are equal */
 #define VS_BURST_TAIL	1.1	/* p99 this much higher: the tail grew */
 #define VS_BURST_MEDIAN	1.05	/* p50 at most this much higher: it did not */
 
@@ -47,8 +48,9 @@ int vs_event_percentiles(const struct vs_task_type *tt, int event,
  * @ts_a/@tt_a/@ra: segment A's task set, the type's tasks and ranking
  * @ts_b/@tt_b/@rb: the same in segment B
  * @out: receives the events of either ranking (matched by name: the two
- *       traces may number them differently), largest |delta| first, ties
- *       by name; free() it
+ *       traces may number them differently), largest |delta| first; of
+ *       events tied (the same tasks are high in both, like a wait's time
+ *       and its count) times first, then by name; free() it
  * @n: receives their number
  *
  * Returns 0, or -1 on ENOMEM.
@@ -58,6 +60,12 @@ int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,
 		 const struct vs_taskset *ts_b, const struct vs_task_type *tt_b,
 		 const struct vs_type_rank *rb,
 		 struct vs_event_diff **out, size_t *n);
+
+/**
+ * vs_event_diff_tied - the impacts of @a and @b changed by as much
+ */
+bool vs_event_diff_tied(const struct vs_event_diff *a,
+			const struct vs_event_diff *b);
 
 /**
  * vs_event_diff_burstier - the tail of the event grew while its median
