@@ -27,7 +27,7 @@
 #include "../ui/units.h"
 
 #define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
-#define NOTABLE_DELTA	0.01	/* changes of impact worth a word */
+#define NOTABLE_DELTA	0.05	/* changes of impact worth a word */
 #define SVG_W		900
 #define SVG_PANEL_H	260
 #define SVG_TYPE_HEAD	34
@@ -104,38 +104,60 @@ static void describe(const struct type_diff *t, const struct vs_event_diff *d,
 					      d->unit));
 	if (vs_event_diff_burstier(d) && n < len)
 		n += snprintf(buf + n, len - n, ", its p50 not: burstier");
-	for (i = 1; i < t->nr_events && n < len; i++) {
-		if (!vs_event_diff_tied(d, &t->events[i]))
+	for (i = d - t->events + 1; i < t->nr_events && n < len; i++) {
+		if (!vs_event_diff_tied(d, &t->events[i]) ||
+		    (t->events[i].delta > 0) != (d->delta > 0))
 			break;
-		n += snprintf(buf + n, len - n, "%s%s", i == 1 ?
+		n += snprintf(buf + n, len - n, "%s%s",
+			      i == (size_t)(d - t->events) + 1 ?
 			      "; as much: " : ", ", t->events[i].name);
 	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
 }
 
+/* The first event of @t whose impact grew (@grew) or shrank notably. */
+static const struct vs_event_diff *top_change(const struct type_diff *t,
+					      bool grew)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_events; i++)
+		if (grew ? t->events[i].delta >= NOTABLE_DELTA :
+			   t->events[i].delta <= -NOTABLE_DELTA)
+			return &t->events[i];
+	return NULL;
+}
+
 /*
- * The first line, in words: per task type, the event whose impact grew
- * (or shrank) most from A to B.
+ * The first line, in words: per task type, the event whose impact on the
+ * tail grew most from A to B, and the one that shrank most when that
+ * change is larger.
  */
 static void print_headline(const struct diff *df)
 {
+	const struct vs_event_diff *grew, *shrank;
 	char buf[512];
 	unsigned int i;
 	bool any = false;
 
 	for (i = 0; i < df->nr_types; i++) {
 		const struct type_diff *t = &df->types[i];
-		const struct vs_event_diff *d = t->nr_events ? &t->events[0] :
-						NULL;
 
-		if (!d || fabs(d->delta) < NOTABLE_DELTA)
-			continue;
-		describe(t, d, buf, sizeof(buf));
-		printf("%s %s %s", any ? ";" : "In B the tail",
-		       d->delta > 0 ? "grew most with" : "shrank most with",
-		       buf);
-		any = true;
+		grew = top_change(t, true);
+		shrank = top_change(t, false);
+		if (grew) {
+			describe(t, grew, buf, sizeof(buf));
+			printf("%s grew most with %s", any ? ";" :
+			       "In B the tail", buf);
+			any = true;
+		}
+		if (shrank && (!grew || -shrank->delta > grew->delta)) {
+			describe(t, shrank, buf, sizeof(buf));
+			printf("%s shrank most with %s", any ? ";" :
+			       "In B the tail", buf);
+			any = true;
+		}
 	}
 	if (any)
 		printf("\n");
