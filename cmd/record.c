@@ -58,6 +58,9 @@ int cmd_record(int argc, const char **argv)
 		OPT_STRING_MULTI('e', "event", &opts.events, "event",
 				 "tracepoints to record (sys:name, name may "
 				 "end in *), comma separated"),
+		OPT_STRING_MULTI(0, "task-func", &opts.task_funcs, "sym[@bin]",
+				 "each call of this function is a task (uprobes; "
+				 "type 1, 2... in the order given)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two, default 32)"),

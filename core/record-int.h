@@ -81,9 +81,9 @@ struct vs_session {
 	unsigned int nr_buckets;
 	unsigned int nr_threads;
 	struct vs_record_stats stats;
-	uint64_t task_ids_written;
 	uint64_t tasks_written;
 	uint64_t last_time;		/* latest event time seen */
+	struct vs_probe *probe;		/* --task-func, or NULL */
 };
 
 /**
@@ -129,6 +129,43 @@ void vs_rthread_sw_counters(struct vs_session *s);
  */
 bool vs_decode_switch(const struct vs_session *s,
 		      const struct perf_event_header *h, struct vs_acct_event *ev);
+
+/* --- --task-func (core/record-probe.c) --- */
+
+#define VS_MAX_TASK_FUNCS	16
+
+struct vs_probe;
+
+/**
+ * vs_probe_init - resolve the --task-func list (comma separated
+ * SYMBOL[@BINARY], task type = position + 1) into @s->probe
+ * @binary: the binary of a SYMBOL without @BINARY
+ */
+int vs_probe_init(struct vs_session *s, const char *funcs,
+		  const char *binary, char *err, size_t errlen);
+
+/**
+ * vs_probe_open_cpu - open the tracepoints and the function probes on
+ * @pid (inherited by its threads and children) and @cpu, into the ring
+ * of @owner; enabled at exec when @on_exec
+ */
+int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
+		      bool on_exec, char *err, size_t errlen);
+
+/* A record of a CPU ring that is not tracking: sample, switch, lost. */
+void vs_probe_record(struct vs_session *s, const struct perf_event_header *h);
+
+/* Thread @tid exited at @time. */
+void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time);
+
+/**
+ * vs_probe_flush - feed the buffered events of all CPUs in time order:
+ * those older than @read_time (when the rings were read) less a margin,
+ * or all of them
+ */
+void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all);
+
+void vs_probe_free(struct vs_session *s);
 
 /* Session helpers used by the thread part. */
 struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid);

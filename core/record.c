@@ -36,6 +36,7 @@
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
 #define VS_FLUSH_NS		1000000000ull
 #define VS_TRACK_PAGES		64
+#define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
 #define VS_MAX_CPUS		1024
 
 #ifndef VARSCOPE_VERSION
@@ -202,7 +203,8 @@ static int start_child(struct vs_recorder *r)
 		close(err_pipe[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		setenv(VS_CTL_ENV, ctl, 1);
+		if (!r->s.probe)
+			setenv(VS_CTL_ENV, ctl, 1);
 		execvp(r->opts->argv[0], (char *const *)r->opts->argv);
 		err = errno;
 		if (write(err_pipe[1], &err, sizeof(err)) < 0)
@@ -240,7 +242,9 @@ static int release_child(struct vs_recorder *r)
 
 static int open_tracking(struct vs_recorder *r)
 {
+	unsigned int pages = r->s.probe ? VS_PROBE_PAGES : VS_TRACK_PAGES;
 	struct perf_event_attr attr;
+	char err[256] = "";
 	int cpu, fd;
 
 	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -261,18 +265,24 @@ static int open_tracking(struct vs_recorder *r)
 		attr.mmap2 = 1;
 		attr.build_id = 1;
 		attr.task = 1;
+		attr.context_switch = !!r->s.probe;
 		attr.disabled = 1;
 		attr.enable_on_exec = 1;
 		attr.watermark = 1;
-		attr.wakeup_watermark = VS_TRACK_PAGES * 4096 / 2;
+		attr.wakeup_watermark = pages * 4096 / 2;
 		fd = vs_perf_open(&attr, r->child, cpu, -1);
 		if (fd < 0) {
 			if (errno == ENODEV || errno == EINVAL)
 				continue;	/* cpu offline */
 			return -1;
 		}
-		if (vs_perf_ring_mmap(&r->track[cpu], fd, VS_TRACK_PAGES))
+		if (vs_perf_ring_mmap(&r->track[cpu], fd, pages))
 			return -1;
+		if (r->s.probe && vs_probe_open_cpu(&r->s, r->child, cpu, fd,
+						    true, err, sizeof(err))) {
+			fprintf(stderr, "varscope record: %s\n", err);
+			return -1;
+		}
 		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
 			  &(struct epoll_event){ .events = EPOLLIN,
 						 .data.u64 = VS_WAKE_RING });
@@ -323,7 +333,9 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
 						      VS_PROCESS_EXIT,
 			f->pid, f->ppid, f->tid, f->ptid };
-		if (h->type == PERF_RECORD_EXIT)
+		if (h->type == PERF_RECORD_EXIT && r->s.probe)
+			vs_probe_exit(&r->s, f->tid, f->time);
+		else if (h->type == PERF_RECORD_EXIT)
 			track_exit(r, f->tid, f->time);
 		break;
 	}
@@ -350,17 +362,23 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 	default:
+		if (r->s.probe)
+			vs_probe_record(&r->s, h);
 		return;
 	}
 	vs_session_write(&r->s, &rec);
 }
 
-static void drain_tracking(struct vs_recorder *r)
+/* @all: the command is gone, nothing more will come */
+static void drain_tracking(struct vs_recorder *r, bool all)
 {
+	uint64_t read_time = now_ns();
 	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->track[cpu], on_track_record, r);
+	if (r->s.probe)
+		vs_probe_flush(&r->s, read_time, all);
 }
 
 /* --- threads ------------------------------------------------------------- */
@@ -697,7 +715,7 @@ static void loop(struct vs_recorder *r)
 			if (evs[i].data.u64 == VS_WAKE_LISTEN)
 				while (register_thread(r))
 					;
-		drain_tracking(r);
+		drain_tracking(r, false);
 		busy = drain_threads(r);
 		if (!r->recording && r->s.out_error > 0)
 			stop_recording(r);
@@ -722,10 +740,16 @@ static void summary(struct vs_recorder *r)
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 
-	fprintf(stderr, "varscope record: %llu tasks of %llu threads written to %s "
-		"(%llu bytes)\n", (unsigned long long)r->s.tasks_written,
-		(unsigned long long)r->s.stats.threads, path,
-		(unsigned long long)vs_writer_bytes(r->s.out));
+	if (r->s.probe)
+		fprintf(stderr, "varscope record: %llu function calls written to "
+			"%s (%llu bytes)\n", (unsigned long long)r->s.tasks_written,
+			path, (unsigned long long)vs_writer_bytes(r->s.out));
+	else
+		fprintf(stderr, "varscope record: %llu tasks of %llu threads "
+			"written to %s (%llu bytes)\n",
+			(unsigned long long)r->s.tasks_written,
+			(unsigned long long)r->s.stats.threads, path,
+			(unsigned long long)vs_writer_bytes(r->s.out));
 	if (r->s.stats.lost_events)
 		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
 			"%llu tasks flagged; a larger --mmap-pages helps\n",
@@ -767,12 +791,12 @@ static void finish(struct vs_recorder *r)
 		kill(r->child, SIGTERM);
 	if (!r->child_done) {
 		/* --duration or a signal: the tasks open now are truncated */
-		drain_tracking(r);
+		drain_tracking(r, false);
 		close_threads(r, now_ns(), false);
 		waitpid(r->child, &r->child_status, 0);
 		r->child_done = true;
 	}
-	drain_tracking(r);
+	drain_tracking(r, true);
 	now = r->s.last_time > now_ns() ? r->s.last_time : now_ns();
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)
@@ -799,6 +823,12 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
+	if (r->opts->task_funcs &&
+	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->argv[0], err,
+			  sizeof(err))) {
+		fprintf(stderr, "varscope record: --task-func: %s\n", err);
+		return -1;
+	}
 	for (i = 0; i < r->s.tps.nr; i++)
 		if (r->s.tps.tp[i].role == VS_TP_SWITCH)
 			r->s.have_switch_tp = true;
@@ -871,6 +901,7 @@ out:
 			strerror(errno));
 	vs_acct_free(r->s.acct);
 	vs_catalog_free(r->s.cat);
+	vs_probe_free(&r->s);
 	vs_tp_set_exit(&r->s.tps);
 	free(r->s.threads);
 	free(r);

@@ -15,6 +15,7 @@ struct vs_record_opts {
 	uint64_t duration_ns;		/* 0: until the command ends */
 	const char *events;		/* -e list, NULL: the default set */
 	unsigned int mmap_pages;	/* data pages of each per-thread ring */
+	const char *task_funcs;		/* --task-func list, or NULL */
 	const char *const *argv;	/* the command, NULL-terminated */
 	const char *cmdline;		/* varscope's own, for the trace */
 };

@@ -164,7 +164,10 @@ static long touch_pages(long pages)
 	return pages;
 }
 
-static void one_task(int type)
+/* One task; not inlined, so that --task-func one_task can probe it. */
+__attribute__((noinline)) void one_task(int type);
+
+void one_task(int type)
 {
 	struct timespec ts = { opt.sleep_us / 1000000,
 			       (opt.sleep_us % 1000000) * 1000 };

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-probe.c - --task-func: every call of a function is an AppTask,
+ * from a uprobe at its entry and a uretprobe at its return, for programs
+ * without annotations.
+ *
+ * The probes are uprobe trace events (core/uprobe.h says why not the
+ * uprobe PMU), made in tracefs group varscope_<pid> and removed at the end.
+ * Nothing runs in the program at a task's begin, so its kernel events
+ * cannot be gated: the tracepoints are opened per CPU, inherited by every
+ * thread and child of the command, into the CPU's tracking ring, and the
+ * recorder attributes them to calls by time windows per thread.  The
+ * rings of the CPUs are merged by time: events are buffered, sorted, and
+ * fed to the accounting once older than the last read minus a margin.
+ * A uprobe hit costs about 10 us here, twice per call; every kernel event
+ * of the command reaches the recorder whatever the rate.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/record-int.h"
+#include "core/uprobe.h"
+
+/* Records of all CPUs are in their rings this long after their time. */
+#define VS_MERGE_MARGIN_NS	20000000ull
+
+enum vs_probe_id_kind { VS_ID_TP, VS_ID_ENTRY, VS_ID_RETURN };
+
+/* One opened event: its descriptor, sample id, and what it is. */
+struct vs_probe_id {
+	uint64_t id;
+	int fd;
+	enum vs_probe_id_kind kind;
+	int index;			/* tracepoint or function */
+};
+
+/* Per thread: nesting depth in the probed functions, task numbers. */
+struct vs_probe_thread {
+	struct vs_probe_thread *next;
+	uint32_t tid;
+	uint32_t depth;
+	uint32_t seq;
+	bool selected;
+};
+
+struct vs_pending {
+	struct vs_acct_event ev;
+	uint64_t order;			/* ring order among equal times */
+};
+
+#define VS_PROBE_BUCKETS	1024
+
+struct vs_probe {
+	struct vs_func_probe func[VS_MAX_TASK_FUNCS];
+	struct tracefs_dynevent *dyn[VS_MAX_TASK_FUNCS][2];	/* entry, return */
+	int tp_id[VS_MAX_TASK_FUNCS][2];
+	int nr_func;
+	struct vs_probe_id *ids;
+	unsigned int nr_ids, alloc_ids;
+	struct vs_probe_thread *threads[VS_PROBE_BUCKETS];
+	struct vs_pending *pending;
+	unsigned int nr_pending, alloc_pending;
+	uint64_t order;
+	double rate;
+	unsigned int rnd;
+};
+
+/* The uprobe and uretprobe trace events of function @i. */
+static int create_events(struct vs_probe *p, int i, char *err, size_t errlen)
+{
+	char system[64], event[64];
+	int ret;
+
+	snprintf(system, sizeof(system), "varscope_%d", getpid());
+	for (ret = 0; ret < 2; ret++) {
+		snprintf(event, sizeof(event), "f%d_%s", i, ret ? "return" : "entry");
+		p->tp_id[i][ret] = vs_uprobe_create(&p->func[i], ret, system, event,
+						    &p->dyn[i][ret], err, errlen);
+		if (p->tp_id[i][ret] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int vs_probe_init(struct vs_session *s, const char *funcs,
+		  const char *binary, char *err, size_t errlen)
+{
+	struct vs_probe *p = calloc(1, sizeof(*p));
+	char *list, *item, *save = NULL;
+	int ret = 0;
+
+	if (!p)
+		return -1;
+	s->probe = p;
+	p->rate = s->opts->rate;
+	p->rnd = getpid();
+	list = strdup(funcs);
+	for (item = strtok_r(list, ",", &save); item && !ret;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (p->nr_func == VS_MAX_TASK_FUNCS) {
+			snprintf(err, errlen, "at most %d --task-func",
+				 VS_MAX_TASK_FUNCS);
+			ret = -1;
+		} else {
+			ret = vs_uprobe_resolve(item, binary,
+						&p->func[p->nr_func++], err,
+						errlen) ||
+			      create_events(p, p->nr_func - 1, err, errlen);
+		}
+	}
+	free(list);
+	return ret;
+}
+
+static int add_id(struct vs_probe *p, int fd, enum vs_probe_id_kind kind,
+		  int index)
+{
+	struct vs_probe_id *id;
+
+	if (p->nr_ids == p->alloc_ids) {
+		unsigned int alloc = p->alloc_ids ? 2 * p->alloc_ids : 64;
+		void *ids = realloc(p->ids, alloc * sizeof(*p->ids));
+
+		if (!ids)
+			return -1;
+		p->ids = ids;
+		p->alloc_ids = alloc;
+	}
+	id = &p->ids[p->nr_ids];
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id->id))
+		return -1;
+	id->fd = fd;
+	id->kind = kind;
+	id->index = index;
+	p->nr_ids++;
+	return 0;
+}
+
+/* Open @attr on @pid/@cpu, inherited, into the ring of @owner. */
+static int open_into(struct vs_probe *p, struct perf_event_attr *attr,
+		     int pid, int cpu, int owner, bool on_exec,
+		     enum vs_probe_id_kind kind, int index)
+{
+	int fd;
+
+	attr->sample_period = 1;
+	attr->sample_type = VS_SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	attr->inherit = 1;
+	attr->disabled = on_exec;
+	attr->enable_on_exec = on_exec;
+	fd = vs_perf_open(attr, pid, cpu, -1);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) ||
+	    add_id(p, fd, kind, index)) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
+		      bool on_exec, char *err, size_t errlen)
+{
+	struct vs_probe *p = s->probe;
+	struct perf_event_attr attr;
+	int i;
+
+	for (i = 0; i < s->tps.nr; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = s->tps.tp[i].id;
+		if (open_into(p, &attr, pid, cpu, owner, on_exec, VS_ID_TP, i))
+			goto fail;
+	}
+	for (i = 0; i < p->nr_func; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = p->tp_id[i][0];
+		if (open_into(p, &attr, pid, cpu, owner, on_exec, VS_ID_ENTRY, i))
+			goto fail;
+		attr.config = p->tp_id[i][1];
+		if (open_into(p, &attr, pid, cpu, owner, on_exec, VS_ID_RETURN, i))
+			goto fail;
+	}
+	return 0;
+fail:
+	if (!*err)
+		snprintf(err, errlen, "cannot open the probes: %s", strerror(errno));
+	return -1;
+}
+
+static struct vs_probe_thread *probe_thread(struct vs_probe *p, uint32_t tid)
+{
+	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
+
+	while (*slot && (*slot)->tid != tid)
+		slot = &(*slot)->next;
+	if (!*slot) {
+		*slot = calloc(1, sizeof(**slot));
+		if (*slot)
+			(*slot)->tid = tid;
+	}
+	return *slot;
+}
+
+static struct vs_acct_event *pend(struct vs_probe *p)
+{
+	struct vs_pending *e;
+
+	if (p->nr_pending == p->alloc_pending) {
+		unsigned int alloc = p->alloc_pending ? 2 * p->alloc_pending : 1024;
+		void *q = realloc(p->pending, alloc * sizeof(*p->pending));
+
+		if (!q)
+			return NULL;
+		p->pending = q;
+		p->alloc_pending = alloc;
+	}
+	e = &p->pending[p->nr_pending++];
+	memset(e, 0, sizeof(*e));
+	e->order = p->order++;
+	return &e->ev;
+}
+
+static bool select_task(struct vs_probe *p)
+{
+	return p->rate >= 1 || rand_r(&p->rnd) < p->rate * ((double)RAND_MAX + 1);
+}
+
+/* A uprobe or uretprobe hit: the outermost call is the task. */
+static void on_call(struct vs_probe *p, const struct vs_raw_sample *smp,
+		    const struct vs_probe_id *id)
+{
+	struct vs_probe_thread *th = probe_thread(p, smp->tid);
+	struct vs_acct_event *ev;
+	bool entry = id->kind == VS_ID_ENTRY;
+
+	if (!th || (!entry && !th->depth))
+		return;
+	if (entry ? th->depth++ : --th->depth)
+		return;
+	if (entry) {
+		th->selected = select_task(p);
+		th->seq++;
+	}
+	if (!th->selected || !(ev = pend(p)))
+		return;
+	ev->time = smp->time;
+	ev->cpu = smp->cpu;
+	ev->tid = smp->tid;
+	ev->pid = smp->pid;
+	ev->kind = entry ? VS_ACCT_TASK_BEGIN : VS_ACCT_TASK_END;
+	ev->type = id->index + 1;
+	ev->id = (uint64_t)smp->tid << 32 | th->seq;
+	ev->flags = VS_TASK_FUNC_PROBE;
+}
+
+static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_acct_event *ev;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_ids; i++)
+		if (p->ids[i].id == smp->id)
+			break;
+	if (i == p->nr_ids)
+		return;
+	if (p->ids[i].kind != VS_ID_TP) {
+		on_call(p, smp, &p->ids[i]);
+		return;
+	}
+	ev = pend(p);
+	if (!ev)
+		return;
+	ev->time = smp->time;
+	ev->cpu = smp->cpu;
+	ev->tid = smp->tid;
+	vs_tp_decode(&s->tps, &s->tps.tp[p->ids[i].index], smp->raw,
+		     smp->raw_size, ev);
+}
+
+/* A loss in a CPU's ring may be any thread's: flag every open task. */
+static void on_lost(struct vs_session *s, const struct perf_event_header *h)
+{
+	const struct { struct perf_event_header h; uint64_t id, lost; } *l =
+		(const void *)h;
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	struct vs_probe *p = s->probe;
+	struct vs_probe_thread *th;
+	struct vs_acct_event *ev;
+	struct vs_record rec = { .kind = VS_REC_LOST };
+	unsigned int i;
+
+	s->stats.lost_events += l->lost;
+	rec.lost = (struct vs_lost){ sid->time, sid->tid, sid->cpu,
+				     VS_LOST_KERNEL_RING, l->lost };
+	vs_session_write(s, &rec);
+	for (i = 0; i < VS_PROBE_BUCKETS; i++)
+		for (th = p->threads[i]; th; th = th->next) {
+			if (!(ev = pend(p)))
+				return;
+			ev->time = sid->time;
+			ev->until = sid->time;
+			ev->tid = th->tid;
+			ev->cpu = sid->cpu;
+			ev->kind = VS_ACCT_LOST;
+			ev->count = l->lost;
+		}
+}
+
+void vs_probe_record(struct vs_session *s, const struct perf_event_header *h)
+{
+	struct vs_acct_event ev = { 0 }, *q;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, (const void *)h);
+		break;
+	case PERF_RECORD_SWITCH:
+		if (vs_decode_switch(s, h, &ev) && (q = pend(s->probe)))
+			*q = ev;
+		break;
+	case PERF_RECORD_LOST:
+		on_lost(s, h);
+		break;
+	}
+}
+
+void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
+	struct vs_acct_event *ev = pend(p);
+
+	if (ev) {
+		ev->time = time;
+		ev->tid = tid;
+		ev->kind = VS_ACCT_THREAD_EXIT;
+	}
+	while (*slot && (*slot)->tid != tid)
+		slot = &(*slot)->next;
+	if (*slot) {
+		struct vs_probe_thread *th = *slot;
+
+		*slot = th->next;
+		free(th);
+	}
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct vs_pending *x = a, *y = b;
+
+	if (x->ev.time != y->ev.time)
+		return x->ev.time < y->ev.time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all)
+{
+	struct vs_probe *p = s->probe;
+	uint64_t horizon = read_time > VS_MERGE_MARGIN_NS ?
+			   read_time - VS_MERGE_MARGIN_NS : 0;
+	unsigned int i;
+
+	qsort(p->pending, p->nr_pending, sizeof(*p->pending), cmp_pending);
+	for (i = 0; i < p->nr_pending; i++) {
+		if (!all && p->pending[i].ev.time >= horizon)
+			break;
+		if (p->pending[i].ev.time > s->last_time)
+			s->last_time = p->pending[i].ev.time;
+		vs_acct_feed(s->acct, &p->pending[i].ev);
+	}
+	memmove(p->pending, p->pending + i,
+		(p->nr_pending - i) * sizeof(*p->pending));
+	p->nr_pending -= i;
+}
+
+void vs_probe_free(struct vs_session *s)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_probe_thread *th, *next;
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_ids; i++)
+		close(p->ids[i].fd);
+	for (i = 0; i < (unsigned int)p->nr_func; i++) {
+		vs_uprobe_destroy(p->dyn[i][0]);
+		vs_uprobe_destroy(p->dyn[i][1]);
+	}
+	for (i = 0; i < VS_PROBE_BUCKETS; i++)
+		for (th = p->threads[i]; th; th = next) {
+			next = th->next;
+			free(th);
+		}
+	free(p->ids);
+	free(p->pending);
+	free(p);
+	s->probe = NULL;
+}

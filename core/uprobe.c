@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uprobe.c - symbol file offsets with libelf, uprobe trace events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "core/uprobe.h"
+
+/* The executable @name would run: itself if it has a '/', else PATH's. */
+static int find_in_path(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, R_OK);
+	}
+	dirs = strdup(path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", dir, name);
+		if (!access(out, X_OK)) {
+			free(dirs);
+			return 0;
+		}
+	}
+	free(dirs);
+	return -1;
+}
+
+/* The symbol's address in one symbol table section; 0 if absent. */
+static uint64_t lookup_in(Elf *elf, Elf_Scn *scn, const char *symbol)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	GElf_Sym sym;
+	size_t i, n;
+
+	if (!gelf_getshdr(scn, &shdr) || !shdr.sh_entsize)
+		return 0;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return 0;
+	n = shdr.sh_size / shdr.sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *name;
+
+		if (!gelf_getsym(data, i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (name && !strcmp(name, symbol))
+			return sym.st_value;
+	}
+	return 0;
+}
+
+/* .symtab first, .dynsym for stripped binaries. */
+static uint64_t lookup_symbol(Elf *elf, const char *symbol)
+{
+	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	Elf_Scn *scn;
+	GElf_Shdr shdr;
+	uint64_t addr;
+	unsigned int t;
+
+	for (t = 0; t < 2; t++)
+		for (scn = NULL; (scn = elf_nextscn(elf, scn));)
+			if (gelf_getshdr(scn, &shdr) && shdr.sh_type == types[t] &&
+			    (addr = lookup_in(elf, scn, symbol)))
+				return addr;
+	return 0;
+}
+
+/* Virtual address to file offset through the loadable segments. */
+static int addr_to_offset(Elf *elf, uint64_t addr, uint64_t *offset)
+{
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
+			*offset = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int vs_uprobe_resolve(const char *spec, const char *default_binary,
+		      struct vs_func_probe *p, char *err, size_t errlen)
+{
+	const char *at = strchr(spec, '@');
+	size_t len = at ? (size_t)(at - spec) : strlen(spec);
+	uint64_t addr;
+	Elf *elf;
+	int fd, ret = -1;
+
+	memset(p, 0, sizeof(*p));
+	if (!len || len >= sizeof(p->symbol)) {
+		snprintf(err, errlen, "bad function '%s'", spec);
+		return -1;
+	}
+	memcpy(p->symbol, spec, len);
+	if (find_in_path(at ? at + 1 : default_binary, p->binary,
+			 sizeof(p->binary))) {
+		snprintf(err, errlen, "cannot find '%s'", at ? at + 1 : default_binary);
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	fd = open(p->binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", p->binary,
+			 strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s is not an ELF file", p->binary);
+	} else if (!(addr = lookup_symbol(elf, p->symbol))) {
+		snprintf(err, errlen, "no function '%s' in %s", p->symbol,
+			 p->binary);
+	} else if (addr_to_offset(elf, addr, &p->offset)) {
+		snprintf(err, errlen, "'%s' in %s is in no executable segment",
+			 p->symbol, p->binary);
+	} else {
+		ret = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int vs_uprobe_create(const struct vs_func_probe *p, bool ret,
+		     const char *system, const char *event,
+		     struct tracefs_dynevent **dyn, char *err, size_t errlen)
+{
+	char path[512];
+	FILE *f;
+	int id = -1;
+
+	*dyn = ret ? tracefs_uretprobe_alloc(system, event, p->binary,
+					     p->offset, NULL) :
+		     tracefs_uprobe_alloc(system, event, p->binary, p->offset,
+					  NULL);
+	if (!*dyn || tracefs_dynevent_create(*dyn)) {
+		snprintf(err, errlen, "cannot make a uprobe on %s in %s: %s "
+			 "(a kernel with CONFIG_UPROBE_EVENTS is needed)",
+			 p->symbol, p->binary, strerror(errno));
+		tracefs_dynevent_free(*dyn);
+		*dyn = NULL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs_tracing_dir(),
+		 system, event);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%d", &id) != 1) {
+		snprintf(err, errlen, "cannot read %s", path);
+		id = -1;
+	}
+	if (f)
+		fclose(f);
+	if (id < 0) {
+		vs_uprobe_destroy(*dyn);
+		*dyn = NULL;
+	}
+	return id;
+}
+
+void vs_uprobe_destroy(struct tracefs_dynevent *dyn)
+{
+	if (!dyn)
+		return;
+	tracefs_dynevent_destroy(dyn, true);
+	tracefs_dynevent_free(dyn);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uprobe.h - function probes for --task-func: find a symbol's file offset
+ * with libelf, and make its uprobe or uretprobe a trace event.
+ *
+ * Not the uprobe PMU (/sys/bus/event_source/devices/uprobe): an event of
+ * that PMU takes the binary's path as a user pointer (config1) which the
+ * kernel reads again for every inherited copy, in the new thread's address
+ * space, so clone() of a probed process fails with EFAULT.  A uprobe trace
+ * event (tracefs uprobe_events) is a tracepoint and inherits cleanly.
+ */
+#ifndef VS_CORE_UPROBE_H
+#define VS_CORE_UPROBE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct vs_func_probe {
+	char symbol[256];
+	char binary[PATH_MAX];
+	uint64_t offset;	/* file offset of the symbol's first byte */
+};
+
+/**
+ * vs_uprobe_resolve - SYMBOL[@BINARY] to a binary and file offset
+ * @spec: "PortalRun@/usr/lib/postgresql/15/bin/postgres" or "f3"
+ * @default_binary: the binary when @spec names none (found in PATH)
+ * @p: filled
+ * @err: one line on failure
+ *
+ * Looks in .symtab, then .dynsym (stripped binaries); handles PIE and
+ * shared libraries (uprobes take file offsets, not addresses).
+ * Returns 0 or -1.
+ */
+int vs_uprobe_resolve(const char *spec, const char *default_binary,
+		      struct vs_func_probe *p, char *err, size_t errlen);
+
+struct tracefs_dynevent;
+
+/**
+ * vs_uprobe_create - a uprobe (@ret false) or uretprobe trace event at @p
+ * @system, @event: its tracefs group and name
+ * @dyn: set to the event, for vs_uprobe_destroy()
+ * @err: one line on failure
+ *
+ * Returns the tracepoint id (attr.config of PERF_TYPE_TRACEPOINT), or -1.
+ */
+int vs_uprobe_create(const struct vs_func_probe *p, bool ret,
+		     const char *system, const char *event,
+		     struct tracefs_dynevent **dyn, char *err, size_t errlen);
+
+/* Remove a trace event made by vs_uprobe_create() (NULL: nothing). */
+void vs_uprobe_destroy(struct tracefs_dynevent *dyn);
+
+#endif /* VS_CORE_UPROBE_H */

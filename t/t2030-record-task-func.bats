@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# t2030-record-task-func: --task-func makes each call of a function an
+# AppTask through a uprobe and a uretprobe: executables, shared libraries,
+# stripped binaries (.dynsym), and PostgreSQL's PortalRun under pgbench.
+
+load test-lib
+load record-lib
+
+PG=/usr/lib/postgresql/15/bin
+
+# no uprobe trace event of ours is left behind
+no_probes_left() {
+	! grep -q '^[pr]:varscope_' "$TRACEFS/uprobe_events"
+}
+
+@test "--task-func one_task: every call a task, its kernel values attributed" {
+	require_uprobes
+	run "$VARSCOPE" record -o t.data --task-func one_task -- "$IF" -n 20 --types sleep,fault --sleep-us 5000 --pages 256
+	assert_success
+	assert_line --partial "varscope record: 40 function calls written to t.data"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# one function: task type 1, flagged as made by a probe
+	check 'list(T) == ["1"] and T["1"]["tasks"] == 40'
+	check 'T["1"]["flagged"] == {"FUNC_PROBE": 40}'
+	slept=$(sed -n 's/.*type=1 .*total_ns=\([0-9]*\).*/\1/p' <<<"$output")
+	check "abs(T['1']['sum']['sched.blocked.time'] - $slept) <= 0.1 * $slept"
+	check 'T["1"]["sum"]["fault.page.count"] >= 20 * 256'
+	no_probes_left
+}
+
+@test "--task-func on a shared library function: nanosleep in libc" {
+	require_uprobes
+	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
+	[ -f "$libc" ]
+	run "$VARSCOPE" record -o t.data --task-func "nanosleep@$libc" -- "$IF" -n 10 --types sleep --sleep-us 2000
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 10'
+	check 'T["1"]["min"]["sched.blocked.time"] >= 1800000'
+	no_probes_left
+}
+
+@test "--task-func finds a stripped PIE's exported function in .dynsym" {
+	require_uprobes
+	require_cmd cc
+	cat > f.c <<-'EOF'
+	#include <time.h>
+	__attribute__((noinline)) void request(void)
+	{
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	int main(void)
+	{
+		for (int i = 0; i < 7; i++)
+			request();
+		return 0;
+	}
+	EOF
+	cc -O2 -fPIE -pie -rdynamic -o f f.c
+	strip --strip-all f
+	run readelf -S f
+	refute_output --partial ".symtab"
+	run "$VARSCOPE" record -o t.data --task-func request -- ./f
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 7'
+}
+
+@test "--task-func with an unknown function or binary says which" {
+	run "$VARSCOPE" record -o t.data --task-func no_such_function -- "$IF" -n 1
+	assert_failure 1
+	assert_output --partial "--task-func: no function 'no_such_function' in $IF"
+	run "$VARSCOPE" record -o t.data --task-func f@/no/such/binary -- "$IF" -n 1
+	assert_failure 1
+	assert_output --partial "cannot find '/no/such/binary'"
+	no_probes_left
+}
+
+@test "PostgreSQL 15 under pgbench: each PortalRun is a task" {
+	require_uprobes
+	[ -x "$PG/postgres" ] || skip "PostgreSQL 15 is not installed"
+	# the test's folder is not the postgres user's to enter
+	pg=$(mktemp -d /tmp/varscope-pg.XXXXXX)
+	chown postgres "$pg"
+	as_pg() { (cd / && runuser -u postgres -- "$@"); }
+	as_pg "$PG/initdb" -D "$pg/data" -A trust >/dev/null
+	port=$((50000 + RANDOM % 10000))
+	"$VARSCOPE" record -o t.data --task-func "PortalRun@$PG/postgres" -- \
+		setpriv --reuid=postgres --regid=postgres --init-groups \
+		"$PG/postgres" -D "$pg/data" -k "$pg" -p $port \
+		-c listen_addresses= > pg.log 2>&1 &
+	rec=$!
+	for i in $(seq 50); do
+		as_pg "$PG/pg_isready" -h "$pg" -p $port >/dev/null && break
+		sleep 0.2
+	done
+	as_pg "$PG/pgbench" -h "$pg" -p $port -i -s 1 postgres >/dev/null 2>&1
+	as_pg "$PG/pgbench" -h "$pg" -p $port -c 2 -t 100 postgres >/dev/null 2>&1
+	as_pg "$PG/pg_ctl" -D "$pg/data" stop -m fast >/dev/null
+	wait $rec
+	rm -rf "$pg"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# 200 transactions of 7 statements each, plus the initialization
+	check 'T["1"]["tasks"] >= 1400'
+	check 'T["1"]["flagged"].get("FUNC_PROBE") == T["1"]["tasks"]'
+	check 'len(T["1"]["pids"]) >= 2'
+	check 'T["1"]["sum"]["run.time"] > 0'
+	no_probes_left
+}
