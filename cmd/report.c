@@ -104,6 +104,8 @@ static const char *event_notes(const struct report *rep,
 		NOTE("rule 1: -%.1f%% caused by %s (J=%.2f)",
 		     100 * (er->impact - er->adjusted),
 		     event_name(rep, er->cause), er->cause_corr);
+	if (er->time_bound)
+		NOTE("bounded by what it adds to the slow tasks");
 	if (er->corr_with >= 0)
 		NOTE("correlated with %s (J=%.2f)",
 		     event_name(rep, er->corr_with), er->corr);
@@ -293,6 +295,8 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	if (er->cause >= 0)
 		json_event_ref(j, "caused_by", event_name(rep, er->cause),
 			       er->cause_corr, "correlation");
+	json_key(j, "time_bound");
+	json_bool(j, er->time_bound);
 	if (er->corr_with >= 0)
 		json_event_ref(j, "correlated_with",
 			       event_name(rep, er->corr_with), er->corr,

@@ -63,7 +63,10 @@ struct vs_event_rank {
 	uint64_t p_all;			/* p(T_E), ns */
 	uint64_t p_low;			/* p(T_E \ T_hE), ns */
 	double impact;			/* (p_all - p_low) / p_all */
-	double adjusted;		/* after Rule 1 */
+	double adjusted;		/* after Rule 1 and the time bound */
+	bool time_bound;		/* adjusted down to what E adds to the
+					   slow tasks: (slow_p50 - other_p50)
+					   / p_all, for events in ns */
 	bool has_ci;
 	double ci_lo, ci_hi;		/* bootstrap interval of the impact */
 	float slow_p50, slow_p99;	/* E in the slow tasks */

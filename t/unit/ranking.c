@@ -5,7 +5,7 @@
  *
  * 200 tasks of type 1.  Tasks 190..199 are the slow ones: each blocks
  * 1000 ns instead of 10, runs 5000 more instructions and 9000 more
- * cycles.  Latency = 100 + blocked + (i % 7).
+ * cycles, and 40 ns more CPU time.  Latency = 100 + blocked + (i % 7).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "core/taskset.h"
 #include "tap.h"
 
-enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, NR_EVENTS };
+enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, NR_EVENTS };
 
 static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ BLOCKED, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "sched.blocked.time", "ns" },
@@ -23,6 +23,7 @@ static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ INSTRUCTIONS, VS_EVENT_NO_PARENT, VS_GROUP_INST, "instructions", "count" },
 	{ CYCLES, VS_EVENT_NO_PARENT, VS_GROUP_CYCLE, "cycles", "count" },
 	{ STALLS, CYCLES, VS_GROUP_CYCLE, "CYCLE_ACTIVITY.STALLS_TOTAL", "count" },
+	{ CPU, VS_EVENT_NO_PARENT, VS_GROUP_SOFTWARE, "task-clock", "ns" },
 };
 
 static struct vs_taskset *build(void)
@@ -53,6 +54,7 @@ static struct vs_taskset *build(void)
 						      1000 + (slow ? 5000 : 0) };
 		v[t.nr_values++] = (struct vs_value){ CYCLES, cycles };
 		v[t.nr_values++] = (struct vs_value){ STALLS, cycles / 2 };
+		v[t.nr_values++] = (struct vs_value){ CPU, 1000 + (slow ? 40 : 0) };
 		vs_taskset_add_task(ts, &t);
 	}
 	t.type = 2;			/* a second type, one task */
@@ -86,7 +88,7 @@ static void test_taskset(const struct vs_taskset *ts)
 static void test_ranking(const struct vs_taskset *ts)
 {
 	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
-	const struct vs_event_rank *blocked, *run, *rare, *cycles, *stalls;
+	const struct vs_event_rank *blocked, *run, *rare, *cycles, *stalls, *cpu;
 	struct vs_type_rank tr;
 	double want;
 
@@ -98,6 +100,7 @@ static void test_ranking(const struct vs_taskset *ts)
 	rare = vs_event_rank_find(&tr, RARE);
 	cycles = vs_event_rank_find(&tr, CYCLES);
 	stalls = vs_event_rank_find(&tr, STALLS);
+	cpu = vs_event_rank_find(&tr, CPU);
 
 	/*
 	 * p99 of 200 is the 198th: the slow latencies 1100 + (i % 7) sorted
@@ -135,6 +138,10 @@ static void test_ranking(const struct vs_taskset *ts)
 	   fabs(run->impact) < 0.05,
 	   "run.time, noise on half the tasks, has no impact (%.3f)",
 	   run->impact);
+	/* the same 10 tasks are high, but 40 ns cannot take 988 ns off */
+	ok(fabs(cpu->impact - want) < 1e-12 && cpu->time_bound &&
+	   fabs(cpu->adjusted - 40.0 / 1104) < 1e-9 && !blocked->time_bound,
+	   "time bound: CPU time +40 ns adjusted to 40 / 1104");
 	ok(rare->status == VS_RANK_TOO_FEW && rare->tasks == 10 &&
 	   tr.events[tr.nr_events - 1].event == RARE,
 	   "an event of 10 tasks is not ranked and comes last");
