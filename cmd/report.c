@@ -31,6 +31,7 @@
 #define SVG_PANEL_W	400
 #define SVG_PANEL_H	250
 #define SVG_TYPE_HEAD	34
+#define SVG_CUT		3	/* cut the x axis when max > 3 x p99 */
 #define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
@@ -447,11 +448,24 @@ static void svg_cdf(struct vs_svg *svg, double x, double y, const char *title,
 		.xunit = unit, .xmin = 0, .xmax = cdf[VS_CDF_POINTS - 1],
 		.ymin = 0, .ymax = 1,
 	};
+	float p99 = cdf[(VS_CDF_POINTS - 1) * 99 / 100];
+	char label[160], max[32];
 	struct vs_plot plot;
 	size_t i;
 
-	if (spec.xmax <= 0)
-		spec.xmax = 1;
+	/* a far outlier squashes the CDF against the y axis: cut the x axis */
+	if (p99 > 0 && spec.xmax > SVG_CUT * p99) {
+		spec.xmax = 1.5 * p99 > 1.1 * mark ? 1.5 * p99 : 1.1 * mark;
+		snprintf(label, sizeof(label), "%s (cut at 1.5 x p99; max %s)",
+			 xlabel, vs_format_value(max, sizeof(max),
+						 cdf[VS_CDF_POINTS - 1], unit));
+		spec.xlabel = label;
+	}
+	/* values far from 0 (latencies of one kind of work): zoom in */
+	if (cdf[0] > spec.xmax / 3)
+		spec.xmin = cdf[0] - (spec.xmax - cdf[0]) * 0.05;
+	if (spec.xmax <= spec.xmin)
+		spec.xmax = spec.xmin + 1;
 	for (i = 0; i < VS_CDF_POINTS; i++) {
 		xs[i] = cdf[i];
 		ys[i] = (double)i / (VS_CDF_POINTS - 1);

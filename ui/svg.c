@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "svg.h"
 #include "units.h"
@@ -126,7 +127,7 @@ static double py(const struct vs_plot *p, double y)
 	       (span > 0 ? (y - p->ymin) / span : 0.5) * p->height;
 }
 
-/* A 1, 2 or 5 times 10^k step that cuts [lo, hi] in about 5. */
+/* A 1, 2 or 5 times 10^k step that cuts [lo, hi] in 4 to 6: labels fit. */
 static double nice_step(double lo, double hi)
 {
 	double raw = (hi - lo) / 5, mag, f;
@@ -135,7 +136,7 @@ static double nice_step(double lo, double hi)
 		return 1;
 	mag = pow(10, floor(log10(raw)));
 	f = raw / mag;
-	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
 static const char *tick_label(char *buf, size_t len, double v,
@@ -153,6 +154,9 @@ static void ticks(struct vs_plot *p, bool y_axis, const char *unit)
 	double lo = y_axis ? p->ymin : p->xmin, hi = y_axis ? p->ymax : p->xmax;
 	double step = nice_step(lo, hi), v;
 	char buf[32];
+
+	if (unit && !strcmp(unit, "count") && step < 1)
+		step = 1;	/* no 0.2 of a count */
 
 	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
 		double at = y_axis ? py(p, v) : px(p, v);
