@@ -232,15 +232,20 @@ static void print_text(const struct report *rep,
 
 /* --- JSON --- */
 
+/* "key": {"event": name, "correlation": c, "tasks": n} */
 static void json_event_ref(struct json_out *j, const char *key,
-			   const char *name, double value, const char *vkey)
+			   const char *name, double corr, size_t tasks)
 {
 	json_key(j, key);
 	json_begin_object(j);
 	json_key(j, "event");
 	json_string(j, name);
-	json_key(j, vkey);
-	json_double(j, value);
+	json_key(j, "correlation");
+	json_double(j, corr);
+	if (tasks) {
+		json_key(j, "tasks");
+		json_u64(j, tasks);
+	}
 	json_end_object(j);
 }
 
@@ -295,13 +300,13 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	json_double(j, er->other_p99);
 	if (er->cause >= 0)
 		json_event_ref(j, "caused_by", event_name(rep, er->cause),
-			       er->cause_corr, "correlation");
+			       er->cause_corr, 0);
 	json_key(j, "time_bound");
 	json_bool(j, er->time_bound);
 	if (er->corr_with >= 0)
 		json_event_ref(j, "correlated_with",
 			       event_name(rep, er->corr_with), er->corr,
-			       "correlation");
+			       er->corr_tasks);
 	json_key(j, "tasks_needed");
 	if (er->tasks_needed == UINT64_MAX)
 		json_null(j);
@@ -334,6 +339,8 @@ static void json_unranked(const struct report *rep, struct json_out *j,
 			json_double(j, er->parent_alpha);
 			json_key(j, "r2");
 			json_double(j, er->parent_r2);
+			json_key(j, "tasks");
+			json_u64(j, er->parent_tasks);
 		} else {
 			json_key(j, "tasks");
 			json_u64(j, er->tasks);

@@ -187,7 +187,8 @@ out:
 /* Rule 2 regression parent = alpha * child over tasks with both. */
 static double rule2_r2(const struct vs_task_type *tt,
 		       const struct vs_column *child,
-		       const struct vs_column *parent, double *alpha)
+		       const struct vs_column *parent, double *alpha,
+		       size_t *pairs)
 {
 	struct vs_prop s = { 0 };
 	size_t task = 0, k = 0;
@@ -196,6 +197,7 @@ static double rule2_r2(const struct vs_task_type *tt,
 	for_each_value(child, tt->nr_tasks, task, k)
 		if (vs_column_value(parent, task, &pv))
 			vs_prop_add(&s, child->values[k], pv);
+	*pairs = s.n;
 	return vs_prop_r2(&s, alpha);
 }
 
@@ -306,7 +308,8 @@ static int apply_rules(const struct vs_taskset *ts,
 				continue;
 			a->parent_r2 = rule2_r2(tt, &tt->columns[i],
 						&tt->columns[j],
-						&a->parent_alpha);
+						&a->parent_alpha,
+						&a->parent_tasks);
 			if (a->parent_r2 > VS_RULE2_R2) {
 				a->status = VS_RANK_REMOVED;
 				a->parent = parent;

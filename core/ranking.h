@@ -77,6 +77,7 @@ struct vs_event_rank {
 	int parent;			/* Rule 2: parent that removed it, or -1 */
 	double parent_r2;		/*   R² of parent = alpha * E */
 	double parent_alpha;
+	size_t parent_tasks;		/*   tasks with both */
 	int corr_with;			/* most correlated event no rule covers */
 	double corr;			/*   (shown when >= VS_CORR_NOTE), or -1 */
 	size_t corr_tasks;		/*   tasks that recorded both */

@@ -14,7 +14,8 @@
 #include "core/taskset.h"
 #include "tap.h"
 
-enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, NR_EVENTS };
+enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, FUNC,
+       NR_EVENTS };
 
 static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ BLOCKED, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "sched.blocked.time", "ns" },
@@ -24,6 +25,7 @@ static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ CYCLES, VS_EVENT_NO_PARENT, VS_GROUP_CYCLE, "cycles", "count" },
 	{ STALLS, CYCLES, VS_GROUP_CYCLE, "CYCLE_ACTIVITY.STALLS_TOTAL", "count" },
 	{ CPU, VS_EVENT_NO_PARENT, VS_GROUP_SOFTWARE, "task-clock", "ns" },
+	{ FUNC, VS_EVENT_NO_PARENT, VS_GROUP_FUNC, "func:f3.time", "ns" },
 };
 
 static struct vs_taskset *build(void)
@@ -55,6 +57,9 @@ static struct vs_taskset *build(void)
 		v[t.nr_values++] = (struct vs_value){ CYCLES, cycles };
 		v[t.nr_values++] = (struct vs_value){ STALLS, cycles / 2 };
 		v[t.nr_values++] = (struct vs_value){ CPU, 1000 + (slow ? 40 : 0) };
+		if (i % 4)	/* sampled in 3 tasks of 4 */
+			v[t.nr_values++] = (struct vs_value){ FUNC,
+							      slow ? 990 : 20 };
 		vs_taskset_add_task(ts, &t);
 	}
 	t.type = 2;			/* a second type, one task */
@@ -89,6 +94,7 @@ static void test_ranking(const struct vs_taskset *ts)
 {
 	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
 	const struct vs_event_rank *blocked, *run, *rare, *cycles, *stalls, *cpu;
+	const struct vs_event_rank *func;
 	struct vs_type_rank tr;
 	double want;
 
@@ -101,6 +107,7 @@ static void test_ranking(const struct vs_taskset *ts)
 	cycles = vs_event_rank_find(&tr, CYCLES);
 	stalls = vs_event_rank_find(&tr, STALLS);
 	cpu = vs_event_rank_find(&tr, CPU);
+	func = vs_event_rank_find(&tr, FUNC);
 
 	/*
 	 * p99 of 200 is the 198th: the slow latencies 1100 + (i % 7) sorted
@@ -142,6 +149,15 @@ static void test_ranking(const struct vs_taskset *ts)
 	ok(fabs(cpu->impact - want) < 1e-12 && cpu->time_bound &&
 	   fabs(cpu->adjusted - 40.0 / 1104) < 1e-9 && !blocked->time_bound,
 	   "time bound: CPU time +40 ns adjusted to 40 / 1104");
+	/*
+	 * A function's time is an event like the others, in no rule; it
+	 * adds 990 - 20 ns to the slow tasks, which bounds it below 988/1104.
+	 */
+	ok(func->status == VS_RANK_RANKED && func->tasks == 150 &&
+	   func->impact > 0.8 && func->cause < 0 && func->time_bound &&
+	   fabs(func->adjusted - 970.0 / 1104) < 1e-9,
+	   "func:f3.time ranks on its 150 tasks (%.3f)", func->adjusted);
+	ok(stalls->parent_tasks == 200, "Rule 2 over the 200 tasks with both");
 	ok(rare->status == VS_RANK_TOO_FEW && rare->tasks == 10 &&
 	   tr.events[tr.nr_events - 1].event == RARE,
 	   "an event of 10 tasks is not ranked and comes last");
