@@ -2,7 +2,7 @@
 /*
  * fuzz-reader.c - libFuzzer target for the trace reader: open the input as
  * a trace, read and print every record, seek by a time taken from the
- * input and read again.  Built with -DVS_FUZZING, which skips the CRC
+ * input and read again, ask the index for the time range.  Built with -DVS_FUZZING, which skips the CRC
  * checks so that mutations reach the decoder (`make fuzz`).
  */
 #include <stdint.h>
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz", MFD_CLOEXEC);
 	struct vs_reader *r;
-	uint64_t t = 0;
+	uint64_t t = 0, first, last;
 	char err[512];
 
 	if (!sink)
@@ -53,6 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(&t, data + size - 8, 8);
 	if (!vs_reader_seek_time(r, t))
 		read_all(r);
+	if (!vs_reader_time_range(r, &first, &last))
+		vs_reader_offset_until(r, first + (last - first) / 2);
 	vs_reader_close(r);
 	return 0;
 }

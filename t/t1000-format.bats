@@ -143,3 +143,25 @@ print("ok")' < <("$VARSCOPE" script -i sparse.data --format json)
 	assert_success
 	assert_output ok
 }
+
+teardown() {
+	if mountpoint -q "$TEST_TMP/fs" 2>/dev/null; then
+		umount "$TEST_TMP/fs"
+	fi
+}
+
+@test "a full disk: the writer fails with ENOSPC, the file keeps its whole chunks" {
+	require_root
+	mkdir fs
+	mount -t tmpfs -o size=1m tmpfs fs 2>/dev/null || skip "cannot mount a tmpfs"
+	run "$GEN" -o fs/full.data --tasks 1000000 --chunk-records 1000
+	assert_failure 1
+	assert_output "gen-trace: fs/full.data: No space left on device"
+	cp fs/full.data .
+	umount fs
+	run "$VARSCOPE" script -i full.data
+	assert_success
+	n=$(grep -c ' task ' <<<"$output")
+	[ "$n" -gt 1000 ] && [ "$n" -lt 1000000 ]
+	assert_line --regexp "^varscope script: warning: full.data: truncated at byte ([0-9]+); read up to the last whole chunk at byte \1$"
+}
