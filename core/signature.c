@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: MIT
+/*
+ * signature.c - PerfScope's function signatures and bug inference as pure
+ * functions over system-call sequences (the file side is in
+ * core/signature-file.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cluster.h"
+#include "core/signature.h"
+
+#define NR_CALLS	0x10000u
+
+/* --- building --- */
+
+struct prof_func {
+	char *name;
+	uint64_t exec;			/* the open execution */
+	uint32_t executions;
+	uint64_t span_sum, first, last;	/* of the open execution */
+	uint16_t *nr;
+	size_t n, cap;
+	size_t *start;			/* sequence starts, one spare */
+	size_t nseq, seqcap;
+};
+
+struct vs_profile {
+	struct prof_func *f;
+	size_t n, cap;
+	uint32_t *slot;			/* name hash -> index + 1, 0 empty */
+	size_t mask;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+struct vs_profile *vs_profile_new(void)
+{
+	struct vs_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->mask = 255;
+	p->slot = calloc(p->mask + 1, sizeof(*p->slot));
+	if (!p->slot) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void vs_profile_free(struct vs_profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++) {
+		free(p->f[i].name);
+		free(p->f[i].nr);
+		free(p->f[i].start);
+	}
+	free(p->f);
+	free(p->slot);
+	free(p);
+}
+
+size_t vs_profile_nr_functions(const struct vs_profile *p)
+{
+	return p->n;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *tmp;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	tmp = realloc(*arr, ncap * size);
+	if (!tmp)
+		return -1;
+	*arr = tmp;
+	*cap = ncap;
+	return 0;
+}
+
+static int profile_rehash(struct vs_profile *p)
+{
+	size_t mask = p->mask * 2 + 1, i, h;
+	uint32_t *slot = calloc(mask + 1, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (i = 0; i < p->n; i++) {
+		h = hash_str(p->f[i].name) & mask;
+		while (slot[h])
+			h = (h + 1) & mask;
+		slot[h] = i + 1;
+	}
+	free(p->slot);
+	p->slot = slot;
+	p->mask = mask;
+	return 0;
+}
+
+static struct prof_func *profile_func(struct vs_profile *p, const char *name)
+{
+	size_t h = hash_str(name) & p->mask;
+	struct prof_func *f;
+
+	while (p->slot[h]) {
+		f = &p->f[p->slot[h] - 1];
+		if (!strcmp(f->name, name))
+			return f;
+		h = (h + 1) & p->mask;
+	}
+	if (grow((void **)&p->f, &p->cap, p->n + 1, sizeof(*p->f)) < 0)
+		return NULL;
+	f = &p->f[p->n];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	if (!f->name)
+		return NULL;
+	p->slot[h] = ++p->n;
+	if (p->n * 2 > p->mask && profile_rehash(p) < 0)
+		return NULL;
+	return &p->f[p->n - 1];
+}
+
+int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
+			uint16_t nr, uint64_t enter, uint64_t exit)
+{
+	struct prof_func *f = profile_func(p, func);
+
+	if (!f)
+		return -1;
+	if (!f->executions || f->exec != exec) {
+		if (grow((void **)&f->start, &f->seqcap, f->nseq + 2,
+			 sizeof(*f->start)) < 0)
+			return -1;
+		if (f->executions)
+			f->span_sum += f->last - f->first;
+		f->start[f->nseq++] = f->n;
+		f->executions++;
+		f->exec = exec;
+		f->first = enter;
+	}
+	if (grow((void **)&f->nr, &f->cap, f->n + 1, sizeof(*f->nr)) < 0)
+		return -1;
+	f->nr[f->n++] = nr;
+	f->last = exit > enter ? exit : enter;
+	return 0;
+}
+
+struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct)
+{
+	struct vs_signatures *s = calloc(1, sizeof(*s));
+	size_t i;
+
+	if (!s)
+		return NULL;
+	s->funcs = calloc(p->n + 1, sizeof(*s->funcs));
+	if (!s->funcs)
+		goto nomem;
+	for (i = 0; i < p->n; i++) {
+		struct prof_func *f = &p->f[i];
+		struct vs_sig_function *sf = &s->funcs[s->nr++];
+		struct vs_seqs seqs = { .nr = f->nr, .start = f->start,
+					.nr_seqs = f->nseq };
+
+		f->start[f->nseq] = f->n;
+		sf->name = strdup(f->name);
+		if (!sf->name)
+			goto nomem;
+		sf->executions = f->executions;
+		sf->mean_ns = (f->span_sum + f->last - f->first) /
+			      (f->executions ? f->executions : 1);
+		sf->nr_calls = f->n;
+		sf->episodes = vs_episodes_mine(&seqs,
+				vs_episode_min_support(f->n, pct),
+				&sf->nr_episodes);
+		if (!sf->episodes && errno == ENOMEM)
+			goto nomem;
+	}
+	return s;
+nomem:
+	vs_signatures_free(s);
+	return NULL;
+}
+
+void vs_signatures_free(struct vs_signatures *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr; i++) {
+		free(s->funcs[i].name);
+		free(s->funcs[i].episodes);
+	}
+	free(s->funcs);
+	free(s);
+}
+
+/* --- inference: execution units --- */
+
+struct unit {
+	size_t thread, begin, end;	/* calls [begin, end) of the thread */
+	uint32_t cluster;
+	uint8_t abnormal;
+};
+
+/*
+ * The gap after call @i: from its exit to the next enter, less the time
+ * the thread spent switched out in between.  Without switch records a
+ * change of CPU means a switch and the gap is ignored (-1).
+ */
+static int64_t call_gap(const struct vs_thread_calls *t, size_t i, size_t *off)
+{
+	const struct vs_call *a = &t->calls[i], *b = &t->calls[i + 1];
+	uint64_t from = a->exit > a->enter ? a->exit : a->enter, to = b->enter;
+	int64_t gap;
+
+	if (to < from)
+		return 0;
+	if (!t->switches)
+		return a->cpu == b->cpu ? (int64_t)(to - from) : -1;
+	gap = to - from;
+	while (*off < t->nr_off && t->off[*off].end <= from)
+		(*off)++;
+	for (size_t k = *off; k < t->nr_off && t->off[k].start < to; k++) {
+		uint64_t s = t->off[k].start > from ? t->off[k].start : from;
+		uint64_t e = t->off[k].end < to ? t->off[k].end : to;
+
+		if (e > s)
+			gap -= e - s;
+	}
+	return gap;
+}
+
+static uint64_t gap_limit(const struct vs_thread_calls *th, size_t nt)
+{
+	double mean = 0, m2 = 0, d;
+	size_t n = 0, t, i, off;
+	int64_t g;
+
+	for (t = 0; t < nt; t++) {
+		for (i = 0, off = 0; i + 1 < th[t].nr_calls; i++) {
+			g = call_gap(&th[t], i, &off);
+			if (g < 0)
+				continue;
+			n++;
+			d = g - mean;
+			mean += d / n;
+			m2 += d * (g - mean);
+		}
+	}
+	return n ? (uint64_t)(mean + 2 * sqrt(m2 / n)) : 0;
+}
+
+static struct unit *split_units(const struct vs_thread_calls *th, size_t nt,
+				uint64_t limit, size_t *nu)
+{
+	struct unit *u = NULL;
+	size_t n = 0, cap = 0, t, i, off, begin;
+	int64_t g;
+
+	for (t = 0; t < nt; t++) {
+		for (i = 0, off = 0, begin = 0; i < th[t].nr_calls; i++) {
+			g = i + 1 < th[t].nr_calls ?
+			    call_gap(&th[t], i, &off) : -1;
+			if (i + 1 < th[t].nr_calls && (g < 0 ||
+						       (uint64_t)g <= limit))
+				continue;
+			if (grow((void **)&u, &cap, n + 1, sizeof(*u)) < 0) {
+				free(u);
+				return NULL;
+			}
+			u[n++] = (struct unit){ .thread = t, .begin = begin,
+						.end = i + 1 };
+			begin = i + 1;
+		}
+	}
+	*nu = n;
+	return u ? u : calloc(1, sizeof(*u));
+}
+
+/* --- inference: abnormal units --- */
+
+struct infer {
+	const struct vs_signatures *sig;
+	const struct vs_thread_calls *th;
+	const struct vs_infer_opts *opts;
+	struct vs_infer_result *res;
+	struct unit *u;
+	size_t nu;
+	int32_t *type;			/* call -> dense type, -1 unseen */
+	size_t ntypes;
+};
+
+static const struct vs_call *unit_calls(const struct infer *in,
+					const struct unit *u)
+{
+	return in->th[u->thread].calls + u->begin;
+}
+
+static int find_types(struct infer *in)
+{
+	size_t i, k;
+
+	in->type = malloc(NR_CALLS * sizeof(*in->type));
+	if (!in->type)
+		return -1;
+	memset(in->type, 0xff, NR_CALLS * sizeof(*in->type));
+	for (i = 0; i < in->nu; i++) {
+		const struct vs_call *c = unit_calls(in, &in->u[i]);
+
+		for (k = 0; k < in->u[i].end - in->u[i].begin; k++)
+			if (in->type[c[k].nr] < 0)
+				in->type[c[k].nr] = in->ntypes++;
+	}
+	return 0;
+}
+
+static int cluster_units(struct infer *in)
+{
+	size_t nw = (in->ntypes + 63) / 64, i, k;
+	uint64_t *sets = calloc(in->nu * nw + 1, sizeof(*sets));
+	uint32_t *cl = malloc((in->nu + 1) * sizeof(*cl));
+	long nc = -1;
+
+	if (sets && cl) {
+		for (i = 0; i < in->nu; i++) {
+			const struct vs_call *c = unit_calls(in, &in->u[i]);
+
+			for (k = 0; k < in->u[i].end - in->u[i].begin; k++) {
+				int32_t ty = in->type[c[k].nr];
+
+				sets[i * nw + ty / 64] |= 1ull << (ty % 64);
+			}
+		}
+		nc = vs_cluster_divisive(sets, in->nu, nw,
+					 in->opts->cluster_diameter, cl);
+		for (i = 0; nc >= 0 && i < in->nu; i++)
+			in->u[i].cluster = cl[i];
+	}
+	free(sets);
+	free(cl);
+	in->res->nr_clusters = nc > 0 ? nc : 0;
+	return nc < 0 ? -1 : 0;
+}
+
+/* Outliers of the units @m[0..n) of one cluster, on time and frequency. */
+static int cluster_outliers(struct infer *in, const size_t *m, size_t n)
+{
+	size_t dim = in->ntypes, i, k;
+	double *tv = calloc(n * dim + 1, sizeof(*tv));
+	double *fv = calloc(n * dim + 1, sizeof(*fv));
+	uint8_t *to = malloc(n + 1), *fo = malloc(n + 1);
+	int ret = -1;
+
+	if (!tv || !fv || !to || !fo)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct unit *u = &in->u[m[i]];
+		const struct vs_call *c = unit_calls(in, u);
+		double *t = tv + i * dim, *f = fv + i * dim;
+
+		for (k = 0; k < u->end - u->begin; k++) {
+			int32_t ty = in->type[c[k].nr];
+
+			f[ty]++;
+			t[ty] += c[k].exit > c[k].enter ?
+				 (c[k].exit - c[k].enter) / 1000.0 : 0;
+		}
+		for (k = 0; k < dim; k++)
+			if (f[k])
+				t[k] /= f[k];
+	}
+	if (vs_nn_outliers(tv, n, dim, to) < 0 ||
+	    vs_nn_outliers(fv, n, dim, fo) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		in->res->nr_time_outliers += to[i];
+		in->res->nr_freq_outliers += fo[i];
+		in->u[m[i]].abnormal = to[i] || fo[i];
+	}
+	ret = 0;
+out:
+	free(tv);
+	free(fv);
+	free(to);
+	free(fo);
+	return ret;
+}
+
+static int find_abnormal(struct infer *in)
+{
+	size_t nc = in->res->nr_clusters, i, c;
+	size_t *count = calloc(nc + 1, sizeof(*count));
+	size_t *first = calloc(nc + 2, sizeof(*first));
+	size_t *members = malloc((in->nu + 1) * sizeof(*members));
+	int ret = -1;
+
+	if (!count || !first || !members)
+		goto out;
+	for (i = 0; i < in->nu; i++)
+		count[in->u[i].cluster]++;
+	for (c = 0; c < nc; c++)
+		first[c + 1] = first[c] + count[c];
+	memset(count, 0, nc * sizeof(*count));
+	for (i = 0; i < in->nu; i++) {
+		c = in->u[i].cluster;
+		members[first[c] + count[c]++] = i;
+	}
+	for (c = 0; c < nc; c++) {
+		if (count[c] < VS_SIG_SMALL_CLUSTER) {
+			for (i = 0; i < count[c]; i++)
+				in->u[members[first[c] + i]].abnormal = 1;
+			in->res->nr_small_cluster += count[c];
+		} else if (cluster_outliers(in, members + first[c],
+					    count[c]) < 0) {
+			goto out;
+		}
+	}
+	for (i = 0; i < in->nu; i++)
+		in->res->nr_abnormal += in->u[i].abnormal;
+	ret = 0;
+out:
+	free(count);
+	free(first);
+	free(members);
+	return ret;
+}
+
+/* --- inference: matching against the signatures --- */
+
+struct sig_entry {
+	uint64_t key;
+	uint32_t func, support;
+};
+
+static int cmp_sig_entry(const void *a, const void *b)
+{
+	const struct sig_entry *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+struct sig_index {
+	struct sig_entry *e;
+	size_t n;
+};
+
+static int index_signatures(const struct vs_signatures *s,
+			    struct sig_index *ix)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		n += s->funcs[i].nr_episodes;
+	ix->e = malloc((n + 1) * sizeof(*ix->e));
+	if (!ix->e)
+		return -1;
+	ix->n = 0;
+	for (i = 0; i < s->nr; i++)
+		for (k = 0; k < s->funcs[i].nr_episodes; k++)
+			ix->e[ix->n++] = (struct sig_entry){
+				.key = vs_episode_key(&s->funcs[i].episodes[k]),
+				.func = i,
+				.support = s->funcs[i].episodes[k].support };
+	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_sig_entry);
+	return 0;
+}
+
+static const struct sig_entry *index_find(const struct sig_index *ix,
+					  uint64_t key)
+{
+	size_t lo = 0, hi = ix->n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ix->e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->e[lo].key == key ? &ix->e[lo] : NULL;
+}
+
+/* Per function, the matches of the unit being examined. */
+struct unit_match {
+	size_t matched;
+	uint64_t unit_total, sig_total;
+	double increase;
+};
+
+struct match {
+	uint32_t func, support;
+	const struct vs_episode *ep;
+};
+
+static double increase(uint32_t count, uint32_t support)
+{
+	return 100.0 * ((double)count - support) / (support ? support : 1);
+}
+
+static int add_episode(struct vs_infer_function *f,
+		       const struct vs_episode *ep, uint32_t support)
+{
+	struct vs_infer_episode *tmp;
+	size_t i;
+
+	for (i = 0; i < f->nr_episodes; i++) {
+		if (vs_episode_key(&f->episodes[i].ep) != vs_episode_key(ep))
+			continue;
+		if (ep->support > f->episodes[i].ep.support)
+			f->episodes[i].ep = *ep;
+		return 0;
+	}
+	tmp = realloc(f->episodes, (f->nr_episodes + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	f->episodes = tmp;
+	f->episodes[f->nr_episodes++] = (struct vs_infer_episode){
+		.ep = *ep, .signature_support = support };
+	return 0;
+}
+
+/* Mine abnormal unit @u and fold its identified functions into @out. */
+static int match_unit(struct infer *in, const struct unit *u,
+		      const struct sig_index *ix, struct unit_match *um,
+		      struct vs_infer_function *out)
+{
+	size_t n = u->end - u->begin, i, ne, nm = 0, mcap = 0;
+	const struct vs_call *c = unit_calls(in, u);
+	uint16_t *nr = malloc((n + 1) * sizeof(*nr));
+	uint64_t *t0 = malloc((n + 1) * sizeof(*t0));
+	uint64_t *t1 = malloc((n + 1) * sizeof(*t1));
+	size_t start[2] = { 0, n };
+	struct vs_episode *ep = NULL;
+	struct match *m = NULL;
+	int ret = -1;
+
+	if (!nr || !t0 || !t1)
+		goto out;
+	for (i = 0; i < n; i++) {
+		nr[i] = c[i].nr;
+		t0[i] = c[i].enter;
+		t1[i] = c[i].exit;
+	}
+	struct vs_seqs seqs = { .nr = nr, .time = t0, .end = t1,
+				.start = start, .nr_seqs = 1 };
+	ep = vs_episodes_mine(&seqs, vs_episode_min_support(n,
+				in->opts->support), &ne);
+	if (!ep && errno == ENOMEM)
+		goto out;
+	for (i = 0; i < ne; i++) {
+		const struct sig_entry *e = index_find(ix,
+						vs_episode_key(&ep[i]));
+
+		for (; e && e < ix->e + ix->n &&
+		       e->key == vs_episode_key(&ep[i]); e++) {
+			struct unit_match *f = &um[e->func];
+			double inc = increase(ep[i].support, e->support);
+
+			if (!f->matched || inc > f->increase)
+				f->increase = inc;
+			f->matched++;
+			f->unit_total += ep[i].support;
+			f->sig_total += e->support;
+			if (grow((void **)&m, &mcap, nm + 1, sizeof(*m)) < 0)
+				goto out;
+			m[nm++] = (struct match){ e->func, e->support, &ep[i] };
+		}
+	}
+	for (i = 0; i < nm; i++) {
+		struct unit_match *f = &um[m[i].func];
+		struct vs_infer_function *o = &out[m[i].func];
+		const struct vs_sig_function *sf = &in->sig->funcs[m[i].func];
+		double match;
+
+		if (!f->matched || f->unit_total < f->sig_total)
+			continue;
+		match = 100.0 * f->matched / sf->nr_episodes;
+		if (!o->func || f->increase > o->score ||
+		    (f->increase == o->score && match > o->match)) {
+			o->score = f->increase;
+			o->match = match;
+		}
+		if (!o->func || m[i].ep->first < o->first)
+			o->first = m[i].ep->first;
+		if (m[i].ep->last > o->last)
+			o->last = m[i].ep->last;
+		o->func = sf;
+		if (add_episode(o, m[i].ep, m[i].support) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < nm; i++)
+		um[m[i].func] = (struct unit_match){ 0 };
+	free(m);
+	free(ep);
+	free(nr);
+	free(t0);
+	free(t1);
+	return ret;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct vs_infer_function *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->match != y->match)
+		return x->match < y->match ? 1 : -1;
+	return strcmp(x->func->name, y->func->name);
+}
+
+static int cmp_episode_increase(const void *a, const void *b)
+{
+	const struct vs_infer_episode *x = a, *y = b;
+	double ix = increase(x->ep.support, x->signature_support);
+	double iy = increase(y->ep.support, y->signature_support);
+
+	return ix < iy ? 1 : ix > iy ? -1 : 0;
+}
+
+static const struct vs_infer_function *order_base;
+
+static int cmp_first(const void *a, const void *b)
+{
+	const struct vs_infer_function *x = &order_base[*(const size_t *)a];
+	const struct vs_infer_function *y = &order_base[*(const size_t *)b];
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int rank_functions(struct infer *in)
+{
+	struct vs_infer_function *out;
+	struct unit_match *um;
+	struct sig_index ix = { 0 };
+	size_t i, n = 0;
+	int ret = -1;
+
+	out = calloc(in->sig->nr + 1, sizeof(*out));
+	um = calloc(in->sig->nr + 1, sizeof(*um));
+	if (!out || !um || index_signatures(in->sig, &ix) < 0)
+		goto out;
+	for (i = 0; i < in->nu; i++)
+		if (in->u[i].abnormal &&
+		    match_unit(in, &in->u[i], &ix, um, out) < 0)
+			goto out;
+	for (i = 0; i < in->sig->nr; i++)
+		if (out[i].func)
+			out[n++] = out[i];
+	for (i = 0; i < n; i++)
+		qsort(out[i].episodes, out[i].nr_episodes,
+		      sizeof(*out[i].episodes), cmp_episode_increase);
+	qsort(out, n, sizeof(*out), cmp_rank);
+	in->res->time_order = malloc((n + 1) * sizeof(size_t));
+	if (!in->res->time_order)
+		goto out;
+	for (i = 0; i < n; i++)
+		in->res->time_order[i] = i;
+	order_base = out;
+	qsort(in->res->time_order, n, sizeof(size_t), cmp_first);
+	in->res->funcs = out;
+	in->res->nr = n;
+	out = NULL;
+	ret = 0;
+out:
+	if (out) {
+		for (i = 0; i < in->sig->nr; i++)
+			free(out[i].episodes);
+		free(out);
+	}
+	free(um);
+	free(ix.e);
+	return ret;
+}
+
+int vs_signature_infer(const struct vs_signatures *sig,
+		       const struct vs_thread_calls *threads, size_t nr_threads,
+		       const struct vs_infer_opts *opts,
+		       struct vs_infer_result *res)
+{
+	struct infer in = { .sig = sig, .th = threads, .opts = opts,
+			    .res = res };
+	int ret = -1;
+	size_t t;
+
+	memset(res, 0, sizeof(*res));
+	for (t = 0; t < nr_threads; t++)
+		res->nr_calls += threads[t].nr_calls;
+	res->gap_limit = gap_limit(threads, nr_threads);
+	in.u = split_units(threads, nr_threads, res->gap_limit, &in.nu);
+	if (!in.u)
+		goto out;
+	res->nr_units = in.nu;
+	if (find_types(&in) < 0 || cluster_units(&in) < 0 ||
+	    find_abnormal(&in) < 0 || rank_functions(&in) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(in.u);
+	free(in.type);
+	if (ret)
+		vs_infer_result_free(res);
+	return ret;
+}
+
+void vs_infer_result_free(struct vs_infer_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++)
+		free(res->funcs[i].episodes);
+	free(res->funcs);
+	free(res->time_order);
+	res->funcs = NULL;
+	res->time_order = NULL;
+	res->nr = 0;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * signature.h - function signatures from system-call episodes and the
+ * inference of the functions behind an anomalous run (PerfScope, SoCC'14,
+ * section 3).
+ *
+ * Building: the system calls made while a function was on the stack are
+ * grouped per execution of the function into time-ordered sequences
+ * (struct vs_profile); each function's signature is the set of closed
+ * frequent episodes of its sequences (core/episode.h).
+ *
+ * Inference: each thread's system calls are cut into execution units at
+ * gaps longer than mean + 2 sigma (time the thread spent switched out is
+ * not gap); units are clustered by appearance vector, abnormal units are
+ * the nearest-neighbour outliers of their cluster on the execution-time
+ * and the frequency vector, and every unit of a cluster smaller than 4;
+ * the closed frequent episodes of abnormal units are matched against the
+ * signatures, and the functions found are ranked by the maximum
+ * percentage increase of a matched episode's count over its support.
+ */
+#ifndef VS_CORE_SIGNATURE_H
+#define VS_CORE_SIGNATURE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#include "core/episode.h"
+
+struct vs_writer;
+struct vs_reader;
+
+/* Clusters smaller than this are abnormal as a whole. */
+#define VS_SIG_SMALL_CLUSTER	4
+
+/* --- building --- */
+
+struct vs_profile;
+
+struct vs_profile *vs_profile_new(void);
+void vs_profile_free(struct vs_profile *p);
+
+/**
+ * vs_profile_add_call - one system call made inside an execution of @func
+ * @exec: identifies the execution; a value other than the last one seen
+ *        for @func starts a new sequence
+ * @nr: the system call
+ * @enter/@exit: its times (the execution's span is first enter..last exit)
+ *
+ * Returns 0 or -1 (out of memory).
+ */
+int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
+			uint16_t nr, uint64_t enter, uint64_t exit);
+
+/* Number of functions seen so far. */
+size_t vs_profile_nr_functions(const struct vs_profile *p);
+
+/* --- signatures --- */
+
+struct vs_sig_function {
+	char *name;
+	uint32_t executions;
+	uint64_t mean_ns;
+	size_t nr_calls;		/* N of its minimum support */
+	size_t nr_episodes;
+	struct vs_episode *episodes;
+};
+
+struct vs_signatures {
+	size_t nr;
+	struct vs_sig_function *funcs;
+};
+
+/**
+ * vs_profile_mine - the signatures of every profiled function: its closed
+ * frequent episodes at L = max(min(N * @p, 10), 2), N its system calls.
+ * Functions without any episode are kept (with none).  NULL when out of
+ * memory.
+ */
+struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct);
+
+void vs_signatures_free(struct vs_signatures *s);
+
+/**
+ * vs_signatures_write - the signatures as SIG_FUNC and SIG_EPISODE records
+ * (a '*' of an episode is VS_SIG_WILDCARD); 0 or -1 with errno
+ */
+int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w);
+
+/**
+ * vs_signatures_read - load the signatures of a file written by
+ * vs_signatures_write(); NULL with a one-line message in @err when the file
+ * is unreadable or holds no signature
+ */
+struct vs_signatures *vs_signatures_read(const char *path, char *err,
+					 size_t errlen);
+
+/* --- inference --- */
+
+/* One system call of a thread, enter to exit. */
+struct vs_call {
+	uint64_t enter, exit;
+	uint32_t cpu;
+	uint16_t nr;
+};
+
+/* A span of time a thread spent switched out. */
+struct vs_offcpu {
+	uint64_t start, end;
+};
+
+struct vs_thread_calls {
+	uint32_t tid;
+	size_t nr_calls;
+	struct vs_call *calls;		/* by enter time */
+	size_t nr_off;
+	struct vs_offcpu *off;		/* by start time */
+	bool switches;			/* off[] is known (else: CPU changes) */
+};
+
+struct vs_infer_opts {
+	double support;			/* p of the minimum support */
+	double cluster_diameter;	/* VS_CLUSTER_DEFAULT_DIAMETER */
+};
+
+/* An episode of an abnormal unit that matched a signature. */
+struct vs_infer_episode {
+	struct vs_episode ep;		/* with the unit's count and times */
+	uint32_t signature_support;
+};
+
+struct vs_infer_function {
+	const struct vs_sig_function *func;
+	double score;			/* maximum percentage increase */
+	double match;			/* % of its episodes matched */
+	uint64_t first, last;		/* when its episodes were active */
+	size_t nr_episodes;
+	struct vs_infer_episode *episodes;	/* by increase, largest first */
+};
+
+struct vs_infer_result {
+	size_t nr_calls, nr_units, nr_clusters;
+	size_t nr_time_outliers, nr_freq_outliers, nr_small_cluster;
+	size_t nr_abnormal;
+	uint64_t gap_limit;		/* mean + 2 sigma, ns */
+	size_t nr;
+	struct vs_infer_function *funcs;	/* by rank */
+	size_t *time_order;		/* indices into funcs, by first */
+};
+
+/**
+ * vs_signature_infer - rank the functions of @sig behind the abnormal
+ * execution units of @threads
+ *
+ * Returns 0, or -1 when memory ran out.
+ */
+int vs_signature_infer(const struct vs_signatures *sig,
+		       const struct vs_thread_calls *threads, size_t nr_threads,
+		       const struct vs_infer_opts *opts,
+		       struct vs_infer_result *res);
+
+void vs_infer_result_free(struct vs_infer_result *res);
+
+#endif /* VS_CORE_SIGNATURE_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * signature.c - unit test of signature building and inference
+ * (core/signature.c) on hand-made threads of system calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/signature.h"
+
+static int nr_test, failed;
+
+static void ok(int cond, const char *what)
+{
+	printf("%sok %d - %s\n", cond ? "" : "not ", ++nr_test, what);
+	failed |= !cond;
+}
+
+enum { READ = 0, WRITE = 1, FSYNC = 74, GTOD = 96, FUTEX = 202, POLL = 7 };
+
+static struct vs_call calls[4][20000];
+static struct vs_thread_calls th[4];
+
+/* Append @n calls of @seq to thread @t, 1 us apart, after a gap of @gap ns. */
+static void run(int t, const int *seq, size_t n, uint64_t gap, uint64_t dur)
+{
+	struct vs_thread_calls *tc = &th[t];
+	uint64_t now = tc->nr_calls ? calls[t][tc->nr_calls - 1].exit : 1000;
+	size_t i;
+
+	now += gap;
+	for (i = 0; i < n; i++) {
+		struct vs_call *c = &calls[t][tc->nr_calls++];
+
+		c->enter = now + 1000;
+		c->exit = c->enter + dur;
+		c->nr = seq[i];
+		now = c->exit;
+	}
+}
+
+int main(void)
+{
+	static const int fetch[] = { GTOD, READ, GTOD, READ };
+	static const int flush[] = { WRITE, FSYNC, WRITE, FSYNC };
+	static const int lock[] = { FUTEX, FUTEX, WRITE };
+	static const int wait[] = { POLL, READ, WRITE };
+	struct vs_infer_opts opts = { .support = 0.01,
+				      .cluster_diameter = 0.5 };
+	struct vs_profile *p = vs_profile_new();
+	struct vs_signatures *sig;
+	struct vs_infer_result res;
+	char buf[128];
+	int i, k, ret;
+
+	for (i = 0; i < 50; i++) {
+		for (k = 0; k < 4; k++)
+			vs_profile_add_call(p, "fetch", i, fetch[k], i, i);
+		for (k = 0; k < 4; k++)
+			vs_profile_add_call(p, "flush", i, flush[k], i, i);
+		for (k = 0; k < 3; k++)
+			vs_profile_add_call(p, "lock", i, lock[k], i, i);
+		for (k = 0; k < 3; k++)
+			vs_profile_add_call(p, "wait", i, wait[k], i, i);
+	}
+	ok(vs_profile_nr_functions(p) == 4, "four functions profiled");
+	sig = vs_profile_mine(p, 0.01);
+	ok(sig && sig->nr == 4 && sig->funcs[0].executions == 50,
+	   "signatures mined, 50 executions each");
+	vs_episode_format(&sig->funcs[0].episodes[0], buf, sizeof(buf));
+	ok(!strcmp(sig->funcs[0].name, "fetch") &&
+	   !strcmp(buf, "gettimeofday, read, gettimeofday, read") &&
+	   sig->funcs[0].episodes[0].support == 50,
+	   "fetch: gettimeofday, read, gettimeofday, read x 50");
+	printf("# %s: %s (%u)\n", sig->funcs[0].name, buf,
+	       sig->funcs[0].episodes[0].support);
+
+	/* four threads of normal units 1 ms apart; thread 0 then loops */
+	for (i = 0; i < 40; i++) {
+		run(0, fetch, 4, 1000000, 2000);
+		run(1, flush, 4, 1000000, 2000);
+		run(2, lock, 3, 1000000, 2000);
+		run(3, wait, 3, 1000000, 2000);
+	}
+	for (i = 0; i < 1000; i++)
+		run(0, fetch, 4, 0, 2000);
+	for (k = 0; k < 4; k++)
+		th[k].calls = calls[k];
+	ret = vs_signature_infer(sig, th, 4, &opts, &res);
+	ok(!ret, "inference runs");
+	ok(res.nr_units == 160, "gaps cut 160 units (the loop ends one)");
+	printf("# %zu units, %zu clusters, %zu abnormal, gap limit %llu\n",
+	       res.nr_units, res.nr_clusters, res.nr_abnormal,
+	       (unsigned long long)res.gap_limit);
+	ok(res.nr >= 1 && !strcmp(res.funcs[0].func->name, "fetch"),
+	   "the looping function ranks first");
+	if (res.nr)
+		printf("# 1: %s score %.1f match %.1f\n",
+		       res.funcs[0].func->name, res.funcs[0].score,
+		       res.funcs[0].match);
+	ok(res.nr && res.funcs[0].score > 1000,
+	   "its episode count rose by more than 1000%");
+	vs_infer_result_free(&res);
+
+	/* a 1 ms gap spent switched out does not cut a unit */
+	memset(th, 0, sizeof(th));
+	for (i = 0; i < 40; i++)
+		run(0, fetch, 4, i % 2 ? 1000000 : 0, 2000);
+	th[0].calls = calls[0];
+	ret = vs_signature_infer(sig, th, 1, &opts, &res);
+	ok(!ret && res.nr_units == 21, "twenty 1 ms gaps cut 21 units");
+	vs_infer_result_free(&res);
+	struct vs_offcpu off[20];
+
+	for (i = 0, k = 0; i + 1 < (int)th[0].nr_calls; i++) {
+		uint64_t a = th[0].calls[i].exit, b = th[0].calls[i + 1].enter;
+
+		if (b - a > 500000)
+			off[k++] = (struct vs_offcpu){ a + 100, b - 100 };
+	}
+	th[0].off = off;
+	th[0].nr_off = k;
+	th[0].switches = true;
+	ret = vs_signature_infer(sig, th, 1, &opts, &res);
+	ok(!ret && res.nr_units <= 2, "switched-out time is not a gap");
+	printf("# %zu units\n", res.nr_units);
+	vs_infer_result_free(&res);
+	vs_signatures_free(sig);
+	vs_profile_free(p);
+	return failed;
+}
