@@ -8,13 +8,8 @@
 
 #include "core/cluster.h"
 
-static int nr_test, failed;
+#include "tap.h"
 
-static void ok(int cond, const char *what)
-{
-	printf("%sok %d - %s\n", cond ? "" : "not ", ++nr_test, what);
-	failed |= !cond;
-}
 
 #define B(k) (1ull << (k))
 
@@ -61,5 +56,5 @@ int main(void)
 		pts[i] = 3;
 	n = vs_nn_outliers(pts, 6, 2, out);
 	ok(n == 0, "identical points: no outlier");
-	return failed;
+	return done_testing();
 }

@@ -9,13 +9,8 @@
 
 #include "core/episode.h"
 
-static int nr_test, failed;
+#include "tap.h"
 
-static void ok(int cond, const char *what)
-{
-	printf("%sok %d - %s\n", cond ? "" : "not ", ++nr_test, what);
-	failed |= !cond;
-}
 
 #define W 1	/* write */
 #define R 0	/* read */
@@ -101,5 +96,5 @@ int main(void)
 	/* nothing frequent */
 	r = MINE(5, W, R, P);
 	ok(!strcmp(r, ""), "no episode under the minimum support");
-	return failed;
+	return done_testing();
 }
