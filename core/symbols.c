@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbols.c - ELF function symbols (libelf) and per-process mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/symbols.h"
+
+#define DEBUG_DIR	"/usr/lib/debug/.build-id"
+
+struct segment {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct vs_dso {
+	char *path;
+	int elf;			/* 0: not ELF, no symbols */
+	struct vs_elf_symbol *syms;
+	size_t nr_syms;
+	struct segment *segs;
+	size_t nr_segs;
+	struct vs_dso *next;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct vs_dso *dso;
+};
+
+struct proc {
+	uint32_t pid;
+	struct map *maps;		/* in the order they were added */
+	size_t nr, cap;
+};
+
+struct vs_symbols {
+	struct vs_dso *dsos;
+	struct proc *procs;
+	size_t nr_procs, cap_procs;
+	size_t last_proc;
+};
+
+/* --- ELF files --- */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct vs_elf_symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->size < x->size ? -1 : y->size > x->size;
+}
+
+/* Append the function symbols of the symbol table @scn of @elf. */
+static int read_symtab(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
+		       const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, i;
+	struct vs_elf_symbol *tmp;
+	GElf_Sym sym;
+
+	if (!data || !n)
+		return 0;
+	tmp = realloc(d->syms, (d->nr_syms + n) * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	d->syms = tmp;
+	for (i = 0; i < n; i++) {
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		name = strdup(name);
+		if (!name)
+			return -1;
+		d->syms[d->nr_syms++] = (struct vs_elf_symbol){
+			.addr = sym.st_value, .size = sym.st_size,
+			.name = name };
+	}
+	return 0;
+}
+
+/* The symbols of @path's SHT_@type table; 1 if it has one. */
+static int read_symbols(struct vs_dso *d, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		return read_symtab(d, elf, scn, &sh) < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* "/usr/lib/debug/.build-id/ab/cdef....debug" of @elf, or "" */
+static void debug_file(Elf *elf, char *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	buf[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off, i, n;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off,
+						   &desc_off)) > 0) {
+			const unsigned char *id;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2)
+				continue;
+			id = (const unsigned char *)data->d_buf + desc_off;
+			n = snprintf(buf, size, DEBUG_DIR "/%02x/", id[0]);
+			for (i = 1; i < nh.n_descsz && n + 3 < size; i++)
+				n += snprintf(buf + n, size - n, "%02x", id[i]);
+			snprintf(buf + n, size - n, ".debug");
+			return;
+		}
+	}
+}
+
+static int read_segments(struct vs_dso *d, Elf *elf)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) < 0)
+		return 0;
+	d->segs = calloc(n + 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs++] = (struct segment){
+			.offset = ph.p_offset, .vaddr = ph.p_vaddr,
+			.filesz = ph.p_filesz };
+	}
+	return 0;
+}
+
+/* Sort, drop duplicates, give sizeless symbols the room to the next. */
+static void tidy_symbols(struct vs_dso *d)
+{
+	size_t i, n = 0;
+
+	if (!d->nr_syms)
+		return;
+	qsort(d->syms, d->nr_syms, sizeof(*d->syms), cmp_sym);
+	for (i = 0; i < d->nr_syms; i++) {
+		if (n && d->syms[n - 1].addr == d->syms[i].addr) {
+			free((char *)d->syms[i].name);
+			continue;
+		}
+		d->syms[n++] = d->syms[i];
+	}
+	d->nr_syms = n;
+	for (i = 0; i + 1 < n; i++)
+		if (!d->syms[i].size)
+			d->syms[i].size = d->syms[i + 1].addr - d->syms[i].addr;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		return NULL;
+	}
+	return elf;
+}
+
+static int load_dso(struct vs_dso *d)
+{
+	char dbg[PATH_MAX];
+	int fd, dfd, ret = 0, have;
+	Elf *elf, *delf;
+
+	elf_version(EV_CURRENT);
+	elf = open_elf(d->path, &fd);
+	if (!elf)
+		return 0;
+	d->elf = 1;
+	if (read_segments(d, elf) < 0)
+		ret = -1;
+	have = ret ? 0 : read_symbols(d, elf, SHT_SYMTAB);
+	if (!have) {
+		debug_file(elf, dbg, sizeof(dbg));
+		delf = dbg[0] ? open_elf(dbg, &dfd) : NULL;
+		if (delf) {
+			have = read_symbols(d, delf, SHT_SYMTAB);
+			elf_end(delf);
+			close(dfd);
+		}
+	}
+	if (!have)
+		have = read_symbols(d, elf, SHT_DYNSYM);
+	if (have < 0)
+		ret = -1;
+	tidy_symbols(d);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+struct vs_dso *vs_symbols_dso(struct vs_symbols *s, const char *path)
+{
+	struct vs_dso *d;
+
+	for (d = s->dsos; d; d = d->next)
+		if (!strcmp(d->path, path))
+			return d->elf ? d : NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path || load_dso(d) < 0) {
+		free(d->path);
+		free(d);
+		return NULL;
+	}
+	d->next = s->dsos;
+	s->dsos = d;
+	return d->elf ? d : NULL;
+}
+
+const char *vs_dso_path(const struct vs_dso *d)
+{
+	return d->path;
+}
+
+const struct vs_elf_symbol *vs_dso_functions(const struct vs_dso *d,
+					     size_t *nr)
+{
+	*nr = d->nr_syms;
+	return d->syms;
+}
+
+const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
+					uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->nr_syms, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (d->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo--;
+	return vaddr < d->syms[lo].addr + (d->syms[lo].size ?: 1) ?
+	       &d->syms[lo] : NULL;
+}
+
+int64_t vs_dso_file_offset(const struct vs_dso *d, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_segs; i++)
+		if (vaddr >= d->segs[i].vaddr &&
+		    vaddr < d->segs[i].vaddr + d->segs[i].filesz)
+			return vaddr - d->segs[i].vaddr + d->segs[i].offset;
+	return -1;
+}
+
+/* The link-time address of file offset @off. */
+static int file_vaddr(const struct vs_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_segs; i++) {
+		if (off >= d->segs[i].offset &&
+		    off < d->segs[i].offset + d->segs[i].filesz) {
+			*vaddr = off - d->segs[i].offset + d->segs[i].vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* --- processes --- */
+
+struct vs_symbols *vs_symbols_new(void)
+{
+	return calloc(1, sizeof(struct vs_symbols));
+}
+
+void vs_symbols_free(struct vs_symbols *s)
+{
+	struct vs_dso *d, *next;
+	size_t i;
+
+	if (!s)
+		return;
+	for (d = s->dsos; d; d = next) {
+		next = d->next;
+		for (i = 0; i < d->nr_syms; i++)
+			free((char *)d->syms[i].name);
+		free(d->syms);
+		free(d->segs);
+		free(d->path);
+		free(d);
+	}
+	for (i = 0; i < s->nr_procs; i++)
+		free(s->procs[i].maps);
+	free(s->procs);
+	free(s);
+}
+
+static struct proc *find_proc(struct vs_symbols *s, uint32_t pid, int create)
+{
+	struct proc *tmp;
+	size_t i;
+
+	if (s->last_proc < s->nr_procs && s->procs[s->last_proc].pid == pid)
+		return &s->procs[s->last_proc];
+	for (i = 0; i < s->nr_procs; i++) {
+		if (s->procs[i].pid == pid) {
+			s->last_proc = i;
+			return &s->procs[i];
+		}
+	}
+	if (!create)
+		return NULL;
+	if (s->nr_procs == s->cap_procs) {
+		s->cap_procs = s->cap_procs ? 2 * s->cap_procs : 8;
+		tmp = realloc(s->procs, s->cap_procs * sizeof(*tmp));
+		if (!tmp)
+			return NULL;
+		s->procs = tmp;
+	}
+	s->procs[s->nr_procs] = (struct proc){ .pid = pid };
+	s->last_proc = s->nr_procs;
+	return &s->procs[s->nr_procs++];
+}
+
+static int proc_add(struct proc *p, const struct map *m)
+{
+	struct map *tmp;
+
+	if (p->nr == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 32;
+		tmp = realloc(p->maps, p->cap * sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		p->maps = tmp;
+	}
+	p->maps[p->nr++] = *m;
+	return 0;
+}
+
+int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, const char *filename)
+{
+	struct proc *p = find_proc(s, pid, 1);
+	struct map m = { .start = start, .end = start + len, .pgoff = pgoff };
+
+	if (!p)
+		return -1;
+	if (filename[0] == '/')
+		m.dso = vs_symbols_dso(s, filename);
+	return proc_add(p, &m);
+}
+
+int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid)
+{
+	char path[64], line[PATH_MAX + 128], file[PATH_MAX];
+	unsigned long long start, end, off;
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095[^\n]",
+			   &start, &end, &off, file) < 3 || file[0] != '/')
+			continue;
+		if (vs_symbols_add_map(s, pid, start, end - start, off,
+				       file) < 0)
+			ret = -1;
+	}
+	fclose(fp);
+	return ret;
+}
+
+int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child)
+{
+	struct proc *p, *c;
+	size_t i;
+
+	if (parent == child || !find_proc(s, parent, 0))
+		return 0;
+	c = find_proc(s, child, 1);	/* may move the processes */
+	p = find_proc(s, parent, 0);
+	if (!c)
+		return -1;
+	c->nr = 0;
+	for (i = 0; i < p->nr; i++)
+		if (proc_add(c, &p->maps[i]) < 0)
+			return -1;
+	return 0;
+}
+
+void vs_symbols_exec(struct vs_symbols *s, uint32_t pid)
+{
+	struct proc *p = find_proc(s, pid, 0);
+
+	if (p)
+		p->nr = 0;
+}
+
+int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
+		      struct vs_symbol_hit *hit)
+{
+	struct proc *p = find_proc(s, pid, 0);
+	size_t i;
+
+	if (!p)
+		return -1;
+	for (i = p->nr; i-- > 0;) {
+		const struct map *m = &p->maps[i];
+
+		if (addr < m->start || addr >= m->end)
+			continue;
+		if (!m->dso)
+			return -1;
+		hit->dso = m->dso;
+		if (file_vaddr(m->dso, addr - m->start + m->pgoff,
+			       &hit->vaddr) < 0)
+			return -1;
+		hit->sym = vs_dso_find(m->dso, hit->vaddr);
+		return 0;
+	}
+	return -1;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbols.c - unit test of ELF symbolization (core/symbols.c) on this
+ * very test program (a PIE) and the C library it maps.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/symbols.h"
+
+#include "tap.h"
+
+__attribute__((noinline)) int probe_target(int x)
+{
+	return x * 3 + 1;
+}
+
+int main(void)
+{
+	struct vs_symbols *s = vs_symbols_new();
+	struct vs_symbol_hit hit;
+	uint64_t addr = (uint64_t)(uintptr_t)probe_target;
+	int64_t off;
+
+	ok(!vs_symbols_read_proc_maps(s, getpid()), "reads /proc/self/maps");
+	ok(!vs_symbols_lookup(s, getpid(), addr + 2, &hit) && hit.sym &&
+	   !strcmp(hit.sym->name, "probe_target"),
+	   "an address inside a function of this PIE resolves to it");
+	ok(hit.dso && strstr(vs_dso_path(hit.dso), "symbols"),
+	   "...in this program's file");
+	off = vs_dso_file_offset(hit.dso, hit.sym->addr);
+	ok(off > 0 && (uint64_t)off < 16 << 20,
+	   "the function has a file offset (for uprobes)");
+	memset(&hit, 0, sizeof(hit));
+	vs_symbols_lookup(s, getpid(), (uint64_t)(uintptr_t)getpid, &hit);
+	ok(hit.dso && strstr(vs_dso_path(hit.dso), "libc") && hit.sym,
+	   "a C library function resolves in libc (%s)",
+	   hit.sym ? hit.sym->name : "?");
+	ok(vs_symbols_lookup(s, getpid() + 1000000, addr, &hit) < 0,
+	   "an unknown process resolves nothing");
+	ok(!vs_symbols_fork(s, getpid(), 4000000) &&
+	   !vs_symbols_lookup(s, 4000000, addr, &hit) && hit.sym &&
+	   !strcmp(hit.sym->name, "probe_target"),
+	   "a forked child inherits the mappings");
+	vs_symbols_exec(s, 4000000);
+	ok(vs_symbols_lookup(s, 4000000, addr, &hit) < 0,
+	   "exec forgets them");
+	ok(!vs_symbols_dso(s, "/proc/self/status"), "a non-ELF file has no dso");
+	vs_symbols_free(s);
+	return done_testing();
+}
