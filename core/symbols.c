@@ -469,3 +469,23 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 	}
 	return -1;
 }
+
+uint64_t vs_symbols_stack_return(struct vs_symbols *s, uint32_t pid,
+				 uint64_t ip, const uint8_t *stack,
+				 size_t size)
+{
+	struct vs_symbol_hit at, hit;
+	uint64_t word;
+	size_t off;
+
+	if (vs_symbols_lookup(s, pid, ip, &at) < 0)
+		at.dso = NULL;
+	for (off = 0; off + 8 <= size; off += 8) {
+		memcpy(&word, stack + off, 8);
+		if (word < 4096 || vs_symbols_lookup(s, pid, word, &hit) < 0 ||
+		    hit.dso == at.dso || !hit.sym || hit.vaddr == hit.sym->addr)
+			continue;
+		return word;
+	}
+	return 0;
+}

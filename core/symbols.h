@@ -92,4 +92,20 @@ void vs_symbols_exec(struct vs_symbols *s, uint32_t pid);
 int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit);
 
+/**
+ * vs_symbols_stack_return - the return address a leaf without frame
+ * pointer (a C library system-call wrapper) will go back to
+ * @pid/@ip: the process and the address it is stopped at
+ * @stack/@size: the user stack from the stack pointer up
+ *
+ * A frame-pointer walk from such a leaf skips its caller, whose return
+ * address is on the stack above the stack pointer, not in any frame
+ * record.  This returns the first word from the stack pointer up that
+ * points inside a function (not at its first byte) of a mapped file other
+ * than the one holding @ip, or 0 when there is none.
+ */
+uint64_t vs_symbols_stack_return(struct vs_symbols *s, uint32_t pid,
+				 uint64_t ip, const uint8_t *stack,
+				 size_t size);
+
 #endif /* VS_CORE_SYMBOLS_H */

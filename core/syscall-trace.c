@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+/*
+ * syscall-trace.c - raw_syscalls:sys_enter/sys_exit on a process tree.
+ *
+ * Per CPU, sys_enter and sys_exit are opened on the process with inherit
+ * (so threads and children follow), each on its own - never in a group,
+ * whose members may deliver nothing - and sys_exit's output is redirected
+ * into sys_enter's ring with PERF_EVENT_IOC_SET_OUTPUT.  sys_enter also
+ * carries the side band.  A read drains every ring, then hands the events
+ * over merged by time, so mmap records come before the samples they
+ * symbolize whatever CPU they were written on.
+ */
+#include <asm/perf_regs.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "core/syscall-trace.h"
+
+#define STACK_DUMP	1024	/* bytes of user stack at each enter */
+#define MAX_STACK	64	/* user frames */
+#define REGS_MASK	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
+			 (1ull << PERF_REG_X86_IP))
+
+#define ENTER_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define CHAIN_TYPE	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+			 PERF_SAMPLE_STACK_USER)
+
+struct ring {
+	int enter_fd, exit_fd;
+	struct perf_event_mmap_page *page;
+	size_t size;			/* data area, bytes */
+	uint8_t *copy;			/* drained records */
+	size_t copy_len, copy_cap, pos;
+};
+
+struct vs_syscall_trace {
+	struct vs_sc_opts opts;
+	int nr_cpus;
+	struct ring *rings;
+	uint64_t *ids;			/* per ring: enter id, exit id */
+};
+
+static int tracepoint_id(const char *name, char *err, size_t errlen)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[512], buf[32];
+	int fd, n;
+
+	if (!dir) {
+		snprintf(err, errlen, "no tracefs (mount -t tracefs nodev "
+			 "/sys/kernel/tracing)");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/id", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+static int open_event(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
+					       const struct vs_sc_opts *opts,
+					       char *err, size_t errlen)
+{
+	struct perf_event_attr enter = { 0 }, exit = { 0 };
+	struct vs_syscall_trace *t = calloc(1, sizeof(*t));
+	int enter_tp, exit_tp, cpu;
+	size_t pages;
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->opts = *opts;
+	enter_tp = tracepoint_id("raw_syscalls/sys_enter", err, errlen);
+	exit_tp = tracepoint_id("raw_syscalls/sys_exit", err, errlen);
+	if (enter_tp < 0 || exit_tp < 0)
+		goto fail;
+	pages = opts->pages ? opts->pages : 256;
+
+	enter.size = exit.size = sizeof(enter);
+	enter.type = exit.type = PERF_TYPE_TRACEPOINT;
+	enter.config = enter_tp;
+	exit.config = exit_tp;
+	enter.sample_period = exit.sample_period = 1;
+	enter.sample_type = ENTER_TYPE | (opts->callchain ? CHAIN_TYPE : 0);
+	exit.sample_type = ENTER_TYPE;
+	enter.inherit = exit.inherit = 1;
+	enter.disabled = exit.disabled = !enable_now;
+	enter.enable_on_exec = exit.enable_on_exec = !enable_now;
+	enter.sample_id_all = exit.sample_id_all = 1;
+	enter.mmap = enter.comm = enter.task = 1;
+	enter.context_switch = opts->switches;
+	enter.watermark = 1;
+	enter.wakeup_watermark = pages * 4096 / 4;
+	if (opts->callchain) {
+		enter.exclude_callchain_kernel = 1;
+		enter.sample_max_stack = MAX_STACK;
+		enter.sample_regs_user = REGS_MASK;
+		enter.sample_stack_user = STACK_DUMP;
+	}
+
+	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	t->rings = calloc(t->nr_cpus, sizeof(*t->rings));
+	t->ids = calloc(2 * t->nr_cpus, sizeof(*t->ids));
+	if (!t->rings || !t->ids) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		struct ring *r = &t->rings[cpu];
+
+		r->enter_fd = r->exit_fd = -1;
+	}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		struct ring *r = &t->rings[cpu];
+		void *base;
+
+		r->enter_fd = open_event(&enter, pid, cpu);
+		if (r->enter_fd < 0 && errno == ENODEV)
+			continue;	/* CPU offline */
+		r->exit_fd = open_event(&exit, pid, cpu);
+		if (r->enter_fd < 0 || r->exit_fd < 0) {
+			snprintf(err, errlen, "perf_event_open raw_syscalls "
+				 "on cpu %d: %s", cpu, strerror(errno));
+			goto fail;
+		}
+		base = mmap(NULL, (pages + 1) * 4096, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, r->enter_fd, 0);
+		if (base == MAP_FAILED) {
+			snprintf(err, errlen, "mmap of the cpu %d ring: %s",
+				 cpu, strerror(errno));
+			goto fail;
+		}
+		r->page = base;
+		r->size = pages * 4096;
+		if (ioctl(r->exit_fd, PERF_EVENT_IOC_SET_OUTPUT,
+			  r->enter_fd) < 0 ||
+		    ioctl(r->enter_fd, PERF_EVENT_IOC_ID, &t->ids[2 * cpu]) < 0 ||
+		    ioctl(r->exit_fd, PERF_EVENT_IOC_ID,
+			  &t->ids[2 * cpu + 1]) < 0) {
+			snprintf(err, errlen, "perf ioctl on cpu %d: %s", cpu,
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	return t;
+fail:
+	vs_syscall_trace_close(t);
+	return NULL;
+}
+
+void vs_syscall_trace_close(struct vs_syscall_trace *t)
+{
+	int cpu;
+
+	if (!t)
+		return;
+	for (cpu = 0; t->rings && cpu < t->nr_cpus; cpu++) {
+		struct ring *r = &t->rings[cpu];
+
+		if (r->page)
+			munmap(r->page, r->size + 4096);
+		if (r->exit_fd >= 0)
+			close(r->exit_fd);
+		if (r->enter_fd >= 0)
+			close(r->enter_fd);
+		free(r->copy);
+	}
+	free(t->rings);
+	free(t->ids);
+	free(t);
+}
+
+/* Copy the ring's unread records out and release the space. */
+static int drain(struct ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->page->data_tail;
+	const uint8_t *data = (const uint8_t *)r->page + 4096;
+	size_t len = head - tail, off = tail % r->size, first;
+
+	r->copy_len = r->pos = 0;
+	if (!len)
+		return 0;
+	if (len > r->copy_cap) {
+		uint8_t *tmp = realloc(r->copy, len);
+
+		if (!tmp)
+			return -1;
+		r->copy = tmp;
+		r->copy_cap = len;
+	}
+	first = len < r->size - off ? len : r->size - off;
+	memcpy(r->copy, data + off, first);
+	memcpy(r->copy + first, data, len - first);
+	r->copy_len = len;
+	__atomic_store_n(&r->page->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The sample_id trailer of a side-band record: tid, time, cpu, id. */
+static void parse_sample_id(const struct perf_event_header *h,
+			    struct vs_sc_event *ev)
+{
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	const uint32_t *tid = (const uint32_t *)(end - 32);
+
+	ev->pid = tid[0];
+	ev->tid = tid[1];
+	memcpy(&ev->time, end - 24, 8);
+	memcpy(&ev->cpu, end - 16, 4);
+}
+
+static bool is_exit_id(const struct vs_syscall_trace *t, uint64_t id)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < t->nr_cpus; cpu++)
+		if (t->ids[2 * cpu + 1] == id)
+			return true;
+	return false;
+}
+
+/* Decode one sample of sys_enter or sys_exit. */
+static int parse_sample(struct vs_syscall_trace *t,
+			const struct perf_event_header *h,
+			struct vs_sc_event *ev)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1);
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	bool exit = is_exit_id(t, p[0]);
+	const uint8_t *raw;
+	uint32_t raw_size;
+	int64_t nr;
+
+	ev->type = exit ? VS_SC_EXIT : VS_SC_ENTER;
+	ev->pid = (uint32_t)p[1];
+	ev->tid = (uint32_t)(p[1] >> 32);
+	ev->time = p[2];
+	ev->cpu = (uint32_t)p[3];
+	p += 4;
+	if (!exit && t->opts.callchain) {
+		uint64_t n = *p++, i;
+
+		ev->ips = p;
+		ev->nr_ips = 0;
+		for (i = 0; i < n; i++)	/* drop PERF_CONTEXT_USER & co */
+			if (p[i] < PERF_CONTEXT_MAX)
+				((uint64_t *)p)[ev->nr_ips++] = p[i];
+		p += n;
+	}
+	raw_size = *(const uint32_t *)p;
+	raw = (const uint8_t *)p + 4;
+	if (raw + raw_size > end || raw_size < 24)
+		return -1;
+	/* common fields (8 bytes), then long id, then args[6] or long ret */
+	memcpy(&nr, raw + 8, 8);
+	ev->nr = (uint16_t)nr;
+	if (exit)
+		memcpy(&ev->ret, raw + 16, 8);
+	p = (const uint64_t *)(raw + raw_size);
+	if (!exit && t->opts.callchain) {
+		uint64_t abi = *p++, size;
+
+		ev->sp = 0;
+		if (abi) {	/* BP, SP, IP in bit order */
+			ev->sp = p[1];
+			p += 3;
+		}
+		size = *p++;
+		ev->stack = (const uint8_t *)p;
+		ev->stack_size = 0;
+		if (size) {
+			uint64_t dyn;
+
+			memcpy(&dyn, (const uint8_t *)p + size, 8);
+			ev->stack_size = dyn < size ? dyn : size;
+		}
+	}
+	return 0;
+}
+
+static int decode(struct vs_syscall_trace *t, const struct perf_event_header *h,
+		  struct vs_sc_event *ev)
+{
+	const uint32_t *u = (const uint32_t *)(h + 1);
+	const uint64_t *q = (const uint64_t *)(h + 1);
+
+	memset(ev, 0, sizeof(*ev));
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return parse_sample(t, h, ev);
+	case PERF_RECORD_MMAP:
+		parse_sample_id(h, ev);
+		ev->type = VS_SC_MMAP;
+		ev->pid = u[0];
+		ev->tid = u[1];
+		ev->start = q[1];
+		ev->len = q[2];
+		ev->pgoff = q[3];
+		ev->name = (const char *)(q + 4);
+		return 0;
+	case PERF_RECORD_COMM:
+		parse_sample_id(h, ev);
+		ev->type = VS_SC_COMM;
+		ev->name = (const char *)(u + 2);
+		ev->exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
+		return 0;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		parse_sample_id(h, ev);
+		ev->type = h->type == PERF_RECORD_FORK ? VS_SC_FORK :
+			   VS_SC_TASK_EXIT;
+		ev->pid = u[0];
+		ev->ppid = u[1];
+		ev->tid = u[2];
+		ev->ptid = u[3];
+		memcpy(&ev->time, u + 4, 8);
+		return 0;
+	case PERF_RECORD_SWITCH:
+		parse_sample_id(h, ev);
+		ev->type = h->misc & PERF_RECORD_MISC_SWITCH_OUT ?
+			   VS_SC_SWITCH_OUT : VS_SC_SWITCH_IN;
+		return 0;
+	case PERF_RECORD_LOST:
+		parse_sample_id(h, ev);
+		ev->type = VS_SC_LOST;
+		ev->lost = q[1];
+		return 0;
+	}
+	return 1;	/* not ours: skip */
+}
+
+/* The time of the ring's next record, UINT64_MAX when none is left. */
+static uint64_t next_time(struct vs_syscall_trace *t, struct ring *r,
+			  struct vs_sc_event *ev)
+{
+	while (r->pos + sizeof(struct perf_event_header) <= r->copy_len) {
+		const struct perf_event_header *h =
+			(const void *)(r->copy + r->pos);
+
+		if (h->size < sizeof(*h) || r->pos + h->size > r->copy_len)
+			break;
+		if (!decode(t, h, ev))
+			return ev->time;
+		r->pos += h->size;
+	}
+	r->pos = r->copy_len;
+	return UINT64_MAX;
+}
+
+long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
+			   vs_sc_handler fn, void *arg)
+{
+	struct pollfd *pfd = calloc(t->nr_cpus, sizeof(*pfd));
+	struct vs_sc_event *next = calloc(t->nr_cpus, sizeof(*next));
+	uint64_t *when = calloc(t->nr_cpus, sizeof(*when));
+	long n = 0;
+	int cpu, np = 0, ret, best;
+
+	if (!pfd || !next || !when) {
+		n = -1;
+		goto out;
+	}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		if (t->rings[cpu].enter_fd < 0)
+			continue;
+		pfd[np].fd = t->rings[cpu].enter_fd;
+		pfd[np++].events = POLLIN;
+	}
+	if (timeout_ms)
+		poll(pfd, np, timeout_ms);
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		if (t->rings[cpu].page && drain(&t->rings[cpu]) < 0) {
+			n = -1;
+			goto out;
+		}
+		when[cpu] = t->rings[cpu].page ?
+			    next_time(t, &t->rings[cpu], &next[cpu]) :
+			    UINT64_MAX;
+	}
+	for (;;) {
+		best = -1;
+		for (cpu = 0; cpu < t->nr_cpus; cpu++)
+			if (when[cpu] != UINT64_MAX &&
+			    (best < 0 || when[cpu] < when[best]))
+				best = cpu;
+		if (best < 0)
+			break;
+		ret = fn(&next[best], arg);
+		if (ret) {
+			n = ret;
+			goto out;
+		}
+		n++;
+		t->rings[best].pos += ((const struct perf_event_header *)
+				       (t->rings[best].copy +
+					t->rings[best].pos))->size;
+		when[best] = next_time(t, &t->rings[best], &next[best]);
+	}
+out:
+	free(pfd);
+	free(next);
+	free(when);
+	return n;
+}

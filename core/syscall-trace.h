@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * syscall-trace.h - capture the system calls of a process and of every
+ * thread and child it makes: raw_syscalls:sys_enter and sys_exit as
+ * per-CPU perf events inherited by new tasks, one ring per CPU, with the
+ * side band (mmap, comm, fork/exit, and optionally context switches)
+ * that symbolization and execution-unit splitting need.  Used by
+ * `varscope signature build` (with user callchains) and by
+ * `varscope record --syscalls`.
+ */
+#ifndef VS_CORE_SYSCALL_TRACE_H
+#define VS_CORE_SYSCALL_TRACE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum vs_sc_type {
+	VS_SC_ENTER,		/* nr; ips/stack when callchains are on */
+	VS_SC_EXIT,		/* nr, ret */
+	VS_SC_SWITCH_OUT,	/* the thread left the CPU */
+	VS_SC_SWITCH_IN,	/* ... and came back */
+	VS_SC_MMAP,		/* start, len, pgoff, filename (exec maps) */
+	VS_SC_COMM,		/* comm, exec */
+	VS_SC_FORK,		/* ppid/ptid -> pid/tid */
+	VS_SC_TASK_EXIT,
+	VS_SC_LOST,		/* lost records of the ring */
+};
+
+struct vs_sc_event {
+	enum vs_sc_type type;
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	uint16_t nr;			/* system call */
+	int64_t ret;
+	/* VS_SC_ENTER with callchains: */
+	uint32_t nr_ips;
+	const uint64_t *ips;		/* user frames, innermost first */
+	uint64_t sp;			/* user stack pointer, and ... */
+	uint32_t stack_size;
+	const uint8_t *stack;		/* ... the stack bytes from sp up */
+	/* side band: */
+	uint64_t start, len, pgoff;
+	const char *name;		/* mmap file, comm */
+	uint32_t ppid, ptid;
+	bool exec;
+	uint64_t lost;
+};
+
+struct vs_sc_opts {
+	bool callchain;		/* user callchain + regs + stack at enter */
+	bool switches;		/* PERF_RECORD_SWITCH of the traced tasks */
+	unsigned int pages;	/* ring size per CPU, pages (power of 2) */
+};
+
+typedef int (*vs_sc_handler)(const struct vs_sc_event *ev, void *arg);
+
+struct vs_syscall_trace;
+
+/**
+ * vs_syscall_trace_open - open the events on process @pid
+ * @pid: a process that has not yet exec'd (events start at its exec) or,
+ *       with @enable_now, a running one (its existing threads are not
+ *       followed, only @pid and what it creates from now on)
+ * @err: a one-line reason on failure
+ */
+struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
+					       const struct vs_sc_opts *opts,
+					       char *err, size_t errlen);
+
+/**
+ * vs_syscall_trace_read - hand every event in the rings to @fn, ring by
+ * ring (each ring in time order); waits up to @timeout_ms for data.
+ * Returns the number of events, or the first non-zero return of @fn.
+ */
+long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
+			   vs_sc_handler fn, void *arg);
+
+void vs_syscall_trace_close(struct vs_syscall_trace *t);
+
+#endif /* VS_CORE_SYSCALL_TRACE_H */

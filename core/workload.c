@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * workload.c - fork a command and hold it before exec.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/workload.h"
+
+int vs_workload_prepare(struct vs_workload *w, const char *const *argv)
+{
+	int go[2], err[2];
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return -1;
+	}
+	if (!w->pid) {
+		close(go[1]);
+		close(err[0]);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], (char *const *)argv);
+		c = errno;
+		if (write(err[1], &c, 1) != 1)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	w->go_fd = go[1];
+	w->err_fd = err[0];
+	return 0;
+}
+
+int vs_workload_start(struct vs_workload *w)
+{
+	char c = 1;
+	int ret = 0;
+
+	if (write(w->go_fd, &c, 1) != 1)
+		ret = -1;
+	close(w->go_fd);
+	if (!ret && read(w->err_fd, &c, 1) == 1) {
+		waitpid(w->pid, NULL, 0);
+		errno = c;
+		ret = -1;
+	}
+	close(w->err_fd);
+	return ret;
+}

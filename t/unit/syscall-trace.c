@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * syscall-trace.c - unit test of the system-call capture
+ * (core/syscall-trace.c) against ground truth: this program re-executes
+ * itself as a workload making known numbers of getppid calls in its main
+ * thread, a second thread and a forked child.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/symbols.h"
+#include "core/syscall-trace.h"
+#include "core/workload.h"
+
+#include "tap.h"
+
+__attribute__((noinline)) static void make_calls(int n)
+{
+	while (n--)
+		syscall(SYS_getppid);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *thread_main(void *arg)
+{
+	make_calls(500);
+	return arg;
+}
+
+static int workload(void)
+{
+	pthread_t th;
+	pid_t pid;
+
+	make_calls(1000);
+	pthread_create(&th, NULL, thread_main, NULL);
+	pthread_join(th, NULL);
+	pid = fork();
+	if (!pid) {
+		make_calls(300);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+struct counts {
+	long enter, exit, lost, mmaps, forks, in_make_calls, with_stack;
+	uint32_t tids[8];
+	int nr_tids;
+	uint64_t last_time;
+	int out_of_order;
+	struct vs_symbols *syms;
+};
+
+static int count(const struct vs_sc_event *ev, void *arg)
+{
+	struct counts *c = arg;
+	struct vs_symbol_hit hit;
+	uint64_t ret;
+	int i;
+
+	if (ev->time < c->last_time)
+		c->out_of_order++;
+	c->last_time = ev->time;
+	if (ev->type == VS_SC_LOST)
+		c->lost += ev->lost;
+	if (ev->type == VS_SC_MMAP) {
+		c->mmaps++;
+		vs_symbols_add_map(c->syms, ev->pid, ev->start, ev->len,
+				   ev->pgoff, ev->name);
+	}
+	if (ev->type == VS_SC_FORK) {
+		c->forks++;
+		vs_symbols_fork(c->syms, ev->ppid, ev->pid);
+	}
+	if (ev->nr != SYS_getppid)
+		return 0;
+	if (ev->type == VS_SC_EXIT) {
+		c->exit++;
+		return 0;
+	}
+	if (ev->type != VS_SC_ENTER)
+		return 0;
+	c->enter++;
+	for (i = 0; i < c->nr_tids && c->tids[i] != ev->tid; i++)
+		;
+	if (i == c->nr_tids && i < 8)
+		c->tids[c->nr_tids++] = ev->tid;
+	c->with_stack += ev->stack_size > 0 && ev->sp;
+	/* this test is built without frame pointers: the caller of the
+	 * syscall() leaf is found on the stack */
+	ret = vs_symbols_stack_return(c->syms, ev->pid,
+				      ev->nr_ips ? ev->ips[0] : 0,
+				      ev->stack, ev->stack_size);
+	if (ret && !vs_symbols_lookup(c->syms, ev->pid, ret - 1, &hit) &&
+	    hit.sym && !strcmp(hit.sym->name, "make_calls"))
+		c->in_make_calls++;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *args[] = { argv[0], "--workload", NULL };
+	/* 8 MB rings: a 1 KB stack per call, and the calls come fast */
+	struct vs_sc_opts opts = { .callchain = true, .switches = true,
+				   .pages = 2048 };
+	struct counts c = { 0 };
+	struct vs_syscall_trace *t;
+	struct vs_workload w;
+	char err[256];
+	int status;
+
+	if (argc > 1 && !strcmp(argv[1], "--workload"))
+		return workload();
+	c.syms = vs_symbols_new();
+	ok(!vs_workload_prepare(&w, args), "workload forked");
+	t = vs_syscall_trace_open(w.pid, false, &opts, err, sizeof(err));
+	if (!t) {
+		skip_test(err, "capture opens");
+		kill(w.pid, SIGKILL);
+		return done_testing();
+	}
+	ok(!vs_workload_start(&w), "workload runs");
+	while (waitpid(w.pid, &status, WNOHANG) == 0)
+		vs_syscall_trace_read(t, 50, count, &c);
+	vs_syscall_trace_read(t, 0, count, &c);
+	vs_syscall_trace_close(t);
+	is_u64(c.lost, 0, "nothing lost");
+	is_u64(c.enter, 1800, "every getppid enter captured (3 tasks)");
+	is_u64(c.exit, 1800, "every getppid exit captured");
+	ok(c.nr_tids == 3, "calls come from three threads/processes");
+	ok(c.mmaps > 0 && c.forks >= 2, "mmap and fork side band");
+	ok(!c.out_of_order, "events handed over in time order");
+	ok(c.with_stack == c.enter, "user stack and registers at each enter");
+	is_u64(c.in_make_calls, 1800, "callchains symbolize to make_calls");
+	vs_symbols_free(c.syms);
+	return done_testing();
+}
