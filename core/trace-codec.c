@@ -150,6 +150,14 @@ static const struct vs_field wakeup_fields[] = {
 	FLD("cpu", VS_F_U32, wakeup.cpu),
 };
 
+static const struct vs_field switch_fields[] = {
+	FLD("time_ns", VS_F_TIME, switch_.time),
+	FLD("tid", VS_F_U32, switch_.tid),
+	FLD("cpu", VS_F_U32, switch_.cpu),
+	FLD("out", VS_F_U8, switch_.out),
+	FLD("preempt", VS_F_U8, switch_.preempt),
+};
+
 static const struct vs_field sig_func_fields[] = {
 	FLD("id", VS_F_U32, sig_func.id),
 	FLD("executions", VS_F_U32, sig_func.executions),
@@ -184,6 +192,7 @@ static const struct vs_kind_desc kinds[] = {
 	KIND(VS_REC_META, "meta", true, meta_fields),
 	KIND(VS_REC_ATTACH, "attach", false, attach_fields),
 	KIND(VS_REC_WAKEUP, "wakeup", false, wakeup_fields),
+	KIND(VS_REC_SWITCH, "switch", false, switch_fields),
 	KIND(VS_REC_SIG_FUNC, "sig_func", true, sig_func_fields),
 	KIND(VS_REC_SIG_EPISODE, "sig_episode", true, sig_episode_fields),
 };

@@ -54,6 +54,7 @@ enum vs_record_kind {
 	VS_REC_META		= 13,	/* key = value note (command line, ...) */
 	VS_REC_ATTACH		= 14,	/* thread attaches to / detaches from a task */
 	VS_REC_WAKEUP		= 15,	/* waker -> wakee edge of a task's wait */
+	VS_REC_SWITCH		= 16,	/* a thread left or regained its CPU */
 	/* 32..47: signature files (varscope signature) */
 	VS_REC_SIG_FUNC		= 32,	/* a profiled function */
 	VS_REC_SIG_EPISODE	= 33,	/* a closed frequent episode of one */
@@ -212,6 +213,14 @@ struct vs_wakeup {
 	uint32_t cpu;
 };
 
+/* From PERF_RECORD_SWITCH of a traced thread (record --syscalls). */
+struct vs_switch {
+	uint64_t time;
+	uint32_t tid, cpu;
+	uint8_t out;		/* 1: switched out, 0: switched in */
+	uint8_t preempt;	/* switched out while still runnable */
+};
+
 struct vs_sig_func {
 	uint32_t id;
 	uint32_t executions;	/* N, the number of calls profiled */
@@ -248,6 +257,7 @@ struct vs_record {
 		struct vs_meta meta;
 		struct vs_attach attach;
 		struct vs_wakeup wakeup;
+		struct vs_switch switch_;
 		struct vs_sig_func sig_func;
 		struct vs_sig_episode sig_episode;
 	};

@@ -74,6 +74,7 @@ static const struct vs_record recs[] = {
 	{ .kind = VS_REC_ATTACH, .attach = { 16000, 12, VS_DETACH,
 		0xfedcba9876543210ull } },
 	{ .kind = VS_REC_WAKEUP, .wakeup = { 17000, 11, 12, 1 } },
+	{ .kind = VS_REC_SWITCH, .switch_ = { 17500, 11, 1, 1, 1 } },
 	{ .kind = VS_REC_SIG_FUNC, .sig_func = { 4, 1000, 52000, "PortalRun" } },
 	{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 4, 999, 3, syscalls } },
 };
@@ -195,6 +196,12 @@ static int same_record(const struct vs_record *x, const struct vs_record *y)
 		const struct vs_wakeup *a = &x->wakeup, *b = &y->wakeup;
 
 		return EQ(time) && EQ(waker_tid) && EQ(wakee_tid) && EQ(cpu);
+	}
+	case VS_REC_SWITCH: {
+		const struct vs_switch *a = &x->switch_, *b = &y->switch_;
+
+		return EQ(time) && EQ(tid) && EQ(cpu) && EQ(out) &&
+		       EQ(preempt);
 	}
 	case VS_REC_SIG_FUNC: {
 		const struct vs_sig_func *a = &x->sig_func, *b = &y->sig_func;
