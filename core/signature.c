@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/cluster.h"
 #include "core/signature.h"
 
@@ -79,23 +80,6 @@ size_t vs_profile_nr_functions(const struct vs_profile *p)
 	return p->n;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *tmp;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	tmp = realloc(*arr, ncap * size);
-	if (!tmp)
-		return -1;
-	*arr = tmp;
-	*cap = ncap;
-	return 0;
-}
-
 static int profile_rehash(struct vs_profile *p)
 {
 	size_t mask = p->mask * 2 + 1, i, h;
@@ -126,7 +110,7 @@ static struct prof_func *profile_func(struct vs_profile *p, const char *name)
 			return f;
 		h = (h + 1) & p->mask;
 	}
-	if (grow((void **)&p->f, &p->cap, p->n + 1, sizeof(*p->f)) < 0)
+	if (vs_grow(&p->f, &p->cap, p->n + 1, sizeof(*p->f)) < 0)
 		return NULL;
 	f = &p->f[p->n];
 	memset(f, 0, sizeof(*f));
@@ -147,7 +131,7 @@ int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
 	if (!f)
 		return -1;
 	if (!f->executions || f->exec != exec) {
-		if (grow((void **)&f->start, &f->seqcap, f->nseq + 2,
+		if (vs_grow(&f->start, &f->seqcap, f->nseq + 2,
 			 sizeof(*f->start)) < 0)
 			return -1;
 		if (f->executions)
@@ -157,7 +141,7 @@ int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
 		f->exec = exec;
 		f->first = enter;
 	}
-	if (grow((void **)&f->nr, &f->cap, f->n + 1, sizeof(*f->nr)) < 0)
+	if (vs_grow(&f->nr, &f->cap, f->n + 1, sizeof(*f->nr)) < 0)
 		return -1;
 	f->nr[f->n++] = nr;
 	f->last = exit > enter ? exit : enter;
@@ -284,7 +268,7 @@ static struct unit *split_units(const struct vs_thread_calls *th, size_t nt,
 			if (i + 1 < th[t].nr_calls && (g < 0 ||
 						       (uint64_t)g <= limit))
 				continue;
-			if (grow((void **)&u, &cap, n + 1, sizeof(*u)) < 0) {
+			if (vs_grow(&u, &cap, n + 1, sizeof(*u)) < 0) {
 				free(u);
 				return NULL;
 			}
@@ -581,7 +565,7 @@ static int match_unit(struct infer *in, const struct unit *u,
 			f->matched++;
 			f->unit_total += ep[i].support;
 			f->sig_total += e->support;
-			if (grow((void **)&m, &mcap, nm + 1, sizeof(*m)) < 0)
+			if (vs_grow(&m, &mcap, nm + 1, sizeof(*m)) < 0)
 				goto out;
 			m[nm++] = (struct match){ e->func, e->support, &ep[i] };
 		}

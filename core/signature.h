@@ -161,4 +161,17 @@ int vs_signature_infer(const struct vs_signatures *sig,
 
 void vs_infer_result_free(struct vs_infer_result *res);
 
+/**
+ * vs_signature_read_calls - the system calls of every thread of the trace
+ * @path (SYSCALL records), with their off-CPU spans (SWITCH records)
+ * @threads/@nr: out, malloc'ed; free with vs_thread_calls_free()
+ *
+ * A call still open at the end of the trace lasts until its last record.
+ * Returns 0, or -1 with a one-line message in @err.
+ */
+int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
+			    size_t *nr, char *err, size_t errlen);
+
+void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr);
+
 #endif /* VS_CORE_SIGNATURE_H */

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * signature-file.c - signatures in the trace format: one SIG_FUNC record
+ * per profiled function, then one SIG_EPISODE per closed frequent episode
+ * of it ('*' between two calls is VS_SIG_WILDCARD).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array.h"
+#include "core/signature.h"
+#include "core/trace.h"
+
+int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)
+{
+	uint16_t calls[2 * VS_EPISODE_MAX_LEN];
+	struct vs_record rec;
+	size_t i, k;
+	int j, n;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct vs_sig_function *f = &s->funcs[i];
+
+		rec.kind = VS_REC_SIG_FUNC;
+		rec.sig_func = (struct vs_sig_func){
+			.id = i, .executions = f->executions,
+			.mean_ns = f->mean_ns, .name = f->name };
+		if (vs_writer_add(w, &rec) < 0)
+			return -1;
+		for (k = 0; k < f->nr_episodes; k++) {
+			const struct vs_episode *e = &f->episodes[k];
+
+			for (j = 0, n = 0; j < e->len; j++) {
+				calls[n++] = e->nr[j];
+				if (j + 1 < e->len && (e->gaps & (1u << j)))
+					calls[n++] = VS_SIG_WILDCARD;
+			}
+			rec.kind = VS_REC_SIG_EPISODE;
+			rec.sig_episode = (struct vs_sig_episode){
+				.func = i, .support = e->support, .len = n,
+				.syscalls = calls };
+			if (vs_writer_add(w, &rec) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int add_function(struct vs_signatures *s, const struct vs_sig_func *f)
+{
+	struct vs_sig_function *tmp;
+
+	if (f->id != s->nr)
+		return -1;	/* ids are dense and in order */
+	tmp = realloc(s->funcs, (s->nr + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	s->funcs = tmp;
+	memset(&s->funcs[s->nr], 0, sizeof(*s->funcs));
+	s->funcs[s->nr].name = strdup(f->name);
+	s->funcs[s->nr].executions = f->executions;
+	s->funcs[s->nr].mean_ns = f->mean_ns;
+	s->nr++;
+	return s->funcs[s->nr - 1].name ? 0 : -1;
+}
+
+static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
+{
+	struct vs_sig_function *f;
+	struct vs_episode ep = { .support = e->support };
+	struct vs_episode *tmp;
+	uint32_t i;
+
+	if (e->func >= s->nr)
+		return -1;
+	f = &s->funcs[e->func];
+	for (i = 0; i < e->len; i++) {
+		if (e->syscalls[i] == VS_SIG_WILDCARD) {
+			if (!ep.len)
+				return -1;
+			ep.gaps |= 1u << (ep.len - 1);
+		} else if (ep.len == VS_EPISODE_MAX_LEN) {
+			return -1;
+		} else {
+			ep.nr[ep.len++] = e->syscalls[i];
+		}
+	}
+	if (!ep.len)
+		return -1;
+	tmp = realloc(f->episodes, (f->nr_episodes + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	f->episodes = tmp;
+	f->episodes[f->nr_episodes++] = ep;
+	return 0;
+}
+
+struct vs_signatures *vs_signatures_read(const char *path, char *err,
+					 size_t errlen)
+{
+	struct vs_signatures *s = calloc(1, sizeof(*s));
+	struct vs_reader *r;
+	struct vs_record rec;
+	int ret;
+
+	err[0] = '\0';
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r = vs_reader_open(path, err, errlen);
+	if (!r) {
+		free(s);
+		return NULL;
+	}
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (rec.kind == VS_REC_SIG_FUNC)
+			ret = add_function(s, &rec.sig_func);
+		else if (rec.kind == VS_REC_SIG_EPISODE)
+			ret = add_episode(s, &rec.sig_episode);
+		else
+			continue;
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: bad signature record "
+				 "(at byte %llu)", path, (unsigned long long)
+				 vs_reader_offset(r));
+			break;
+		}
+	}
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s", vs_reader_error(r));
+	else if (!ret && !s->nr)
+		snprintf(err, errlen, "%s: no function signature in the file",
+			 path);
+	vs_reader_close(r);
+	if (ret < 0 || !s->nr) {
+		vs_signatures_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* --- system calls of a recording --- */
+
+struct call_reader {
+	struct vs_thread_calls *th;
+	size_t n, cap;
+	size_t *call_cap, *off_cap;
+	uint64_t end;			/* the last time seen */
+};
+
+static struct vs_thread_calls *reader_thread(struct call_reader *cr,
+					     uint32_t tid)
+{
+	size_t i;
+
+	for (i = cr->n; i-- > 0;)	/* recent threads are at the end */
+		if (cr->th[i].tid == tid)
+			return &cr->th[i];
+	if (cr->n == cr->cap) {
+		size_t cap = cr->cap ? 2 * cr->cap : 64;
+		void *a = realloc(cr->th, cap * sizeof(*cr->th));
+		void *b, *c;
+
+		if (!a)
+			return NULL;
+		cr->th = a;
+		b = realloc(cr->call_cap, cap * sizeof(size_t));
+		if (!b)
+			return NULL;
+		cr->call_cap = b;
+		c = realloc(cr->off_cap, cap * sizeof(size_t));
+		if (!c)
+			return NULL;
+		cr->off_cap = c;
+		cr->cap = cap;
+	}
+	memset(&cr->th[cr->n], 0, sizeof(*cr->th));
+	cr->call_cap[cr->n] = cr->off_cap[cr->n] = 0;
+	cr->th[cr->n].tid = tid;
+	return &cr->th[cr->n++];
+}
+
+static int read_syscall(struct call_reader *cr, const struct vs_syscall *sc)
+{
+	struct vs_thread_calls *t = reader_thread(cr, sc->tid);
+	size_t i;
+
+	if (!t)
+		return -1;
+	if (sc->dir == VS_SYSCALL_EXIT) {
+		if (t->nr_calls) {
+			struct vs_call *c = &t->calls[t->nr_calls - 1];
+
+			if (!c->exit && c->nr == sc->nr)
+				c->exit = sc->time;
+		}
+		return 0;
+	}
+	i = t - cr->th;
+	if (vs_grow(&t->calls, &cr->call_cap[i], t->nr_calls + 1,
+		       sizeof(*t->calls)) < 0)
+		return -1;
+	t->calls[t->nr_calls++] = (struct vs_call){
+		.enter = sc->time, .cpu = sc->cpu, .nr = sc->nr };
+	return 0;
+}
+
+static int read_switch(struct call_reader *cr, const struct vs_switch *sw)
+{
+	struct vs_thread_calls *t = reader_thread(cr, sw->tid);
+	size_t i;
+
+	if (!t)
+		return -1;
+	t->switches = true;
+	if (!sw->out) {
+		if (t->nr_off && !t->off[t->nr_off - 1].end)
+			t->off[t->nr_off - 1].end = sw->time;
+		return 0;
+	}
+	i = t - cr->th;
+	if (vs_grow(&t->off, &cr->off_cap[i], t->nr_off + 1,
+		       sizeof(*t->off)) < 0)
+		return -1;
+	t->off[t->nr_off++] = (struct vs_offcpu){ .start = sw->time };
+	return 0;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct vs_call *x = a, *y = b;
+
+	return x->enter < y->enter ? -1 : x->enter > y->enter;
+}
+
+/* Close what the end of the trace left open; sort what came unsorted. */
+static void finish_threads(struct call_reader *cr)
+{
+	size_t t, i;
+
+	for (t = 0; t < cr->n; t++) {
+		struct vs_thread_calls *th = &cr->th[t];
+		bool sorted = true;
+
+		for (i = 0; i < th->nr_calls; i++) {
+			if (!th->calls[i].exit)
+				th->calls[i].exit = cr->end > th->calls[i].enter ?
+						    cr->end : th->calls[i].enter;
+			if (i && th->calls[i].enter < th->calls[i - 1].enter)
+				sorted = false;
+		}
+		if (!sorted)
+			qsort(th->calls, th->nr_calls, sizeof(*th->calls),
+			      cmp_call);
+		if (th->nr_off && !th->off[th->nr_off - 1].end)
+			th->off[th->nr_off - 1].end = cr->end;
+	}
+}
+
+int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
+			    size_t *nr, char *err, size_t errlen)
+{
+	struct call_reader cr = { 0 };
+	struct vs_reader *r;
+	struct vs_record rec;
+	int ret;
+
+	r = vs_reader_open(path, err, errlen);
+	if (!r)
+		return -1;
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (rec.kind == VS_REC_SYSCALL) {
+			if (rec.syscall.time > cr.end)
+				cr.end = rec.syscall.time;
+			ret = read_syscall(&cr, &rec.syscall);
+		} else if (rec.kind == VS_REC_SWITCH) {
+			if (rec.switch_.time > cr.end)
+				cr.end = rec.switch_.time;
+			ret = read_switch(&cr, &rec.switch_);
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "out of memory");
+			break;
+		}
+	}
+	if (ret < 0 && vs_reader_error(r))
+		snprintf(err, errlen, "%s", vs_reader_error(r));
+	vs_reader_close(r);
+	free(cr.call_cap);
+	free(cr.off_cap);
+	if (ret < 0) {
+		vs_thread_calls_free(cr.th, cr.n);
+		return -1;
+	}
+	finish_threads(&cr);
+	*threads = cr.th;
+	*nr = cr.n;
+	return 0;
+}
+
+void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(threads[i].calls);
+		free(threads[i].off);
+	}
+	free(threads);
+}
