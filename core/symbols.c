@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/eh-frame.h"
 #include "core/symbols.h"
 
 #define DEBUG_DIR	"/usr/lib/debug/.build-id"
@@ -27,6 +28,7 @@ struct vs_dso {
 	size_t nr_syms;
 	struct segment *segs;
 	size_t nr_segs;
+	struct vs_eh_frame *eh;		/* CFA rules, or NULL */
 	struct vs_dso *next;
 };
 
@@ -213,6 +215,7 @@ static int load_dso(struct vs_dso *d)
 	d->elf = 1;
 	if (read_segments(d, elf) < 0)
 		ret = -1;
+	d->eh = vs_eh_frame_load(elf);
 	have = ret ? 0 : read_symbols(d, elf, SHT_SYMTAB);
 	if (!have) {
 		debug_file(elf, dbg, sizeof(dbg));
@@ -331,6 +334,7 @@ void vs_symbols_free(struct vs_symbols *s)
 			free((char *)d->syms[i].name);
 		free(d->syms);
 		free(d->segs);
+		vs_eh_frame_free(d->eh);
 		free(d->path);
 		free(d);
 	}
@@ -437,14 +441,6 @@ int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child)
 	return 0;
 }
 
-void vs_symbols_exec(struct vs_symbols *s, uint32_t pid)
-{
-	struct proc *p = find_proc(s, pid, 0);
-
-	if (p)
-		p->nr = 0;
-}
-
 int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit)
 {
@@ -470,22 +466,50 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 	return -1;
 }
 
-uint64_t vs_symbols_stack_return(struct vs_symbols *s, uint32_t pid,
-				 uint64_t ip, const uint8_t *stack,
-				 size_t size)
+#define MAX_LEAF_FRAMES	8
+
+uint64_t vs_symbols_leaf_return(struct vs_symbols *s, uint32_t pid,
+				uint64_t ip, uint64_t sp, uint64_t bp,
+				const uint8_t *stack, size_t size,
+				uint64_t *caller_bp)
 {
 	struct vs_symbol_hit at, hit;
-	uint64_t word;
-	size_t off;
+	uint64_t cur = ip, cur_sp = sp, cur_bp = bp, cfa, ret;
+	struct vs_cfa_rule rule;
+	int step;
 
+	*caller_bp = bp;
 	if (vs_symbols_lookup(s, pid, ip, &at) < 0)
-		at.dso = NULL;
-	for (off = 0; off + 8 <= size; off += 8) {
-		memcpy(&word, stack + off, 8);
-		if (word < 4096 || vs_symbols_lookup(s, pid, word, &hit) < 0 ||
-		    hit.dso == at.dso || !hit.sym || hit.vaddr == hit.sym->addr)
-			continue;
-		return word;
+		return 0;
+	for (step = 0; step < MAX_LEAF_FRAMES; step++) {
+		if (vs_symbols_lookup(s, pid, step ? cur - 1 : cur, &hit) < 0 ||
+		    !hit.dso->eh ||
+		    vs_eh_frame_rule(hit.dso->eh, hit.vaddr, &rule) < 0)
+			return 0;
+		if (rule.reg == VS_DWARF_RSP)
+			cfa = cur_sp + rule.off;
+		else if (rule.reg == VS_DWARF_RBP)
+			cfa = cur_bp + rule.off;
+		else
+			return 0;
+		if (cfa < sp + 8 || cfa - sp > size)
+			return 0;
+		memcpy(&ret, stack + (cfa - 8 - sp), 8);
+		if (rule.rbp_saved) {
+			uint64_t at_off = cfa + rule.rbp_off - sp;
+
+			if (cfa + rule.rbp_off < sp || at_off + 8 > size)
+				return 0;
+			memcpy(&cur_bp, stack + at_off, 8);
+		}
+		if (vs_symbols_lookup(s, pid, ret, &hit) < 0)
+			return 0;
+		if (hit.dso != at.dso) {
+			*caller_bp = cur_bp;
+			return ret;
+		}
+		cur = ret;
+		cur_sp = cfa;
 	}
 	return 0;
 }

@@ -77,11 +77,11 @@ int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
 int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid);
 
 /**
- * vs_symbols_fork - @child starts with a copy of @parent's mappings;
- * vs_symbols_exec - @pid's mappings are gone (a new program)
+ * vs_symbols_fork - @child starts with a copy of @parent's mappings
+ *
+ * (An exec needs no call: mappings added later win over older ones.)
  */
 int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child);
-void vs_symbols_exec(struct vs_symbols *s, uint32_t pid);
 
 /**
  * vs_symbols_lookup - resolve user address @addr of process @pid
@@ -93,19 +93,25 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit);
 
 /**
- * vs_symbols_stack_return - the return address a leaf without frame
- * pointer (a C library system-call wrapper) will go back to
- * @pid/@ip: the process and the address it is stopped at
- * @stack/@size: the user stack from the stack pointer up
+ * vs_symbols_leaf_return - the return address into the caller that a
+ * frame-pointer walk misses
+ * @pid: the process
+ * @ip/@sp/@bp: its user registers when it was stopped
+ * @stack/@size: the user stack from @sp up
  *
- * A frame-pointer walk from such a leaf skips its caller, whose return
- * address is on the stack above the stack pointer, not in any frame
- * record.  This returns the first word from the stack pointer up that
- * points inside a function (not at its first byte) of a mapped file other
- * than the one holding @ip, or 0 when there is none.
+ * Code without frame pointers (a C library system-call wrapper) leaves
+ * %rbp alone, so a frame-pointer walk from it goes on with its caller's
+ * caller: the caller's return address sits on the stack, not in a frame
+ * record.  This unwinds with the .eh_frame CFA rule of each address, from
+ * @ip, while the return addresses stay in the file of @ip, and returns the
+ * first one that leaves it; 0 when the rules or the stack bytes run out.
+ * @caller_bp gets the caller's frame pointer: @bp, or the value the
+ * unwound code saved before using %rbp for something else (then the
+ * kernel's frame-pointer walk from @bp went astray).
  */
-uint64_t vs_symbols_stack_return(struct vs_symbols *s, uint32_t pid,
-				 uint64_t ip, const uint8_t *stack,
-				 size_t size);
+uint64_t vs_symbols_leaf_return(struct vs_symbols *s, uint32_t pid,
+				uint64_t ip, uint64_t sp, uint64_t bp,
+				const uint8_t *stack, size_t size,
+				uint64_t *caller_bp);
 
 #endif /* VS_CORE_SYMBOLS_H */

@@ -25,6 +25,7 @@
 #include <tracefs.h>
 
 #include "core/syscall-trace.h"
+#include "core/trace.h"
 
 #define STACK_DUMP	1024	/* bytes of user stack at each enter */
 #define MAX_STACK	64	/* user frames */
@@ -287,8 +288,9 @@ static int parse_sample(struct vs_syscall_trace *t,
 	if (!exit && t->opts.callchain) {
 		uint64_t abi = *p++, size;
 
-		ev->sp = 0;
+		ev->sp = ev->bp = 0;
 		if (abi) {	/* BP, SP, IP in bit order */
+			ev->bp = p[0];
 			ev->sp = p[1];
 			p += 3;
 		}
@@ -346,6 +348,7 @@ static int decode(struct vs_syscall_trace *t, const struct perf_event_header *h,
 		parse_sample_id(h, ev);
 		ev->type = h->misc & PERF_RECORD_MISC_SWITCH_OUT ?
 			   VS_SC_SWITCH_OUT : VS_SC_SWITCH_IN;
+		ev->preempt = h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
 		return 0;
 	case PERF_RECORD_LOST:
 		parse_sample_id(h, ev);
@@ -428,4 +431,72 @@ out:
 	free(next);
 	free(when);
 	return n;
+}
+
+/* One event as a trace record; 1 when it has none. */
+static int event_record(const struct vs_sc_event *ev, struct vs_record *rec)
+{
+	switch (ev->type) {
+	case VS_SC_ENTER:
+	case VS_SC_EXIT:
+		rec->kind = VS_REC_SYSCALL;
+		rec->syscall = (struct vs_syscall){
+			.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
+			.nr = ev->nr, .ret = ev->type == VS_SC_EXIT ? ev->ret : 0,
+			.dir = ev->type == VS_SC_ENTER ? VS_SYSCALL_ENTER :
+							 VS_SYSCALL_EXIT };
+		return 0;
+	case VS_SC_SWITCH_OUT:
+	case VS_SC_SWITCH_IN:
+		rec->kind = VS_REC_SWITCH;
+		rec->switch_ = (struct vs_switch){
+			.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
+			.out = ev->type == VS_SC_SWITCH_OUT,
+			.preempt = ev->preempt };
+		return 0;
+	case VS_SC_COMM:
+		rec->kind = VS_REC_COMM;
+		rec->comm = (struct vs_comm){
+			.time = ev->time, .pid = ev->pid, .tid = ev->tid,
+			.exec = ev->exec, .comm = ev->name };
+		return 0;
+	case VS_SC_FORK:
+	case VS_SC_TASK_EXIT:
+		rec->kind = VS_REC_PROCESS;
+		rec->process = (struct vs_process){
+			.time = ev->time, .pid = ev->pid, .ppid = ev->ppid,
+			.tid = ev->tid, .ptid = ev->ptid,
+			.what = ev->type == VS_SC_FORK ? VS_PROCESS_FORK :
+							 VS_PROCESS_EXIT };
+		return 0;
+	case VS_SC_MMAP:
+		rec->kind = VS_REC_MMAP;
+		rec->mmap = (struct vs_mmap){
+			.time = ev->time, .pid = ev->pid, .tid = ev->tid,
+			.start = ev->start, .len = ev->len, .pgoff = ev->pgoff,
+			.prot = PROT_EXEC, .filename = ev->name };
+		return 0;
+	case VS_SC_LOST:
+		rec->kind = VS_REC_LOST;
+		rec->lost = (struct vs_lost){
+			.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
+			.what = VS_LOST_KERNEL_RING, .count = ev->lost };
+		return 0;
+	}
+	return 1;
+}
+
+static int write_event(const struct vs_sc_event *ev, void *arg)
+{
+	struct vs_record rec;
+
+	if (event_record(ev, &rec))
+		return 0;
+	return vs_writer_add(arg, &rec) < 0 ? -1 : 0;
+}
+
+long vs_syscall_trace_write(struct vs_syscall_trace *t, int timeout_ms,
+			    struct vs_writer *w)
+{
+	return vs_syscall_trace_read(t, timeout_ms, write_event, w);
 }

@@ -36,7 +36,7 @@ struct vs_sc_event {
 	/* VS_SC_ENTER with callchains: */
 	uint32_t nr_ips;
 	const uint64_t *ips;		/* user frames, innermost first */
-	uint64_t sp;			/* user stack pointer, and ... */
+	uint64_t sp, bp;		/* user stack and frame pointers, */
 	uint32_t stack_size;
 	const uint8_t *stack;		/* ... the stack bytes from sp up */
 	/* side band: */
@@ -44,6 +44,7 @@ struct vs_sc_event {
 	const char *name;		/* mmap file, comm */
 	uint32_t ppid, ptid;
 	bool exec;
+	bool preempt;			/* switched out while runnable */
 	uint64_t lost;
 };
 
@@ -75,6 +76,16 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
  */
 long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 			   vs_sc_handler fn, void *arg);
+
+/**
+ * vs_syscall_trace_write - read like vs_syscall_trace_read() and append
+ * the events to @w as records: SYSCALL (enter/exit), SWITCH, COMM,
+ * PROCESS (fork/exit), MMAP and LOST.  Returns the number of events or -1
+ * with errno when @w failed.
+ */
+struct vs_writer;
+long vs_syscall_trace_write(struct vs_syscall_trace *t, int timeout_ms,
+			    struct vs_writer *w);
 
 void vs_syscall_trace_close(struct vs_syscall_trace *t);
 

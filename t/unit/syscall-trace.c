@@ -62,7 +62,7 @@ static int count(const struct vs_sc_event *ev, void *arg)
 {
 	struct counts *c = arg;
 	struct vs_symbol_hit hit;
-	uint64_t ret;
+	uint64_t ret, bp;
 	int i;
 
 	if (ev->time < c->last_time)
@@ -94,10 +94,10 @@ static int count(const struct vs_sc_event *ev, void *arg)
 		c->tids[c->nr_tids++] = ev->tid;
 	c->with_stack += ev->stack_size > 0 && ev->sp;
 	/* this test is built without frame pointers: the caller of the
-	 * syscall() leaf is found on the stack */
-	ret = vs_symbols_stack_return(c->syms, ev->pid,
-				      ev->nr_ips ? ev->ips[0] : 0,
-				      ev->stack, ev->stack_size);
+	 * syscall() leaf comes from its .eh_frame rule */
+	ret = vs_symbols_leaf_return(c->syms, ev->pid,
+				     ev->nr_ips ? ev->ips[0] : 0, ev->sp,
+				     ev->bp, ev->stack, ev->stack_size, &bp);
 	if (ret && !vs_symbols_lookup(c->syms, ev->pid, ret - 1, &hit) &&
 	    hit.sym && !strcmp(hit.sym->name, "make_calls"))
 		c->in_make_calls++;
