@@ -1,10 +1,367 @@
 // SPDX-License-Identifier: MIT
 /*
- * signature.c - varscope signature (placeholder until its issue lands)
+ * signature.c - varscope signature: build function signatures from the
+ * system calls of a normal run, and infer the functions behind an
+ * anomalous recording (PerfScope).
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "builtin.h"
+#include "arch/x86/syscalls.h"
+#include "core/cluster.h"
+#include "core/parse-options.h"
+#include "core/signature-build.h"
+#include "core/signature.h"
+#include "core/trace.h"
+#include "ui/json.h"
+
+static const char *const signature_usage[] = {
+	"varscope signature build -o FILE [<options>] -- CMD [ARGS]",
+	"varscope signature infer -s FILE [-i FILE] [--format text|json]",
+	NULL
+};
+
+static void check_support(double p)
+{
+	if (!(p > 0 && p <= 1))
+		option_error("support", "must be in (0, 1]");
+}
+
+/* --- build --- */
+
+static int write_signatures(const char *out, const struct vs_signatures *s,
+			    const char *const *argv, const char *method,
+			    const char *functions, double support,
+			    const struct vs_sig_build_stats *st)
+{
+	struct vs_header hdr = { .tool = "varscope signature build" };
+	char cmdline[4096] = "", num[64];
+	struct vs_writer *w = vs_writer_open(out, &hdr);
+	const char *meta[][2] = {
+		{ "command", cmdline }, { "program", st->program },
+		{ "method", method }, { "functions", functions ? functions : "*" },
+		{ "support", num },
+	};
+	struct vs_record rec = { .kind = VS_REC_META };
+	size_t i, n = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; argv[i] && n < sizeof(cmdline); i++)
+		n += snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s",
+			      i ? " " : "", argv[i]);
+	snprintf(num, sizeof(num), "%g", support);
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+		rec.meta.key = meta[i][0];
+		rec.meta.value = meta[i][1];
+		if (vs_writer_add(w, &rec) < 0)
+			goto fail;
+	}
+	if (vs_signatures_write(s, w) < 0)
+		goto fail;
+	return vs_writer_close(w);
+fail:
+	vs_writer_close(w);
+	return -1;
+}
+
+static int signature_build(int argc, const char **argv)
+{
+	const char *output = NULL, *functions = NULL, *method = "callchain";
+	double support = VS_EPISODE_DEFAULT_P;
+	const struct vs_option options[] = {
+		OPT_STRING('o', "output", &output, "file",
+			   "signature file to write"),
+		OPT_DOUBLE(0, "support", &support, "p",
+			   "minimum support L = max(min(N*p, 10), 2) (0.01)"),
+		OPT_STRING(0, "functions", &functions, "glob",
+			   "profile only the functions matching this"),
+		OPT_STRING(0, "method", &method, "callchain|probes",
+			   "how calls are mapped to functions"),
+		OPT_END()
+	};
+	struct vs_sig_build_opts opts = { .functions = functions };
+	struct vs_sig_build_stats st;
+	struct vs_signatures *sig;
+	struct vs_profile *p;
+	size_t i, nep = 0;
+	char err[512];
+	int status;
+
+	argc = parse_options(argc, argv, options, signature_usage,
+			     VS_PARSE_STOP_AT_NON_OPTION);
+	if (!output)
+		option_error("output", "is required");
+	check_support(support);
+	if (!strcmp(method, "callchain"))
+		opts.method = VS_SIG_CALLCHAIN;
+	else if (!strcmp(method, "probes"))
+		opts.method = VS_SIG_PROBES;
+	else
+		option_error("method", "must be callchain or probes");
+	if (!argc)
+		usage_with_options(signature_usage, options);
+	opts.functions = functions;
+
+	p = vs_profile_new();
+	if (!p) {
+		fprintf(stderr, "varscope signature: out of memory\n");
+		return 1;
+	}
+	status = vs_signature_profile(argv, &opts, p, &st, err, sizeof(err));
+	if (status < 0) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		vs_profile_free(p);
+		return 1;
+	}
+	sig = vs_profile_mine(p, support);
+	vs_profile_free(p);
+	if (!sig) {
+		fprintf(stderr, "varscope signature: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < sig->nr; i++)
+		nep += sig->funcs[i].nr_episodes;
+	if (write_signatures(output, sig, argv, method, functions, support,
+			     &st) < 0) {
+		fprintf(stderr, "varscope signature: %s: %s\n", output,
+			strerror(errno));
+		vs_signatures_free(sig);
+		return 1;
+	}
+	fprintf(stderr, "varscope signature: %zu functions of %s, %zu episodes"
+		", from %llu of %llu system calls%s -> %s\n", sig->nr,
+		st.program, nep, (unsigned long long)st.attributed,
+		(unsigned long long)st.calls, st.lost ? " (records lost)" : "",
+		output);
+	if (st.lost)
+		fprintf(stderr, "varscope signature: warning: the kernel "
+			"dropped %llu records\n", (unsigned long long)st.lost);
+	if (status)
+		fprintf(stderr, "varscope signature: warning: %s exited with "
+			"status %d\n", argv[0], status);
+	vs_signatures_free(sig);
+	return 0;
+}
+
+/* --- infer --- */
+
+static void episode_names(const struct vs_episode *e, const char **out,
+			  int *n)
+{
+	static char unknown[VS_EPISODE_MAX_LEN][24];
+	int i;
+
+	*n = 0;
+	for (i = 0; i < e->len; i++) {
+		const char *name = vs_syscall_name(e->nr[i]);
+
+		if (!name) {
+			snprintf(unknown[i], sizeof(unknown[i]),
+				 "syscall_%u", e->nr[i]);
+			name = unknown[i];
+		}
+		out[(*n)++] = name;
+		if (i + 1 < e->len && (e->gaps & (1u << i)))
+			out[(*n)++] = "*";
+	}
+}
+
+static void print_json(const struct vs_infer_result *res)
+{
+	const char *names[2 * VS_EPISODE_MAX_LEN];
+	struct json_out j;
+	size_t i, k;
+	int n, m;
+
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_key(&j, "functions");
+	json_begin_array(&j);
+	for (i = 0; i < res->nr; i++) {
+		const struct vs_infer_function *f = &res->funcs[i];
+
+		json_begin_object(&j);
+		json_key(&j, "rank");
+		json_u64(&j, i + 1);
+		json_key(&j, "function");
+		json_string(&j, f->func->name);
+		json_key(&j, "score");
+		json_double(&j, f->score);
+		json_key(&j, "match");
+		json_double(&j, f->match);
+		json_key(&j, "first_ns");
+		json_u64(&j, f->first);
+		json_key(&j, "last_ns");
+		json_u64(&j, f->last);
+		json_key(&j, "episodes");
+		json_begin_array(&j);
+		for (k = 0; k < f->nr_episodes; k++) {
+			episode_names(&f->episodes[k].ep, names, &n);
+			json_begin_array(&j);
+			for (m = 0; m < n; m++)
+				json_string(&j, names[m]);
+			json_end_array(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_key(&j, "time_order");
+	json_begin_array(&j);
+	for (i = 0; i < res->nr; i++)
+		json_string(&j, res->funcs[res->time_order[i]].func->name);
+	json_end_array(&j);
+	json_key(&j, "calls");
+	json_u64(&j, res->nr_calls);
+	json_key(&j, "units");
+	json_u64(&j, res->nr_units);
+	json_key(&j, "clusters");
+	json_u64(&j, res->nr_clusters);
+	json_key(&j, "time_outliers");
+	json_u64(&j, res->nr_time_outliers);
+	json_key(&j, "frequency_outliers");
+	json_u64(&j, res->nr_freq_outliers);
+	json_key(&j, "small_cluster_units");
+	json_u64(&j, res->nr_small_cluster);
+	json_end_object(&j);
+	json_newline(&j);
+}
+
+#define EPISODES_SHOWN	5
+
+static void print_text(const struct vs_infer_result *res, uint64_t t0,
+		       size_t nr_threads)
+{
+	char buf[160];
+	size_t i, k;
+
+	printf("# %zu system calls of %zu threads: %zu execution units "
+	       "(split at gaps > %.1f us), %zu clusters\n", res->nr_calls,
+	       nr_threads, res->nr_units, res->gap_limit / 1e3,
+	       res->nr_clusters);
+	printf("# abnormal units: %zu (%zu by time, %zu by frequency, %zu in "
+	       "clusters < %d)\n", res->nr_abnormal, res->nr_time_outliers,
+	       res->nr_freq_outliers, res->nr_small_cluster,
+	       VS_SIG_SMALL_CLUSTER);
+	if (!res->nr) {
+		printf("# no profiled function matches an abnormal unit\n");
+		return;
+	}
+	printf("%4s  %12s  %8s  %-17s  %s\n", "rank", "increase(%)",
+	       "match(%)", "active (s)", "function");
+	for (i = 0; i < res->nr; i++) {
+		const struct vs_infer_function *f = &res->funcs[i];
+
+		snprintf(buf, sizeof(buf), "%.3f-%.3f", (f->first - t0) / 1e9,
+			 (f->last - t0) / 1e9);
+		printf("%4zu  %12.1f  %8.1f  %-17s  %s\n", i + 1, f->score,
+		       f->match, buf, f->func->name);
+		for (k = 0; k < f->nr_episodes && k < EPISODES_SHOWN; k++) {
+			const struct vs_infer_episode *e = &f->episodes[k];
+
+			vs_episode_format(&e->ep, buf, sizeof(buf));
+			printf("%6s{%s}  %u times, signature %u\n", "", buf,
+			       e->ep.support, e->signature_support);
+		}
+		if (f->nr_episodes > EPISODES_SHOWN)
+			printf("%6s... %zu more episodes\n", "",
+			       f->nr_episodes - EPISODES_SHOWN);
+	}
+	printf("# active in time order:");
+	for (i = 0; i < res->nr; i++)
+		printf("%s %s (%.3f s)", i ? "," : "",
+		       res->funcs[res->time_order[i]].func->name,
+		       (res->funcs[res->time_order[i]].first - t0) / 1e9);
+	printf("\n");
+}
+
+static int signature_infer(int argc, const char **argv)
+{
+	const char *sigfile = NULL, *input = VS_DEFAULT_FILE, *format = "text";
+	struct vs_infer_opts opts = {
+		.support = VS_EPISODE_DEFAULT_P,
+		.cluster_diameter = VS_CLUSTER_DEFAULT_DIAMETER,
+	};
+	const struct vs_option options[] = {
+		OPT_STRING('s', "signatures", &sigfile, "file",
+			   "signature file of `signature build`"),
+		OPT_STRING('i', "input", &input, "file",
+			   "recording with system calls (record --syscalls)"),
+		OPT_STRING(0, "format", &format, "text|json", "output format"),
+		OPT_DOUBLE(0, "support", &opts.support, "p",
+			   "minimum support of the units' episodes (0.01)"),
+		OPT_DOUBLE(0, "cluster-diameter", &opts.cluster_diameter, "d",
+			   "largest Jaccard distance inside a cluster (0.5)"),
+		OPT_END()
+	};
+	struct vs_thread_calls *threads = NULL;
+	struct vs_infer_result res;
+	struct vs_signatures *sig;
+	size_t nth = 0, i;
+	uint64_t t0 = UINT64_MAX;
+	char err[512];
+	int ret;
+
+	argc = parse_options(argc, argv, options, signature_usage, 0);
+	if (argc)
+		usage_with_options(signature_usage, options);
+	if (!sigfile)
+		option_error("signatures", "is required");
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		option_error("format", "must be text or json");
+	check_support(opts.support);
+	if (!(opts.cluster_diameter > 0 && opts.cluster_diameter <= 1))
+		option_error("cluster-diameter", "must be in (0, 1]");
+
+	sig = vs_signatures_read(sigfile, err, sizeof(err));
+	if (!sig) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		return 2;
+	}
+	if (vs_signature_read_calls(input, &threads, &nth, err,
+				    sizeof(err)) < 0) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		vs_signatures_free(sig);
+		return 2;
+	}
+	for (i = 0; i < nth; i++)
+		if (threads[i].nr_calls && threads[i].calls[0].enter < t0)
+			t0 = threads[i].calls[0].enter;
+	ret = vs_signature_infer(sig, threads, nth, &opts, &res);
+	if (ret < 0) {
+		fprintf(stderr, "varscope signature: out of memory\n");
+	} else if (!res.nr_calls) {
+		fprintf(stderr, "varscope signature: %s: no system call records"
+			" (record with --syscalls)\n", input);
+		ret = -1;
+	} else if (!strcmp(format, "json")) {
+		print_json(&res);
+	} else {
+		print_text(&res, t0, nth);
+	}
+	if (ret >= 0)
+		vs_infer_result_free(&res);
+	vs_thread_calls_free(threads, nth);
+	vs_signatures_free(sig);
+	return ret < 0 ? 1 : 0;
+}
 
 int cmd_signature(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope signature (build|infer) [<options>]");
+	if (argc > 1 && !strcmp(argv[1], "build"))
+		return signature_build(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "infer"))
+		return signature_infer(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
+		fprintf(stderr, "varscope signature: unknown subcommand '%s' "
+			"(build or infer)\n", argv[1]);
+		return 129;
+	}
+	fprintf(argc > 1 ? stdout : stderr, "usage: %s\n   or: %s\n",
+		signature_usage[0], signature_usage[1]);
+	return argc > 1 ? 0 : 129;
 }

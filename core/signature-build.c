@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * signature-build.c - attribute each system call of a running program to
+ * the program's functions active when it was made.
+ *
+ * Callchain method: the user frame-pointer chain of each sys_enter, plus
+ * the caller a C library leaf wrapper hides (one .eh_frame unwind step),
+ * gives every function on the stack.  An execution of a function lasts
+ * while consecutive system calls of the thread find it at the same place
+ * of the stack (same callers below it); its sequence is the calls made
+ * meanwhile.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/signature-build.h"
+#include "core/symbols.h"
+#include "core/syscall-trace.h"
+#include "core/workload.h"
+
+#define MAX_FRAMES	64
+#define RING_PAGES	2048	/* 8 MB per CPU: 1 KB of stack per call */
+
+struct active {
+	const struct vs_elf_symbol *sym;
+	uint64_t key;			/* the frames below it */
+	uint64_t exec;
+};
+
+struct thread {
+	uint32_t tid;
+	bool pending;			/* a call entered, not yet exited */
+	uint16_t nr;
+	uint64_t enter;
+	int ncur, nprev;
+	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
+};
+
+struct build {
+	const struct vs_sig_build_opts *opts;
+	struct vs_profile *p;
+	struct vs_sig_build_stats *st;
+	struct vs_symbols *syms;
+	const struct vs_dso *program;
+	struct thread *th;
+	size_t nth, cap;
+	uint64_t next_exec;
+	int failed;
+};
+
+static struct thread *find_thread(struct build *b, uint32_t tid)
+{
+	struct thread *tmp;
+	size_t i;
+
+	for (i = 0; i < b->nth; i++)
+		if (b->th[i].tid == tid)
+			return &b->th[i];
+	if (b->nth == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		tmp = realloc(b->th, b->cap * sizeof(*tmp));
+		if (!tmp)
+			return NULL;
+		b->th = tmp;
+	}
+	memset(&b->th[b->nth], 0, sizeof(*b->th));
+	b->th[b->nth].tid = tid;
+	return &b->th[b->nth++];
+}
+
+static bool profiled(const struct build *b, const struct vs_symbol_hit *hit)
+{
+	return hit->dso == b->program && hit->sym &&
+	       (!b->opts->functions ||
+		!fnmatch(b->opts->functions, hit->sym->name, 0));
+}
+
+/* The execution @sym/@key continues from the thread's previous call? */
+static uint64_t execution(struct build *b, struct thread *t,
+			  const struct vs_elf_symbol *sym, uint64_t key)
+{
+	int i;
+
+	for (i = 0; i < t->nprev; i++)
+		if (t->prev[i].sym == sym && t->prev[i].key == key)
+			return t->prev[i].exec;
+	return ++b->next_exec;
+}
+
+/* Credit the thread's pending call to its active functions. */
+static void finish_call(struct build *b, struct thread *t, uint64_t exit)
+{
+	int i;
+
+	if (!t->pending)
+		return;
+	t->pending = false;
+	b->st->calls++;
+	b->st->attributed += t->ncur > 0;
+	for (i = 0; i < t->ncur; i++)
+		if (vs_profile_add_call(b->p, t->cur[i].sym->name,
+					t->cur[i].exec, t->nr, t->enter,
+					exit) < 0)
+			b->failed = 1;
+	memcpy(t->prev, t->cur, t->ncur * sizeof(*t->cur));
+	t->nprev = t->ncur;
+}
+
+/*
+ * The return addresses of the frame records from @bp up, as far as the
+ * stack bytes of @ev reach: the walk the kernel would have made had the
+ * C library not reused %rbp.
+ */
+static int walk_frames(const struct vs_sc_event *ev, uint64_t bp,
+		       uint64_t *out, int max)
+{
+	uint64_t next;
+	int n = 0;
+
+	while (n < max && bp >= ev->sp && bp - ev->sp + 16 <= ev->stack_size) {
+		memcpy(&out[n++], ev->stack + (bp - ev->sp) + 8, 8);
+		memcpy(&next, ev->stack + (bp - ev->sp), 8);
+		if (next <= bp)
+			break;
+		bp = next;
+	}
+	return n;
+}
+
+static void enter_call(struct build *b, const struct vs_sc_event *ev)
+{
+	struct thread *t = find_thread(b, ev->tid);
+	uint64_t chain[MAX_FRAMES + 1], key = 0, ret, bp;
+	struct vs_symbol_hit hit;
+	int n = 0, i, k;
+
+	if (!t) {
+		b->failed = 1;
+		return;
+	}
+	finish_call(b, t, ev->time);	/* exit never came (exit_group) */
+	if (ev->nr_ips)
+		chain[n++] = ev->ips[0];
+	ret = ev->nr_ips ? vs_symbols_leaf_return(b->syms, ev->pid,
+						  ev->ips[0], ev->sp, ev->bp,
+						  ev->stack, ev->stack_size,
+						  &bp) : 0;
+	if (ret)
+		chain[n++] = ret;
+	if (!ret || bp == ev->bp) {
+		/* the kernel's walk started from the right frame */
+		for (i = 1; i < (int)ev->nr_ips && n < MAX_FRAMES; i++)
+			if (i > 1 || ev->ips[i] != ret)
+				chain[n++] = ev->ips[i];
+	} else {
+		n += walk_frames(ev, bp, chain + n, MAX_FRAMES - n);
+	}
+
+	/* outermost first, so each function's key is its callers */
+	t->ncur = 0;
+	for (i = n - 1; i >= 0; i--) {
+		uint64_t addr = i ? chain[i] - 1 : chain[i];
+
+		if (!vs_symbols_lookup(b->syms, ev->pid, addr, &hit) &&
+		    profiled(b, &hit)) {
+			for (k = 0; k < t->ncur && t->cur[k].sym != hit.sym; k++)
+				;
+			if (k == t->ncur) {	/* recursion: outermost counts */
+				t->cur[k].sym = hit.sym;
+				t->cur[k].key = key;
+				t->cur[k].exec = execution(b, t, hit.sym, key);
+				t->ncur++;
+			}
+		}
+		key = (key ^ chain[i]) * 0x100000001b3ull;
+	}
+	t->pending = true;
+	t->nr = ev->nr;
+	t->enter = ev->time;
+}
+
+static int on_event(const struct vs_sc_event *ev, void *arg)
+{
+	struct build *b = arg;
+	struct thread *t;
+
+	switch (ev->type) {
+	case VS_SC_ENTER:
+		enter_call(b, ev);
+		break;
+	case VS_SC_EXIT:
+		t = find_thread(b, ev->tid);
+		if (t && t->pending && t->nr == ev->nr)
+			finish_call(b, t, ev->time);
+		break;
+	case VS_SC_MMAP:
+		if (vs_symbols_add_map(b->syms, ev->pid, ev->start, ev->len,
+				       ev->pgoff, ev->name) < 0)
+			b->failed = 1;
+		if (!b->program && !strcmp(ev->name, b->st->program))
+			b->program = vs_symbols_dso(b->syms, ev->name);
+		break;
+	case VS_SC_FORK:
+		if (vs_symbols_fork(b->syms, ev->ppid, ev->pid) < 0)
+			b->failed = 1;
+		break;
+	case VS_SC_LOST:
+		b->st->lost += ev->lost;
+		break;
+	default:
+		break;
+	}
+	return b->failed ? -1 : 0;
+}
+
+/* The file argv[0] runs: a path, or the first hit in $PATH. */
+static int find_program(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX], real[PATH_MAX];
+	const char *p, *colon;
+
+	if (strchr(name, '/')) {
+		if (!realpath(name, real))
+			return -1;
+		snprintf(out, size, "%s", real);
+		return 0;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(colon - p), p, name);
+		if (!access(buf, X_OK) && realpath(buf, real)) {
+			snprintf(out, size, "%s", real);
+			return 0;
+		}
+		if (!*colon)
+			break;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+static int wait_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       128 + WTERMSIG(status);
+}
+
+int vs_signature_profile(const char *const *argv,
+			 const struct vs_sig_build_opts *opts,
+			 struct vs_profile *p, struct vs_sig_build_stats *st,
+			 char *err, size_t errlen)
+{
+	struct vs_sc_opts sc = { .callchain = true, .pages = RING_PAGES };
+	struct build b = { .opts = opts, .p = p, .st = st };
+	struct vs_syscall_trace *t = NULL;
+	struct vs_workload w;
+	int status = 0, ret = -1;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (find_program(argv[0], st->program, sizeof(st->program)) < 0) {
+		snprintf(err, errlen, "%s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	b.syms = vs_symbols_new();
+	if (!b.syms || vs_workload_prepare(&w, argv) < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0],
+			 strerror(errno));
+		goto out;
+	}
+	t = vs_syscall_trace_open(w.pid, false, &sc, err, errlen);
+	if (!t) {
+		kill(w.pid, SIGKILL);
+		waitpid(w.pid, NULL, 0);
+		goto out;
+	}
+	if (vs_workload_start(&w) < 0) {
+		snprintf(err, errlen, "cannot run %s: %s", argv[0],
+			 strerror(errno));
+		goto out;
+	}
+	while (waitpid(w.pid, &status, WNOHANG) == 0)
+		if (vs_syscall_trace_read(t, 10, on_event, &b) < 0)
+			break;
+	if (!b.failed)
+		vs_syscall_trace_read(t, 0, on_event, &b);
+	for (i = 0; i < b.nth; i++)
+		finish_call(&b, &b.th[i], b.th[i].enter);
+	if (b.failed) {
+		snprintf(err, errlen, "out of memory");
+		kill(w.pid, SIGKILL);
+		waitpid(w.pid, NULL, 0);
+		goto out;
+	}
+	ret = wait_status(status);
+out:
+	vs_syscall_trace_close(t);
+	vs_symbols_free(b.syms);
+	free(b.th);
+	return ret;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * signature-build.h - run a program and profile, per function, the
+ * system calls made while it was active (PerfScope 3.1.1).
+ */
+#ifndef VS_CORE_SIGNATURE_BUILD_H
+#define VS_CORE_SIGNATURE_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/signature.h"
+
+enum vs_sig_method {
+	VS_SIG_CALLCHAIN,	/* frame-pointer callchain at each sys_enter */
+	VS_SIG_PROBES,		/* uprobes on entry and return of functions */
+};
+
+struct vs_sig_build_opts {
+	enum vs_sig_method method;
+	const char *functions;	/* glob over function names, or NULL */
+};
+
+struct vs_sig_build_stats {
+	char program[4096];	/* the program's file, whose functions count */
+	uint64_t calls;		/* system calls seen */
+	uint64_t attributed;	/* ... made while a profiled function ran */
+	uint64_t lost;		/* records the kernel dropped */
+	uint64_t probes;	/* functions probed (probes method) */
+};
+
+/**
+ * vs_signature_profile - run @argv to its end and fill @p
+ *
+ * Returns the program's exit status (0..255, 128+signal), or -1 with a
+ * one-line reason in @err when it could not be run or traced.
+ */
+int vs_signature_profile(const char *const *argv,
+			 const struct vs_sig_build_opts *opts,
+			 struct vs_profile *p, struct vs_sig_build_stats *st,
+			 char *err, size_t errlen);
+
+#endif /* VS_CORE_SIGNATURE_BUILD_H */
