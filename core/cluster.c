@@ -30,6 +30,8 @@ struct diana {
 	double *weight;		/* distinct vector -> number of items */
 	uint32_t *group;	/* distinct vector -> cluster */
 	size_t nd;
+	size_t *members;	/* scratch: the members of the group split */
+	double *to_rest, *to_splinter;	/* weighted distance sums */
 };
 
 static double dist(const struct diana *d, size_t i, size_t j)
@@ -38,137 +40,189 @@ static double dist(const struct diana *d, size_t i, size_t j)
 				   d->sets + d->rep[j] * d->nwords, d->nwords);
 }
 
-static double diameter(const struct diana *d, uint32_t g)
+/* The members of group @g into d->members; their number. */
+static size_t gather(struct diana *d, uint32_t g)
 {
-	double best = 0, x;
-	size_t i, j;
+	size_t i, m = 0;
 
-	for (i = 0; i < d->nd; i++) {
-		if (d->group[i] != g)
-			continue;
-		for (j = i + 1; j < d->nd; j++) {
-			if (d->group[j] != g)
-				continue;
-			x = dist(d, i, j);
-			if (x > best)
-				best = x;
+	for (i = 0; i < d->nd; i++)
+		if (d->group[i] == g)
+			d->members[m++] = i;
+	return m;
+}
+
+/* Are two of the @m gathered members further apart than @limit? */
+static int wider_than(const struct diana *d, size_t m, double limit)
+{
+	size_t a, b;
+
+	for (a = 0; a < m; a++)
+		for (b = a + 1; b < m; b++)
+			if (dist(d, d->members[a], d->members[b]) > limit)
+				return 1;
+	return 0;
+}
+
+/* Move member @a of the @m gathered ones to the splinter group @ng. */
+static void move(struct diana *d, size_t m, size_t a, uint32_t ng,
+		 double *w_rest, double *w_splinter)
+{
+	size_t i = d->members[a], k;
+
+	d->group[i] = ng;
+	*w_rest -= d->weight[i];
+	*w_splinter += d->weight[i];
+	for (k = 0; k < m; k++) {
+		double x = d->weight[i] * dist(d, d->members[k], i);
+
+		d->to_rest[k] -= x;
+		d->to_splinter[k] += x;
+	}
+}
+
+/*
+ * Split the @m gathered members of group @g: the one furthest on average
+ * from the others starts the splinter group @ng; then, while some member
+ * is closer on average to the splinter group than to the rest, the one
+ * with the largest difference moves over.  Distance sums are kept per
+ * member and updated by each move.
+ */
+static void split(struct diana *d, size_t m, uint32_t g, uint32_t ng)
+{
+	double w_rest = 0, w_splinter = 0, best, x;
+	size_t a, b, best_a = 0;
+
+	for (a = 0; a < m; a++) {
+		w_rest += d->weight[d->members[a]];
+		d->to_rest[a] = d->to_splinter[a] = 0;
+	}
+	for (a = 0; a < m; a++) {
+		for (b = a + 1; b < m; b++) {
+			x = dist(d, d->members[a], d->members[b]);
+			d->to_rest[a] += d->weight[d->members[b]] * x;
+			d->to_rest[b] += d->weight[d->members[a]] * x;
 		}
 	}
-	return best;
-}
-
-/* Mean distance of @i to the members of group @g other than itself. */
-static double mean_distance(const struct diana *d, size_t i, uint32_t g)
-{
-	double sum = 0, w = 0;
-	size_t j;
-
-	for (j = 0; j < d->nd; j++) {
-		if (d->group[j] != g)
-			continue;
-		w += j == i ? d->weight[j] - 1 : d->weight[j];
-		if (j != i)
-			sum += d->weight[j] * dist(d, i, j);
-	}
-	return w > 0 ? sum / w : 0;
-}
-
-/* Split group @g: its splinter group becomes group @ng. */
-static void split(struct diana *d, uint32_t g, uint32_t ng)
-{
-	size_t i, best_i = 0;
-	double best, x;
-
 	best = -1;
-	for (i = 0; i < d->nd; i++) {
-		if (d->group[i] != g)
-			continue;
-		x = mean_distance(d, i, g);
+	for (a = 0; a < m; a++) {
+		x = d->to_rest[a];
 		if (x > best) {
 			best = x;
-			best_i = i;
+			best_a = a;
 		}
 	}
-	d->group[best_i] = ng;
+	move(d, m, best_a, ng, &w_rest, &w_splinter);
 	for (;;) {
 		best = 0;
-		for (i = 0; i < d->nd; i++) {
-			if (d->group[i] != g)
+		for (a = 0; a < m; a++) {
+			double w = w_rest - 1;
+
+			if (d->group[d->members[a]] != g || w <= 0)
 				continue;
-			x = mean_distance(d, i, g) - mean_distance(d, i, ng);
+			x = d->to_rest[a] / w - d->to_splinter[a] / w_splinter;
 			if (x > best) {
 				best = x;
-				best_i = i;
+				best_a = a;
 			}
 		}
 		if (best <= 0)
 			break;
-		d->group[best_i] = ng;
+		move(d, m, best_a, ng, &w_rest, &w_splinter);
 	}
 }
 
-/* Number the distinct vectors; item -> distinct index in @of. */
-static size_t find_distinct(struct diana *d, size_t n, size_t *of)
-{
-	size_t i, k, nd = 0;
+struct slot {
+	uint64_t hash;
+	size_t distinct;	/* index + 1, 0 when free */
+};
 
+static uint64_t hash_words(const uint64_t *w, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 31);
+}
+
+/* Number the distinct vectors; item -> distinct index in @of. */
+static long find_distinct(struct diana *d, size_t n, size_t *of)
+{
+	size_t size = 16, mask, i, h;
+	struct slot *tab;
+
+	while (size < 2 * n)
+		size <<= 1;
+	mask = size - 1;
+	tab = calloc(size, sizeof(*tab));
+	if (!tab)
+		return -1;
+	d->nd = 0;
 	for (i = 0; i < n; i++) {
 		const uint64_t *s = d->sets + i * d->nwords;
+		uint64_t hv = hash_words(s, d->nwords);
 
-		for (k = 0; k < nd; k++)
-			if (!memcmp(d->sets + d->rep[k] * d->nwords, s,
-				    d->nwords * sizeof(*s)))
+		for (h = hv & mask; tab[h].distinct; h = (h + 1) & mask)
+			if (tab[h].hash == hv &&
+			    !memcmp(d->sets + d->rep[tab[h].distinct - 1] *
+				    d->nwords, s, d->nwords * sizeof(*s)))
 				break;
-		if (k == nd) {
-			d->rep[nd] = i;
-			d->weight[nd++] = 0;
+		if (!tab[h].distinct) {
+			tab[h].hash = hv;
+			tab[h].distinct = d->nd + 1;
+			d->rep[d->nd] = i;
+			d->weight[d->nd++] = 0;
 		}
-		d->weight[k]++;
-		of[i] = k;
+		d->weight[tab[h].distinct - 1]++;
+		of[i] = tab[h].distinct - 1;
 	}
-	return nd;
+	free(tab);
+	return 0;
 }
 
 long vs_cluster_divisive(const uint64_t *sets, size_t n, size_t nwords,
 			 double max_diameter, uint32_t *cluster)
 {
 	struct diana d = { .sets = sets, .nwords = nwords };
-	size_t *of = malloc((n + 1) * sizeof(*of));
-	double *diam = NULL;
-	uint32_t ng = n ? 1 : 0, g, worst;
+	size_t *of = malloc((n + 1) * sizeof(*of)), i, m;
+	uint32_t *todo = malloc((n + 1) * sizeof(*todo));
+	uint32_t ng = n ? 1 : 0, g;
+	size_t ntodo = ng;
 	long ret = -1;
-	size_t i;
 
 	d.rep = malloc((n + 1) * sizeof(*d.rep));
 	d.weight = malloc((n + 1) * sizeof(*d.weight));
 	d.group = calloc(n + 1, sizeof(*d.group));
-	diam = malloc((n + 1) * sizeof(*diam));
-	if (!of || !d.rep || !d.weight || !d.group || !diam)
+	d.members = malloc((n + 1) * sizeof(*d.members));
+	d.to_rest = malloc((n + 1) * sizeof(*d.to_rest));
+	d.to_splinter = malloc((n + 1) * sizeof(*d.to_splinter));
+	if (!of || !todo || !d.rep || !d.weight || !d.group || !d.members ||
+	    !d.to_rest || !d.to_splinter || find_distinct(&d, n, of) < 0)
 		goto out;
-	d.nd = find_distinct(&d, n, of);
-	if (n)
-		diam[0] = diameter(&d, 0);
-	for (;;) {
-		worst = 0;
-		for (g = 1; g < ng; g++)
-			if (diam[g] > diam[worst])
-				worst = g;
-		if (!ng || diam[worst] <= max_diameter)
-			break;
-		split(&d, worst, ng);
-		diam[worst] = diameter(&d, worst);
-		diam[ng] = diameter(&d, ng);
-		ng++;
+	/* which cluster splits first does not change the end result */
+	todo[0] = 0;
+	while (ntodo) {
+		g = todo[--ntodo];
+		m = gather(&d, g);
+		if (m < 2 || !wider_than(&d, m, max_diameter))
+			continue;
+		split(&d, m, g, ng);
+		todo[ntodo++] = g;
+		todo[ntodo++] = ng++;
 	}
 	for (i = 0; i < n; i++)
 		cluster[i] = d.group[of[i]];
 	ret = ng;
 out:
 	free(of);
+	free(todo);
 	free(d.rep);
 	free(d.weight);
 	free(d.group);
-	free(diam);
+	free(d.members);
+	free(d.to_rest);
+	free(d.to_splinter);
 	return ret;
 }
 
@@ -198,9 +252,46 @@ static double euclid2(const double *a, const double *b, size_t dim)
 	return s;
 }
 
+#define POWER_STEPS	16
+
 /*
- * Exact nearest neighbours: points sorted by their projection on the
- * diagonal, whose difference never exceeds the distance, so the scan
+ * @dir = the main axis of the points (the first principal component, by
+ * power iteration on their covariance), unit length.
+ */
+static void main_axis(const double *vec, size_t n, size_t dim, double *mean,
+		      double *dir, double *next)
+{
+	double norm, dot;
+	size_t i, k, step;
+
+	memset(mean, 0, dim * sizeof(*mean));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < dim; k++)
+			mean[k] += vec[i * dim + k] / n;
+	for (k = 0; k < dim; k++)
+		dir[k] = 1 / sqrt(dim);
+	for (step = 0; step < POWER_STEPS; step++) {
+		memset(next, 0, dim * sizeof(*next));
+		for (i = 0; i < n; i++) {
+			const double *x = vec + i * dim;
+
+			for (k = 0, dot = 0; k < dim; k++)
+				dot += (x[k] - mean[k]) * dir[k];
+			for (k = 0; k < dim; k++)
+				next[k] += (x[k] - mean[k]) * dot;
+		}
+		for (k = 0, norm = 0; k < dim; k++)
+			norm += next[k] * next[k];
+		if (norm <= 0)
+			return;
+		for (k = 0; k < dim; k++)
+			dir[k] = next[k] / sqrt(norm);
+	}
+}
+
+/*
+ * Exact nearest neighbours: points sorted by their projection on their
+ * main axis, whose difference never exceeds the distance, so the scan
  * around each point stops as soon as the projections are further apart
  * than the best distance found.
  */
@@ -208,21 +299,24 @@ long vs_nn_outliers(const double *vec, size_t n, size_t dim, uint8_t *outlier)
 {
 	struct proj *pr = malloc((n + 1) * sizeof(*pr));
 	double *nn = malloc((n + 1) * sizeof(*nn));
-	double mean = 0, var = 0, limit, scale = 1 / sqrt(dim ? dim : 1);
+	double *axis = malloc((3 * dim + 1) * sizeof(*axis));
+	double mean = 0, var = 0, limit;
 	long nout = 0;
 	size_t i, k, a;
 
-	if (!pr || !nn) {
+	if (!pr || !nn || !axis) {
 		free(pr);
 		free(nn);
+		free(axis);
 		return -1;
 	}
+	main_axis(vec, n, dim, axis + dim, axis, axis + 2 * dim);
 	for (i = 0; i < n; i++) {
 		double s = 0;
 
 		for (k = 0; k < dim; k++)
-			s += vec[i * dim + k];
-		pr[i].p = s * scale;
+			s += vec[i * dim + k] * axis[k];
+		pr[i].p = s;
 		pr[i].i = i;
 	}
 	qsort(pr, n, sizeof(*pr), cmp_proj);
@@ -262,5 +356,6 @@ long vs_nn_outliers(const double *vec, size_t n, size_t dim, uint8_t *outlier)
 	}
 	free(pr);
 	free(nn);
+	free(axis);
 	return nout;
 }

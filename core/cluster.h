@@ -27,10 +27,11 @@ double vs_jaccard_distance(const uint64_t *a, const uint64_t *b,
  *                apart than this (Jaccard distance)
  * @cluster: out, the cluster number (0..) of each item
  *
- * Identical vectors always share a cluster.  The cluster with the largest
- * diameter is split first: its most dissimilar member starts a splinter
+ * Identical vectors always share a cluster.  A cluster wider than
+ * @max_diameter is split: its most dissimilar member starts a splinter
  * group, and members move to it while they are closer, on average, to
- * the splinter group than to the rest (Kaufman & Rousseeuw's DIANA).
+ * the splinter group than to the rest (Kaufman & Rousseeuw's DIANA); both
+ * halves are examined again, until no cluster is wider.
  * Returns the number of clusters, or -1 when memory ran out.
  */
 long vs_cluster_divisive(const uint64_t *sets, size_t n, size_t nwords,

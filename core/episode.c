@@ -329,9 +329,12 @@ static struct vs_episode *single_candidates(const struct vs_seqs *s,
 
 	if (!seen)
 		return NULL;
-	for (j = s->nr_seqs ? s->start[0] : 0; j < total; j++)
-		if (!seen[s->nr[j]]++)
+	for (j = s->nr_seqs ? s->start[0] : 0; j < total; j++) {
+		if (!seen[s->nr[j]]) {
+			seen[s->nr[j]] = 1;
 			n++;
+		}
+	}
 	c = calloc(n + 1, sizeof(*c));
 	if (c) {
 		n = 0;

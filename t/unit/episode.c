@@ -93,6 +93,27 @@ int main(void)
 	   "closed episodes: longest only, up to length 4");
 	printf("# %s\n", r);
 
+	/* a long sequence: every call seen hundreds of times */
+	{
+		static uint16_t nr[100000];
+		size_t start[2] = { 0, 100000 }, ne, i;
+		struct vs_seqs s = { .nr = nr, .start = start, .nr_seqs = 1 };
+		struct vs_episode *e;
+
+		for (i = 0; i < 100000; i++)
+			nr[i] = i % 2 ? 0 : 96;
+		char buf[128];
+
+		e = vs_episodes_mine(&s, 10, &ne);
+		if (ne)
+			vs_episode_format(&e[0], buf, sizeof(buf));
+		ok(ne && !strcmp(buf, "gettimeofday, read, gettimeofday, read")
+		   && e[0].support == 25000,
+		   "100000 calls (counts past 255): the loop's episode 25000 "
+		   "times");
+		free(e);
+	}
+
 	/* nothing frequent */
 	r = MINE(5, W, R, P);
 	ok(!strcmp(r, ""), "no episode under the minimum support");
