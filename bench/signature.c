@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/signature - time `varscope signature infer` on 1.5 million system
+ * calls (target: under 30 s on the 2-core reference machine).
+ *
+ * It writes, in a temporary folder, a signature file of 40 synthetic
+ * request handlers (mined with the same core code as `signature build`)
+ * and a recording of 16 threads serving requests with those handlers,
+ * 1.5 million system calls with enter and exit and switch records, where
+ * one thread falls into an endless gettimeofday + read retry loop for its
+ * last third.  Then it runs $VARSCOPE signature infer on them and prints
+ * the wall and CPU time, the ratio of the wall time to the target and the
+ * rank of the looping handler.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/signature.h"
+#include "core/trace.h"
+
+#define NR_CALLS	1500000
+#define NR_THREADS	16
+#define NR_HANDLERS	40
+#define TARGET_S	30.0
+#define GTOD		96
+#define READ		0
+
+static uint16_t handler[NR_HANDLERS][12];
+static int handler_len[NR_HANDLERS];
+static unsigned int seed = 42;
+
+static unsigned int rnd(unsigned int n)
+{
+	return rand_r(&seed) % n;
+}
+
+/* Handler 0 is the retry loop's: gettimeofday, read, twice, then a write. */
+static void make_handlers(void)
+{
+	static const uint16_t pool[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 16,
+		17, 18, 20, 21, 23, 32, 33, 39, 41, 42, 44, 45, 72, 74, 78, 82,
+		83, 84, 87, 89, 96, 97, 102, 202, 217, 228, 230, 257, 262, 270,
+		271, 281, 290, 293 };
+	int h, k;
+
+	for (h = 0; h < NR_HANDLERS; h++) {
+		handler_len[h] = 4 + rnd(8);
+		for (k = 0; k < handler_len[h]; k++)
+			handler[h][k] = pool[rnd(sizeof(pool) / sizeof(pool[0]))];
+	}
+	memcpy(handler[0], (uint16_t[]){ GTOD, READ, GTOD, READ, 1, GTOD,
+					 READ }, 7 * sizeof(uint16_t));
+	handler_len[0] = 7;
+}
+
+static int write_signatures(const char *path)
+{
+	struct vs_header hdr = { .tool = "bench/signature" };
+	struct vs_profile *p = vs_profile_new();
+	struct vs_signatures *sig;
+	struct vs_writer *w;
+	char name[32];
+	int h, e, k, ret;
+
+	for (h = 0; h < NR_HANDLERS; h++) {
+		snprintf(name, sizeof(name), "handler_%02d", h);
+		for (e = 0; e < 300; e++)
+			for (k = 0; k < handler_len[h]; k++)
+				vs_profile_add_call(p, name, e, handler[h][k],
+						    e, e + 1);
+	}
+	sig = vs_profile_mine(p, 0.01);
+	w = vs_writer_open(path, &hdr);
+	ret = sig && w && !vs_signatures_write(sig, w) ? 0 : -1;
+	if (w && vs_writer_close(w) < 0)
+		ret = -1;
+	vs_signatures_free(sig);
+	vs_profile_free(p);
+	return ret;
+}
+
+static int add_call(struct vs_writer *w, uint32_t tid, uint32_t cpu,
+		    uint16_t nr, uint64_t *now)
+{
+	struct vs_record rec = { .kind = VS_REC_SYSCALL };
+
+	rec.syscall = (struct vs_syscall){ .time = *now, .tid = tid,
+		.cpu = cpu, .nr = nr, .dir = VS_SYSCALL_ENTER };
+	*now += 300 + rnd(3000);
+	if (vs_writer_add(w, &rec) < 0)
+		return -1;
+	rec.syscall.time = *now;
+	rec.syscall.dir = VS_SYSCALL_EXIT;
+	*now += 500 + rnd(2000);
+	return vs_writer_add(w, &rec);
+}
+
+/* Threads take turns by request; thread 0 loops from 2/3 of the calls. */
+static int write_recording(const char *path)
+{
+	struct vs_header hdr = { .tool = "bench/signature" };
+	struct vs_writer *w = vs_writer_open(path, &hdr);
+	uint64_t now[NR_THREADS];
+	struct vs_record sw = { .kind = VS_REC_SWITCH };
+	long calls = 0;
+	int t, k, h;
+
+	if (!w)
+		return -1;
+	for (t = 0; t < NR_THREADS; t++)
+		now[t] = 1000000000ull + t * 1000;
+	while (calls < NR_CALLS) {
+		t = rnd(NR_THREADS);
+		if (t == 0 && calls > NR_CALLS * 2 / 3) {
+			for (k = 0; k < 64 && calls < NR_CALLS; k++, calls++)
+				if (add_call(w, 1000, 0, k % 2 ? READ : GTOD,
+					     &now[0]) < 0)
+					return -1;
+			continue;
+		}
+		h = rnd(NR_HANDLERS);
+		now[t] += 100000 + rnd(200000);	/* parse the next request */
+		if (!rnd(4)) {			/* preempted inside it */
+			sw.switch_ = (struct vs_switch){ now[t] - 50000,
+				1000 + t, t % 2, 1, 1 };
+			if (vs_writer_add(w, &sw) < 0)
+				return -1;
+			sw.switch_.time = now[t] - 10000;
+			sw.switch_.out = sw.switch_.preempt = 0;
+			if (vs_writer_add(w, &sw) < 0)
+				return -1;
+		}
+		for (k = 0; k < handler_len[h] && calls < NR_CALLS;
+		     k++, calls++)
+			if (add_call(w, 1000 + t, t % 2, handler[h][k],
+				     &now[t]) < 0)
+				return -1;
+	}
+	return vs_writer_close(w);
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(void)
+{
+	const char *varscope = getenv("VARSCOPE") ? getenv("VARSCOPE") :
+			       "./varscope";
+	char dir[] = "/tmp/vs-bench-signature.XXXXXX", sig[64], data[64];
+	char out[64], cmd[512], line[256];
+	double t0, t, cpu0, cpu;
+	int status, rank = 0;
+	double load;
+	FILE *fp;
+
+	if (!mkdtemp(dir)) {
+		perror("bench/signature: mkdtemp");
+		return 1;
+	}
+	snprintf(sig, sizeof(sig), "%s/app.sig", dir);
+	snprintf(data, sizeof(data), "%s/varscope.data", dir);
+	snprintf(out, sizeof(out), "%s/infer.json", dir);
+	make_handlers();
+	t0 = seconds();
+	if (write_signatures(sig) < 0 || write_recording(data) < 0) {
+		fprintf(stderr, "bench/signature: cannot write %s: %s\n", dir,
+			strerror(errno));
+		return 1;
+	}
+	printf("generated %d system calls of %d threads in %.1f s\n", NR_CALLS,
+	       NR_THREADS, seconds() - t0);
+	snprintf(cmd, sizeof(cmd), "%s signature infer -s %s -i %s "
+		 "--format json > %s", varscope, sig, data, out);
+	t0 = seconds();
+	cpu0 = cpu_seconds();
+	status = system(cmd);
+	t = seconds() - t0;
+	cpu = cpu_seconds() - cpu0;
+	fp = fopen(out, "r");
+	if (fp && fgets(line, sizeof(line), fp)) {
+		char *p = strstr(line, "\"handler_00\"");
+
+		/* the rank is the number just before the function's name */
+		while (p && p > line && !(p[-1] >= '0' && p[-1] <= '9'))
+			p--;
+		while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		rank = p ? atoi(p) : 0;
+	}
+	if (fp)
+		fclose(fp);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench/signature: could not remove %s\n", dir);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench/signature: signature infer failed\n");
+		return 1;
+	}
+	printf("signature infer: %d system calls in %.2f s (%.2f s of CPU; "
+	       "target %.0f s, ratio %.3f); looping handler ranked %d\n",
+	       NR_CALLS, t, cpu, TARGET_S, t / TARGET_S, rank);
+	if (getloadavg(&load, 1) == 1 && load > 2)
+		printf("note: load average %.1f on this machine: the wall time"
+		       " includes waiting for a CPU\n", load);
+	return 0;
+}
