@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# t7000-signature: varscope signature build and infer on examples/buggyserver
+# (PerfScope): signatures from a normal run, then for each switchable bug
+# the buggy function ranks in the top 5 of a recording of the buggy run;
+# the JSON shape and the errors of bad input.
+
+load test-lib
+
+# One signature file for the whole file: a 2 s normal run.
+setup_file() {
+	[ -x "$BUILD/examples/buggyserver" ] || return 0
+	[ -e /sys/kernel/tracing/events ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || :
+	"$VARSCOPE" signature build -o "$BATS_FILE_TMPDIR/bs.sig" -- \
+		"$BUILD/examples/buggyserver" --duration=2 \
+		--dir="$BATS_FILE_TMPDIR" 2>"$BATS_FILE_TMPDIR/build.log" || :
+}
+
+require_signatures() {
+	require_root
+	require_tracefs
+	require_example buggyserver
+	[ -s "$BATS_FILE_TMPDIR/bs.sig" ] ||
+		fail "signature build failed: $(cat "$BATS_FILE_TMPDIR/build.log")"
+}
+
+require_record_syscalls() {
+	"$VARSCOPE" record -h 2>&1 | grep -q -- --syscalls ||
+		skip "varscope record has no --syscalls yet"
+}
+
+# The rank of function $2 in the JSON output $1 of signature infer, or 0.
+rank_of() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(next((f["rank"] for f in d["functions"] if f["function"] == sys.argv[2]), 0))' "$1" "$2"
+}
+
+# Record buggyserver with bug $1 and rank the functions.
+infer_bug() {
+	"$VARSCOPE" record --syscalls -o "$1.data" -- \
+		"$EXAMPLES/buggyserver" --duration=4 --bug="$1" --dir="$TEST_TMP"
+	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" \
+		-i "$1.data" --format json >"$1.json"
+}
+
+@test "signature build maps calls to the functions that made them" {
+	require_signatures
+	run cat "$BATS_FILE_TMPDIR/build.log"
+	assert_output --regexp '^varscope signature: [0-9]+ functions of .*buggyserver, [0-9]+ episodes'
+	"$VARSCOPE" script -i "$BATS_FILE_TMPDIR/bs.sig" --format json >sig.json
+	# the signature of a handler is the calls it makes itself:
+	# fetch_upstream retries gettimeofday (96) + read (0) twice, then
+	# writes (1); stat_files makes two newfstatat (262)
+	run python3 -c 'import json
+funcs, eps = {}, {}
+for l in open("sig.json"):
+    r = json.loads(l)
+    if r["kind"] == "sig_func":
+        funcs[r["id"]] = r["name"]
+    elif r["kind"] == "sig_episode":
+        eps.setdefault(funcs[r["func"]], []).append(r["syscalls"])
+print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
+      len(funcs) >= 30)'
+	assert_output "True [[262, 262]] True"
+}
+
+@test "signature files dump with varscope script, with their meta data" {
+	require_signatures
+	run "$VARSCOPE" script -i "$BATS_FILE_TMPDIR/bs.sig"
+	assert_success
+	assert_line --partial 'meta        key="method" value="callchain"'
+	assert_line --regexp 'sig_func +id=[0-9]+ executions=[0-9]+ mean_ns=[0-9]+ name="lock_update"'
+	assert_line --regexp 'sig_episode +func=[0-9]+ support=[0-9]+ syscalls=\[202,202,202,202\]'
+}
+
+@test "--functions limits the profiled functions" {
+	require_signatures
+	run "$VARSCOPE" signature build -o f.sig --functions 'fetch_*' -- \
+		"$EXAMPLES/buggyserver" --duration=1 --dir="$TEST_TMP"
+	assert_success
+	run "$VARSCOPE" script -i f.sig
+	assert_line --regexp 'name="fetch_upstream"'
+	refute_line --regexp 'name="(worker|main|stat_files)"'
+}
+
+@test "retry bug: fetch_upstream ranks in the top 5" {
+	require_signatures
+	require_record_syscalls
+	infer_bug retry
+	rank=$(rank_of retry.json fetch_upstream)
+	echo "rank $rank"
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+}
+
+@test "futex spin bug: lock_update ranks in the top 5" {
+	require_signatures
+	require_record_syscalls
+	infer_bug spin
+	rank=$(rank_of spin.json lock_update)
+	echo "rank $rank"
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+}
+
+@test "fsync storm bug: journal_commit ranks in the top 5" {
+	require_signatures
+	require_record_syscalls
+	infer_bug fsync
+	rank=$(rank_of fsync.json journal_commit)
+	echo "rank $rank"
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+}
+
+@test "socket hang bug: wait_reply ranks in the top 5, and the text output" {
+	require_signatures
+	require_record_syscalls
+	infer_bug hang
+	rank=$(rank_of hang.json wait_reply)
+	echo "rank $rank"
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	run "$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" -i hang.data
+	assert_success
+	assert_line --regexp '^# [0-9]+ system calls of [0-9]+ threads: [0-9]+ execution units'
+	assert_line --regexp '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +wait_reply$'
+	assert_line --regexp '^ +\{ppoll, ppoll, ppoll, ppoll\} +[0-9]+ times, signature [0-9]+$'
+	assert_line --regexp '^# active in time order: .*wait_reply'
+}
+
+@test "--format json: functions with rank, function, score, episodes" {
+	require_signatures
+	require_record_syscalls
+	infer_bug retry
+	run python3 -c 'import json
+d = json.load(open("retry.json"))
+f = d["functions"]
+assert f and [x["rank"] for x in f] == list(range(1, len(f) + 1))
+for x in f:
+    assert isinstance(x["function"], str) and isinstance(x["score"], float)
+    assert all(isinstance(e, list) and all(isinstance(s, str) for s in e)
+               for e in x["episodes"])
+assert sorted(d["time_order"]) == sorted(x["function"] for x in f)
+up = next(x for x in f if x["function"] == "fetch_upstream")
+print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
+	assert_success
+	assert_output "True"
+}
+
+@test "infer without -s: one line naming the option, exit 129" {
+	run --separate-stderr "$VARSCOPE" signature infer -i x.data
+	assert_failure 129
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"--signatures"* ]]
+}
+
+@test "infer with a bad signature file: one line, non-zero" {
+	head -c 5000 /dev/urandom >bad.sig
+	run --separate-stderr "$VARSCOPE" signature infer -s bad.sig -i x.data
+	assert_failure 2
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"bad.sig"* ]]
+	run --separate-stderr "$VARSCOPE" signature infer -s missing.sig
+	assert_failure 2
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"missing.sig"* ]]
+}
+
+@test "infer with a trace that is not a signature file: one line" {
+	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
+	run --separate-stderr "$VARSCOPE" signature infer -s plain.data -i plain.data
+	assert_failure 2
+	assert_equal "$stderr" "varscope signature: plain.data: no function signature in the file"
+}
+
+@test "infer on a recording without system calls says so" {
+	require_signatures
+	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
+	run --separate-stderr "$VARSCOPE" signature infer \
+		-s "$BATS_FILE_TMPDIR/bs.sig" -i plain.data
+	assert_failure 1
+	[[ $stderr == *"no system call records"* ]]
+}
+
+@test "bad option values and subcommands: one line each" {
+	run --separate-stderr "$VARSCOPE" signature infer -s a --support 2
+	assert_failure 129
+	[[ $stderr == *"--support"* ]]
+	run --separate-stderr "$VARSCOPE" signature infer -s a --format xml
+	assert_failure 129
+	[[ $stderr == *"--format"* ]]
+	run --separate-stderr "$VARSCOPE" signature build -- true
+	assert_failure 129
+	[[ $stderr == *"--output"* ]]
+	run --separate-stderr "$VARSCOPE" signature build -o x --method dwarf -- true
+	assert_failure 129
+	[[ $stderr == *"--method"* ]]
+	run --separate-stderr "$VARSCOPE" signature frobnicate
+	assert_failure 129
+	run "$VARSCOPE" signature build -o x.sig -- /nonexistent/cmd
+	assert_failure 1
+	assert_output --partial "/nonexistent/cmd"
+}
