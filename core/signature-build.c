@@ -9,6 +9,12 @@
  * while consecutive system calls of the thread find it at the same place
  * of the stack (same callers below it); its sequence is the calls made
  * meanwhile.
+ *
+ * Probes method: a uprobe on the entry and a uretprobe on the return of
+ * each profiled function, and the paper's timestamp matching: with every
+ * event of a thread in time order, the functions entered and not yet
+ * returned when a call enters are the active ones, each execution being
+ * one entry-to-return.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -17,9 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/x86/syscalls.h"
+#include "core/array.h"
 #include "core/signature-build.h"
 #include "core/symbols.h"
 #include "core/syscall-trace.h"
@@ -27,10 +36,17 @@
 
 #define MAX_FRAMES	64
 #define RING_PAGES	2048	/* 8 MB per CPU: 1 KB of stack per call */
+#define MAX_DEPTH	256	/* probes: active functions kept per thread */
 
 struct active {
 	const struct vs_elf_symbol *sym;
 	uint64_t key;			/* the frames below it */
+	uint64_t exec;
+};
+
+/* Probes method: a function entered and not yet returned. */
+struct probe_frame {
+	uint32_t func;
 	uint64_t exec;
 };
 
@@ -41,6 +57,8 @@ struct thread {
 	uint64_t enter;
 	int ncur, nprev;
 	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
+	int depth;
+	struct probe_frame stack[MAX_DEPTH];
 };
 
 struct build {
@@ -49,30 +67,32 @@ struct build {
 	struct vs_sig_build_stats *st;
 	struct vs_symbols *syms;
 	const struct vs_dso *program;
-	struct thread *th;
+	struct thread **th;
 	size_t nth, cap;
 	uint64_t next_exec;
+	const struct vs_elf_symbol **probed;	/* probes: cookie -> function */
+	size_t nr_probed;
+	pid_t *pids;			/* the traced processes */
+	size_t nr_pids, cap_pids;
 	int failed;
 };
 
 static struct thread *find_thread(struct build *b, uint32_t tid)
 {
-	struct thread *tmp;
+	struct thread *t;
 	size_t i;
 
 	for (i = 0; i < b->nth; i++)
-		if (b->th[i].tid == tid)
-			return &b->th[i];
-	if (b->nth == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 16;
-		tmp = realloc(b->th, b->cap * sizeof(*tmp));
-		if (!tmp)
-			return NULL;
-		b->th = tmp;
-	}
-	memset(&b->th[b->nth], 0, sizeof(*b->th));
-	b->th[b->nth].tid = tid;
-	return &b->th[b->nth++];
+		if (b->th[i]->tid == tid)
+			return b->th[i];
+	if (vs_grow(&b->th, &b->cap, b->nth + 1, sizeof(*b->th)) < 0)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	b->th[b->nth++] = t;
+	return t;
 }
 
 static bool profiled(const struct build *b, const struct vs_symbol_hit *hit)
@@ -134,6 +154,73 @@ static int walk_frames(const struct vs_sc_event *ev, uint64_t bp,
 	return n;
 }
 
+/* Probes method: the active functions are those entered, not returned. */
+static void enter_call_probes(struct build *b, struct thread *t)
+{
+	int i, k;
+
+	t->ncur = 0;
+	for (i = 0; i < t->depth && t->ncur < MAX_FRAMES; i++) {
+		const struct vs_elf_symbol *sym = b->probed[t->stack[i].func];
+
+		for (k = 0; k < t->ncur && t->cur[k].sym != sym; k++)
+			;
+		if (k < t->ncur)
+			continue;	/* recursion: the outermost counts */
+		t->cur[t->ncur++] = (struct active){
+			.sym = sym, .exec = t->stack[i].exec };
+	}
+}
+
+static bool traced(const struct build *b, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_pids; i++)
+		if (b->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static int add_pid(struct build *b, pid_t pid)
+{
+	if (traced(b, pid))
+		return 0;
+	if (vs_grow(&b->pids, &b->cap_pids, b->nr_pids + 1,
+		    sizeof(*b->pids)) < 0)
+		return -1;
+	b->pids[b->nr_pids++] = pid;
+	return 0;
+}
+
+static void probe_hit(struct build *b, const struct vs_sc_event *ev)
+{
+	struct thread *t;
+	int i;
+
+	if (!traced(b, ev->pid))	/* the probes watch every process */
+		return;
+	t = find_thread(b, ev->tid);
+	if (!t) {
+		b->failed = 1;
+		return;
+	}
+	if (!ev->is_return) {
+		if (t->depth < MAX_DEPTH)
+			t->stack[t->depth++] = (struct probe_frame){
+				ev->cookie, ++b->next_exec };
+		return;
+	}
+	/* pop up to the function returning (returns of deeper frames
+	 * may have been lost to longjmp or to the stack limit) */
+	for (i = t->depth - 1; i >= 0; i--) {
+		if (t->stack[i].func == ev->cookie) {
+			t->depth = i;
+			break;
+		}
+	}
+}
+
 static void enter_call(struct build *b, const struct vs_sc_event *ev)
 {
 	struct thread *t = find_thread(b, ev->tid);
@@ -146,6 +233,13 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 		return;
 	}
 	finish_call(b, t, ev->time);	/* exit never came (exit_group) */
+	t->pending = true;
+	t->nr = ev->nr;
+	t->enter = ev->time;
+	if (b->probed) {
+		enter_call_probes(b, t);
+		return;
+	}
 	if (ev->nr_ips)
 		chain[n++] = ev->ips[0];
 	ret = ev->nr_ips ? vs_symbols_leaf_return(b->syms, ev->pid,
@@ -181,9 +275,6 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 		}
 		key = (key ^ chain[i]) * 0x100000001b3ull;
 	}
-	t->pending = true;
-	t->nr = ev->nr;
-	t->enter = ev->time;
 }
 
 static int on_event(const struct vs_sc_event *ev, void *arg)
@@ -193,6 +284,8 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 
 	switch (ev->type) {
 	case VS_SC_ENTER:
+		if (b->probed && ev->nr == VS_NR_URETPROBE)
+			break;
 		enter_call(b, ev);
 		break;
 	case VS_SC_EXIT:
@@ -208,11 +301,15 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 			b->program = vs_symbols_dso(b->syms, ev->name);
 		break;
 	case VS_SC_FORK:
-		if (vs_symbols_fork(b->syms, ev->ppid, ev->pid) < 0)
+		if (vs_symbols_fork(b->syms, ev->ppid, ev->pid) < 0 ||
+		    add_pid(b, ev->pid) < 0)
 			b->failed = 1;
 		break;
 	case VS_SC_LOST:
 		b->st->lost += ev->lost;
+		break;
+	case VS_SC_PROBE:
+		probe_hit(b, ev);
 		break;
 	default:
 		break;
@@ -247,6 +344,59 @@ static int find_program(const char *name, char *out, size_t size)
 	return -1;
 }
 
+/*
+ * Probes method: a uprobe on the entry and one on the return of every
+ * function of the program that --functions lets through.
+ */
+static int add_probes(struct build *b, struct vs_syscall_trace *t,
+		      char *err, size_t errlen)
+{
+	const struct vs_dso *dso = vs_symbols_dso(b->syms, b->st->program);
+	const struct vs_elf_symbol *syms;
+	struct rlimit rl;
+	size_t n, i;
+	int64_t off;
+
+	if (!dso) {
+		snprintf(err, errlen, "%s: not an ELF file", b->st->program);
+		return -1;
+	}
+	syms = vs_dso_functions(dso, &n);
+	b->probed = calloc(n + 1, sizeof(*b->probed));
+	if (!b->probed) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* two events per function and CPU */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (i = 0; i < n; i++) {
+		if (b->opts->functions &&
+		    fnmatch(b->opts->functions, syms[i].name, 0))
+			continue;
+		off = vs_dso_file_offset(dso, syms[i].addr);
+		if (off < 0)
+			continue;
+		b->probed[b->nr_probed] = &syms[i];
+		if (vs_syscall_trace_add_probe(t, b->st->program, off, false,
+					       b->nr_probed, err, errlen) < 0 ||
+		    vs_syscall_trace_add_probe(t, b->st->program, off, true,
+					       b->nr_probed, err, errlen) < 0)
+			return -1;
+		b->nr_probed++;
+	}
+	b->st->probes = b->nr_probed;
+	if (!b->nr_probed) {
+		snprintf(err, errlen, "%s: no function to probe%s%s",
+			 b->st->program, b->opts->functions ? " matches " : "",
+			 b->opts->functions ? b->opts->functions : "");
+		return -1;
+	}
+	return 0;
+}
+
 static int wait_status(int status)
 {
 	return WIFEXITED(status) ? WEXITSTATUS(status) :
@@ -258,7 +408,8 @@ int vs_signature_profile(const char *const *argv,
 			 struct vs_profile *p, struct vs_sig_build_stats *st,
 			 char *err, size_t errlen)
 {
-	struct vs_sc_opts sc = { .callchain = true, .pages = RING_PAGES };
+	struct vs_sc_opts sc = { .callchain = opts->method == VS_SIG_CALLCHAIN,
+				 .pages = RING_PAGES };
 	struct build b = { .opts = opts, .p = p, .st = st };
 	struct vs_syscall_trace *t = NULL;
 	struct vs_workload w;
@@ -277,7 +428,13 @@ int vs_signature_profile(const char *const *argv,
 		goto out;
 	}
 	t = vs_syscall_trace_open(w.pid, false, &sc, err, errlen);
-	if (!t) {
+	if (!t || add_pid(&b, w.pid) < 0) {
+		kill(w.pid, SIGKILL);
+		waitpid(w.pid, NULL, 0);
+		goto out;
+	}
+	if (opts->method == VS_SIG_PROBES &&
+	    add_probes(&b, t, err, errlen) < 0) {
 		kill(w.pid, SIGKILL);
 		waitpid(w.pid, NULL, 0);
 		goto out;
@@ -293,7 +450,7 @@ int vs_signature_profile(const char *const *argv,
 	if (!b.failed)
 		vs_syscall_trace_read(t, 0, on_event, &b);
 	for (i = 0; i < b.nth; i++)
-		finish_call(&b, &b.th[i], b.th[i].enter);
+		finish_call(&b, b.th[i], b.th[i]->enter);
 	if (b.failed) {
 		snprintf(err, errlen, "out of memory");
 		kill(w.pid, SIGKILL);
@@ -304,6 +461,10 @@ int vs_signature_profile(const char *const *argv,
 out:
 	vs_syscall_trace_close(t);
 	vs_symbols_free(b.syms);
+	for (i = 0; i < b.nth; i++)
+		free(b.th[i]);
 	free(b.th);
+	free(b.probed);
+	free(b.pids);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "core/array.h"
 #include "core/syscall-trace.h"
 #include "core/trace.h"
 
@@ -45,11 +46,23 @@ struct ring {
 	size_t copy_len, copy_cap, pos;
 };
 
+struct probe_id {
+	uint64_t id;			/* perf id, 0: free slot */
+	uint32_t cookie;
+	bool ret;
+};
+
 struct vs_syscall_trace {
 	struct vs_sc_opts opts;
+	bool enable_now;
 	int nr_cpus;
 	struct ring *rings;
 	uint64_t *ids;			/* per ring: enter id, exit id */
+	struct probe_id *probes;	/* open addressing by perf id */
+	size_t nr_probes, probe_mask;
+	int *probe_fds;
+	size_t nr_probe_fds, cap_probe_fds;
+	int uprobe_type, retprobe_bit;
 };
 
 static int tracepoint_id(const char *name, char *err, size_t errlen)
@@ -97,6 +110,7 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 		return NULL;
 	}
 	t->opts = *opts;
+	t->enable_now = enable_now;
 	enter_tp = tracepoint_id("raw_syscalls/sys_enter", err, errlen);
 	exit_tp = tracepoint_id("raw_syscalls/sys_exit", err, errlen);
 	if (enter_tp < 0 || exit_tp < 0)
@@ -175,6 +189,110 @@ fail:
 	return NULL;
 }
 
+static int read_sysfs_int(const char *path, const char *fmt, int *v)
+{
+	FILE *fp = fopen(path, "re");
+	int ok;
+
+	if (!fp)
+		return -1;
+	ok = fscanf(fp, fmt, v) == 1;
+	fclose(fp);
+	return ok ? 0 : -1;
+}
+
+static int add_probe_id(struct vs_syscall_trace *t, uint64_t id,
+			uint32_t cookie, bool ret)
+{
+	size_t h, i;
+
+	if (2 * (t->nr_probes + 1) > t->probe_mask + 1) {
+		size_t size = t->probe_mask ? 2 * (t->probe_mask + 1) : 256;
+		struct probe_id *old = t->probes, *tab;
+
+		tab = calloc(size, sizeof(*tab));
+		if (!tab)
+			return -1;
+		t->probes = tab;
+		for (i = 0; old && i <= t->probe_mask; i++) {
+			if (!old[i].id)
+				continue;
+			for (h = (old[i].id * 0x9e3779b97f4a7c15ull) >> 20 &
+				 (size - 1); tab[h].id; h = (h + 1) & (size - 1))
+				;
+			tab[h] = old[i];
+		}
+		free(old);
+		t->probe_mask = size - 1;
+	}
+	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->probe_mask;
+	     t->probes[h].id; h = (h + 1) & t->probe_mask)
+		;
+	t->probes[h] = (struct probe_id){ id, cookie, ret };
+	t->nr_probes++;
+	return 0;
+}
+
+int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
+			       uint64_t offset, bool ret, uint32_t cookie,
+			       char *err, size_t errlen)
+{
+	struct perf_event_attr attr = { 0 };
+	uint64_t id;
+	int cpu, fd;
+
+	if (!t->uprobe_type &&
+	    (read_sysfs_int("/sys/bus/event_source/devices/uprobe/type",
+			    "%d", &t->uprobe_type) < 0 ||
+	     read_sysfs_int("/sys/bus/event_source/devices/uprobe/format/"
+			    "retprobe", "config:%d", &t->retprobe_bit) < 0)) {
+		snprintf(err, errlen, "no uprobe PMU in /sys/bus/event_source"
+			 "/devices (kernel without CONFIG_UPROBE_EVENTS?)");
+		return -1;
+	}
+	attr.size = sizeof(attr);
+	attr.type = t->uprobe_type;
+	attr.config = ret ? 1ull << t->retprobe_bit : 0;
+	attr.uprobe_path = (uint64_t)(uintptr_t)path;
+	attr.probe_offset = offset;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	attr.sample_id_all = 1;
+	/*
+	 * CPU-wide, not inherited: an inherited uprobe PMU event copies
+	 * uprobe_path again from the forking task's memory, where it is
+	 * not, and the fork fails with EFAULT.  Hits of other processes
+	 * are for the caller to drop (pid).
+	 */
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		if (t->rings[cpu].enter_fd < 0)
+			continue;
+		fd = open_event(&attr, -1, cpu);
+		if (fd < 0) {
+			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
+				 (unsigned long long)offset, strerror(errno));
+			return -1;
+		}
+		if (vs_grow(&t->probe_fds, &t->cap_probe_fds,
+			    t->nr_probe_fds + 1, sizeof(int)) < 0) {
+			close(fd);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		t->probe_fds[t->nr_probe_fds++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+			  t->rings[cpu].enter_fd) < 0 ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    add_probe_id(t, id, cookie, ret) < 0) {
+			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
+				 (unsigned long long)offset, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void vs_syscall_trace_close(struct vs_syscall_trace *t)
 {
 	int cpu;
@@ -192,6 +310,10 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 			close(r->enter_fd);
 		free(r->copy);
 	}
+	while (t->nr_probe_fds)
+		close(t->probe_fds[--t->nr_probe_fds]);
+	free(t->probe_fds);
+	free(t->probes);
 	free(t->rings);
 	free(t->ids);
 	free(t);
@@ -237,6 +359,20 @@ static void parse_sample_id(const struct perf_event_header *h,
 	memcpy(&ev->cpu, end - 16, 4);
 }
 
+static const struct probe_id *find_probe(const struct vs_syscall_trace *t,
+					 uint64_t id)
+{
+	size_t h;
+
+	if (!t->nr_probes)
+		return NULL;
+	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->probe_mask;
+	     t->probes[h].id; h = (h + 1) & t->probe_mask)
+		if (t->probes[h].id == id)
+			return &t->probes[h];
+	return NULL;
+}
+
 static bool is_exit_id(const struct vs_syscall_trace *t, uint64_t id)
 {
 	int cpu;
@@ -254,17 +390,23 @@ static int parse_sample(struct vs_syscall_trace *t,
 {
 	const uint64_t *p = (const uint64_t *)(h + 1);
 	const uint8_t *end = (const uint8_t *)h + h->size;
-	bool exit = is_exit_id(t, p[0]);
+	const struct probe_id *probe = find_probe(t, p[0]);
+	bool exit = !probe && is_exit_id(t, p[0]);
 	const uint8_t *raw;
 	uint32_t raw_size;
 	int64_t nr;
 
-	ev->type = exit ? VS_SC_EXIT : VS_SC_ENTER;
+	ev->type = probe ? VS_SC_PROBE : exit ? VS_SC_EXIT : VS_SC_ENTER;
 	ev->pid = (uint32_t)p[1];
 	ev->tid = (uint32_t)(p[1] >> 32);
 	ev->time = p[2];
 	ev->cpu = (uint32_t)p[3];
 	p += 4;
+	if (probe) {
+		ev->cookie = probe->cookie;
+		ev->is_return = probe->ret;
+		return 0;
+	}
 	if (!exit && t->opts.callchain) {
 		uint64_t n = *p++, i;
 
@@ -482,6 +624,8 @@ static int event_record(const struct vs_sc_event *ev, struct vs_record *rec)
 			.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
 			.what = VS_LOST_KERNEL_RING, .count = ev->lost };
 		return 0;
+	case VS_SC_PROBE:
+		break;
 	}
 	return 1;
 }

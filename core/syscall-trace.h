@@ -25,6 +25,7 @@ enum vs_sc_type {
 	VS_SC_FORK,		/* ppid/ptid -> pid/tid */
 	VS_SC_TASK_EXIT,
 	VS_SC_LOST,		/* lost records of the ring */
+	VS_SC_PROBE,		/* a uprobe hit: cookie, ret */
 };
 
 struct vs_sc_event {
@@ -46,6 +47,9 @@ struct vs_sc_event {
 	bool exec;
 	bool preempt;			/* switched out while runnable */
 	uint64_t lost;
+	/* VS_SC_PROBE: */
+	uint32_t cookie;		/* given to vs_syscall_trace_add_probe */
+	bool is_return;			/* a uretprobe (the function returns) */
 };
 
 struct vs_sc_opts {
@@ -68,6 +72,19 @@ struct vs_syscall_trace;
 struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 					       const struct vs_sc_opts *opts,
 					       char *err, size_t errlen);
+
+/**
+ * vs_syscall_trace_add_probe - also follow a function of @path, at file
+ * offset @offset, on entry (@ret false) or return (@ret true), through
+ * the perf uprobe PMU; its hits come as VS_SC_PROBE events with @cookie.
+ *
+ * The probes watch every process on the CPUs (the uprobe PMU cannot be
+ * inherited): drop the hits of processes not traced, by pid.  Returns 0,
+ * or -1 with a reason in @err.
+ */
+int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
+			       uint64_t offset, bool ret, uint32_t cookie,
+			       char *err, size_t errlen);
 
 /**
  * vs_syscall_trace_read - hand every event in the rings to @fn, ring by

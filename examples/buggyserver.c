@@ -714,8 +714,14 @@ int main(int argc, char **argv)
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		pthread_create(&wth[i], NULL, worker, (void *)(intptr_t)fd);
-		pthread_create(&cth[i], NULL, client, &cl[i]);
+		errno = pthread_create(&wth[i], NULL, worker,
+				       (void *)(intptr_t)fd);
+		if (!errno)
+			errno = pthread_create(&cth[i], NULL, client, &cl[i]);
+		if (errno) {
+			perror("buggyserver: pthread_create");
+			return 1;
+		}
 	}
 	for (i = 0; i < nr_workers; i++) {
 		pthread_join(cth[i], NULL);

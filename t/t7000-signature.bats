@@ -84,6 +84,30 @@ print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
 	refute_line --regexp 'name="(worker|main|stat_files)"'
 }
 
+@test "--method=probes: uprobes on entry and return, timestamp matching" {
+	require_signatures
+	require_uprobes
+	run "$VARSCOPE" signature build -o p.sig --method=probes \
+		--functions '[fls]*_*' -- "$EXAMPLES/buggyserver" --duration=1 \
+		--dir="$TEST_TMP"
+	assert_success
+	"$VARSCOPE" script -i p.sig --format json >p.json
+	# the same signatures as from callchains; no call of the kernel's
+	# uretprobe trampoline (335)
+	run python3 -c 'import json
+funcs, eps = {}, {}
+for l in open("p.json"):
+    r = json.loads(l)
+    if r["kind"] == "sig_func":
+        funcs[r["id"]] = r["name"]
+    elif r["kind"] == "sig_episode":
+        eps.setdefault(funcs[r["func"]], []).append(r["syscalls"])
+print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
+      [202] * 4 in eps["lock_update"], "worker" in funcs,
+      any(335 in e for v in eps.values() for e in v))'
+	assert_output "True [[262, 262]] True False False"
+}
+
 @test "retry bug: fetch_upstream ranks in the top 5" {
 	require_signatures
 	require_record_syscalls

@@ -8,6 +8,12 @@
 
 #define VS_NR_SYSCALLS	512
 
+/*
+ * Made by the kernel's own uretprobe trampoline (Linux 6.11+) on every
+ * probed return, not by the program: profiles with uretprobes drop it.
+ */
+#define VS_NR_URETPROBE	335
+
 extern const char *const vs_syscall_names[VS_NR_SYSCALLS];
 
 /**
