@@ -252,6 +252,28 @@ static double euclid2(const double *a, const double *b, size_t dim)
 	return s;
 }
 
+/*
+ * The squared distance from point @a of the sorted @pr to its nearest
+ * neighbour in direction @step (+1 or -1), if nearer than @best.
+ */
+static double scan(const double *vec, size_t dim, const struct proj *pr,
+		   size_t n, size_t a, int step, double best)
+{
+	const double *x = vec + pr[a].i * dim;
+	double d;
+	size_t b;
+
+	for (b = a + step; b < n; b += step) {	/* wraps past 0 */
+		d = pr[b].p - pr[a].p;
+		if (d * d >= best)
+			break;
+		d = euclid2(x, vec + pr[b].i * dim, dim);
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+
 #define POWER_STEPS	16
 
 /*
@@ -321,26 +343,10 @@ long vs_nn_outliers(const double *vec, size_t n, size_t dim, uint8_t *outlier)
 	}
 	qsort(pr, n, sizeof(*pr), cmp_proj);
 	for (a = 0; a < n; a++) {
-		const double *x = vec + pr[a].i * dim;
-		double best = INFINITY, d2;
-		size_t b;
+		double best = INFINITY;
 
-		for (b = a + 1; b < n; b++) {
-			d2 = pr[b].p - pr[a].p;
-			if (d2 * d2 >= best)
-				break;
-			d2 = euclid2(x, vec + pr[b].i * dim, dim);
-			if (d2 < best)
-				best = d2;
-		}
-		for (b = a; b-- > 0;) {
-			d2 = pr[a].p - pr[b].p;
-			if (d2 * d2 >= best)
-				break;
-			d2 = euclid2(x, vec + pr[b].i * dim, dim);
-			if (d2 < best)
-				best = d2;
-		}
+		best = scan(vec, dim, pr, n, a, 1, best);
+		best = scan(vec, dim, pr, n, a, -1, best);
 		nn[pr[a].i] = n > 1 ? sqrt(best) : 0;
 	}
 	for (i = 0; i < n; i++)

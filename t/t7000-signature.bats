@@ -29,6 +29,20 @@ require_record_syscalls() {
 		skip "varscope record has no --syscalls yet"
 }
 
+# Print Python expression $2 over the signature file dumped as JSON lines
+# in $1: funcs (id -> name) and eps (name -> list of episodes).
+signature_eval() {
+	python3 -c 'import json, sys
+funcs, eps = {}, {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["kind"] == "sig_func":
+        funcs[r["id"]] = r["name"]
+    elif r["kind"] == "sig_episode":
+        eps.setdefault(funcs[r["func"]], []).append(r["syscalls"])
+print(*eval(sys.argv[2]))' "$1" "$2"
+}
+
 # The rank of function $2 in the JSON output $1 of signature infer, or 0.
 rank_of() {
 	python3 -c 'import json, sys
@@ -38,10 +52,22 @@ print(next((f["rank"] for f in d["functions"] if f["function"] == sys.argv[2]), 
 
 # Record buggyserver with bug $1 and rank the functions.
 infer_bug() {
+	require_signatures
+	require_record_syscalls
 	"$VARSCOPE" record --syscalls -o "$1.data" -- \
 		"$EXAMPLES/buggyserver" --duration=4 --bug="$1" --dir="$TEST_TMP"
 	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" \
 		-i "$1.data" --format json >"$1.json"
+}
+
+# With bug $1, function $2 ranks in the top 5.
+assert_bug_ranks() {
+	local rank
+
+	infer_bug "$1"
+	rank=$(rank_of "$1.json" "$2")
+	echo "$2 ranks $rank"
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
 }
 
 @test "signature build maps calls to the functions that made them" {
@@ -52,16 +78,8 @@ infer_bug() {
 	# the signature of a handler is the calls it makes itself:
 	# fetch_upstream retries gettimeofday (96) + read (0) twice, then
 	# writes (1); stat_files makes two newfstatat (262)
-	run python3 -c 'import json
-funcs, eps = {}, {}
-for l in open("sig.json"):
-    r = json.loads(l)
-    if r["kind"] == "sig_func":
-        funcs[r["id"]] = r["name"]
-    elif r["kind"] == "sig_episode":
-        eps.setdefault(funcs[r["func"]], []).append(r["syscalls"])
-print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
-      len(funcs) >= 30)'
+	run signature_eval sig.json \
+		'[96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"], len(funcs) >= 30'
 	assert_output "True [[262, 262]] True"
 }
 
@@ -94,54 +112,27 @@ print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
 	"$VARSCOPE" script -i p.sig --format json >p.json
 	# the same signatures as from callchains; no call of the kernel's
 	# uretprobe trampoline (335)
-	run python3 -c 'import json
-funcs, eps = {}, {}
-for l in open("p.json"):
-    r = json.loads(l)
-    if r["kind"] == "sig_func":
-        funcs[r["id"]] = r["name"]
-    elif r["kind"] == "sig_episode":
-        eps.setdefault(funcs[r["func"]], []).append(r["syscalls"])
-print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
-      [202] * 4 in eps["lock_update"], "worker" in funcs,
-      any(335 in e for v in eps.values() for e in v))'
+	run signature_eval p.json \
+		'([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
+		 [202] * 4 in eps["lock_update"], "worker" in funcs,
+		 any(335 in e for v in eps.values() for e in v))'
 	assert_output "True [[262, 262]] True False False"
 }
 
 @test "retry bug: fetch_upstream ranks in the top 5" {
-	require_signatures
-	require_record_syscalls
-	infer_bug retry
-	rank=$(rank_of retry.json fetch_upstream)
-	echo "rank $rank"
-	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	assert_bug_ranks retry fetch_upstream
 }
 
 @test "futex spin bug: lock_update ranks in the top 5" {
-	require_signatures
-	require_record_syscalls
-	infer_bug spin
-	rank=$(rank_of spin.json lock_update)
-	echo "rank $rank"
-	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	assert_bug_ranks spin lock_update
 }
 
 @test "fsync storm bug: journal_commit ranks in the top 5" {
-	require_signatures
-	require_record_syscalls
-	infer_bug fsync
-	rank=$(rank_of fsync.json journal_commit)
-	echo "rank $rank"
-	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	assert_bug_ranks fsync journal_commit
 }
 
 @test "socket hang bug: wait_reply ranks in the top 5, and the text output" {
-	require_signatures
-	require_record_syscalls
-	infer_bug hang
-	rank=$(rank_of hang.json wait_reply)
-	echo "rank $rank"
-	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	assert_bug_ranks hang wait_reply
 	run "$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" -i hang.data
 	assert_success
 	assert_line --regexp '^# [0-9]+ system calls of [0-9]+ threads: [0-9]+ execution units'
@@ -151,8 +142,6 @@ print([96, 0, 96, 0] in eps["fetch_upstream"], eps["stat_files"],
 }
 
 @test "--format json: functions with rank, function, score, episodes" {
-	require_signatures
-	require_record_syscalls
 	infer_bug retry
 	run python3 -c 'import json
 d = json.load(open("retry.json"))
