@@ -352,16 +352,18 @@ static int signature_infer(int argc, const char **argv)
 
 int cmd_signature(int argc, const char **argv)
 {
+	const struct vs_option options[] = { OPT_END() };
+
 	if (argc > 1 && !strcmp(argv[1], "build"))
 		return signature_build(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "infer"))
 		return signature_infer(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
+	argc = parse_options(argc, argv, options, signature_usage,
+			     VS_PARSE_STOP_AT_NON_OPTION);
+	if (argc) {
 		fprintf(stderr, "varscope signature: unknown subcommand '%s' "
-			"(build or infer)\n", argv[1]);
+			"(build or infer)\n", argv[0]);
 		return 129;
 	}
-	fprintf(argc > 1 ? stdout : stderr, "usage: %s\n   or: %s\n",
-		signature_usage[0], signature_usage[1]);
-	return argc > 1 ? 0 : 129;
+	usage_with_options(signature_usage, options);
 }
