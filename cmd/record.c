@@ -15,6 +15,7 @@
 
 static const char *const record_usage[] = {
 	"varscope record [<options>] [--] COMMAND [ARGS]",
+	"varscope record [<options>] --task-func SYMBOL[@BINARY] -p PID",
 	NULL
 };
 
@@ -61,12 +62,14 @@ int cmd_record(int argc, const char **argv)
 		OPT_STRING_MULTI(0, "task-func", &opts.task_funcs, "sym[@bin]",
 				 "each call of this function is a task (uprobes; "
 				 "type 1, 2... in the order given)"),
+		OPT_INTEGER('p', "pid", &opts.pid,
+			    "attach to this running process (with --task-func)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two, default 32)"),
 		OPT_END()
 	};
-	char *cmdline;
+	char *cmdline, *tps = NULL, *raws = NULL, err[256];
 	int status;
 
 	cmdline = join_argv(argc, argv);
@@ -79,7 +82,18 @@ int cmd_record(int argc, const char **argv)
 	if (mmap_pages < 1 || mmap_pages > 65536 ||
 	    (mmap_pages & (mmap_pages - 1)))
 		option_error("mmap-pages", "must be a power of two up to 65536");
-	if (!argc) {
+	if (vs_record_split_events(opts.events, &tps, &raws, err, sizeof(err)))
+		option_error("event", "%s", err);
+	free(tps);
+	free(raws);
+	if (opts.pid && argc)
+		option_error("pid", "attaches to a process: give no command");
+	if (opts.pid && !opts.task_funcs)
+		option_error("pid", "needs --task-func (an annotated program is "
+			     "recorded from its start: varscope record -- CMD)");
+	if (opts.pid < 0)
+		option_error("pid", "must be a process id");
+	if (!argc && !opts.pid) {
 		fprintf(stderr, "varscope record: no command to run\n");
 		usage_with_options(record_usage, options);
 	}

@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -29,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/x86/intel-events.h"
 #include "core/pmu.h"
 #include "core/record-int.h"
 
@@ -58,6 +62,10 @@ struct vs_recorder {
 	uint32_t epoch;
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
+	bool attached;		/* -p: the process is not ours */
+	char *raw_events;	/* -e hardware events, comma separated */
+	int *extra_fds;		/* tracking events writing into another's ring */
+	unsigned int nr_extra_fds;
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
 };
@@ -178,6 +186,17 @@ static int open_output(struct vs_recorder *r)
 	return 0;
 }
 
+static int keep_fd(struct vs_recorder *r, int fd)
+{
+	int *fds = realloc(r->extra_fds, (r->nr_extra_fds + 1) * sizeof(*fds));
+
+	if (!fds)
+		return -1;
+	r->extra_fds = fds;
+	r->extra_fds[r->nr_extra_fds++] = fd;
+	return 0;
+}
+
 /* --- the command --------------------------------------------------------- */
 
 /*
@@ -240,16 +259,19 @@ static int release_child(struct vs_recorder *r)
 
 /* --- tracking: comm, fork, exit, mmap ------------------------------------ */
 
-static int open_tracking(struct vs_recorder *r)
+/*
+ * The tracking dummy of @pid on every CPU (with the probes under
+ * --task-func), inherited by its threads and children.  The first one
+ * on a CPU owns that CPU's ring; more (one per thread under -p) write
+ * into it.
+ */
+static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
 {
 	unsigned int pages = r->s.probe ? VS_PROBE_PAGES : VS_TRACK_PAGES;
 	struct perf_event_attr attr;
 	char err[256] = "";
 	int cpu, fd;
 
-	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	if (r->nr_cpus > VS_MAX_CPUS)
-		r->nr_cpus = VS_MAX_CPUS;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.type = PERF_TYPE_SOFTWARE;
@@ -266,28 +288,118 @@ static int open_tracking(struct vs_recorder *r)
 		attr.build_id = 1;
 		attr.task = 1;
 		attr.context_switch = !!r->s.probe;
-		attr.disabled = 1;
-		attr.enable_on_exec = 1;
+		attr.disabled = on_exec;
+		attr.enable_on_exec = on_exec;
 		attr.watermark = 1;
 		attr.wakeup_watermark = pages * 4096 / 2;
-		fd = vs_perf_open(&attr, r->child, cpu, -1);
+		fd = vs_perf_open(&attr, pid, cpu, -1);
 		if (fd < 0) {
 			if (errno == ENODEV || errno == EINVAL)
 				continue;	/* cpu offline */
 			return -1;
 		}
-		if (vs_perf_ring_mmap(&r->track[cpu], fd, pages))
-			return -1;
-		if (r->s.probe && vs_probe_open_cpu(&r->s, r->child, cpu, fd,
-						    true, err, sizeof(err))) {
+		if (r->track[cpu].base) {
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->track[cpu].fd) ||
+			    keep_fd(r, fd)) {
+				close(fd);
+				return -1;
+			}
+		} else {
+			if (vs_perf_ring_mmap(&r->track[cpu], fd, pages))
+				return -1;
+			epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
+				  &(struct epoll_event){ .events = EPOLLIN,
+							 .data.u64 = VS_WAKE_RING });
+		}
+		if (r->s.probe && vs_probe_open_cpu(&r->s, pid, cpu,
+						    r->track[cpu].fd, on_exec,
+						    err, sizeof(err))) {
 			fprintf(stderr, "varscope record: %s\n", err);
 			return -1;
 		}
-		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
-			  &(struct epoll_event){ .events = EPOLLIN,
-						 .data.u64 = VS_WAKE_RING });
 	}
 	return 0;
+}
+
+/* --- -p: attach to a running process ------------------------------------- */
+
+/* The executable mappings and thread names of @pid as it is now. */
+static void write_proc_state(struct vs_recorder *r, pid_t pid)
+{
+	char path[64], line[4200], file[4097], comm[64], perms[8];
+	unsigned long long start, end, pgoff;
+	struct vs_record rec;
+	uint64_t now = now_ns();
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+		if (tid <= 0 || !(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = 0;
+			memset(&rec, 0, sizeof(rec));
+			rec.kind = VS_REC_COMM;
+			rec.comm = (struct vs_comm){ now, pid, tid, 0, comm };
+			vs_session_write(&r->s, &rec);
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096[^\n]", &start,
+			   &end, perms, &pgoff, file) < 4 || perms[2] != 'x')
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = VS_REC_MMAP;
+		rec.mmap = (struct vs_mmap){ now, pid, pid, start, end - start,
+			pgoff, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0, {0}, file };
+		vs_session_write(&r->s, &rec);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Track every thread of @pid; new ones inherit from their creator. */
+static int attach(struct vs_recorder *r, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir) {
+		fprintf(stderr, "varscope record: no process %d\n", pid);
+		return -1;
+	}
+	write_proc_state(r, pid);
+	while ((d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		if (open_tracking(r, tid, false) && errno != ESRCH) {
+			fprintf(stderr, "varscope record: cannot trace thread %d "
+				"of %d: %s\n", tid, pid, strerror(errno));
+			closedir(dir);
+			return -1;
+		}
+		n++;
+	}
+	closedir(dir);
+	return n ? 0 : -1;
 }
 
 static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
@@ -638,6 +750,13 @@ static void check_pmu(struct vs_recorder *r)
 	if (!pmu.hw)
 		fprintf(stderr, "varscope record: %s\n", line);
 	write_meta(&r->s, "pmu", line);
+	if (*r->raw_events) {
+		snprintf(line, sizeof(line), "hardware events not recorded (%s): %s",
+			 pmu.hw ? "counters are not recorded yet" :
+				  "no hardware PMU", r->raw_events);
+		fprintf(stderr, "varscope record: %s\n", line);
+		write_meta(&r->s, "note", line);
+	}
 }
 
 static void write_metas(struct vs_recorder *r)
@@ -667,6 +786,10 @@ static void check_child(struct vs_recorder *r)
 {
 	if (r->child_done)
 		return;
+	if (r->attached) {
+		r->child_done = kill(r->child, 0) && errno == ESRCH;
+		return;
+	}
 	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child)
 		r->child_done = true;
 }
@@ -774,6 +897,8 @@ static int exit_status(struct vs_recorder *r)
 {
 	int st = r->child_status;
 
+	if (r->attached)
+		return 0;
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
 			r->opts->argv[0], WTERMSIG(st), signal_name(WTERMSIG(st)));
@@ -787,6 +912,8 @@ static void finish(struct vs_recorder *r)
 	uint64_t now;
 
 	/* a signal or --duration ended the recording: end the command too */
+	if (r->attached)
+		r->child_done = true;	/* leave it running */
 	if (!r->child_done)
 		kill(r->child, SIGTERM);
 	if (!r->child_done) {
@@ -808,12 +935,68 @@ static void finish(struct vs_recorder *r)
 	}
 }
 
+/* The binary of a --task-func without @BINARY: the command's. */
+static const char *command_binary(struct vs_recorder *r, char *exe)
+{
+	char path[64];
+	ssize_t n;
+
+	if (!r->opts->pid)
+		return r->opts->argv[0];
+	snprintf(path, sizeof(path), "/proc/%d/exe", r->opts->pid);
+	n = readlink(path, exe, PATH_MAX - 1);
+	exe[n > 0 ? n : 0] = 0;
+	return exe;
+}
+
+int vs_record_split_events(const char *events, char **tps, char **raws,
+			   char *err, size_t errlen)
+{
+	size_t len = events ? strlen(events) : 0;
+	char *tp = calloc(1, len + 1), *raw = calloc(1, len + 1);
+	const char *p = events, *end;
+	struct vs_hw_config hw;
+	bool in_slash = false;
+	char item[256];
+
+	*tps = tp;
+	*raws = raw;
+	if (!tp || !raw)
+		return -1;
+	while (p && *p) {
+		for (end = p; *end && (in_slash || *end != ','); end++)
+			if (*end == '/')
+				in_slash = !in_slash;
+		snprintf(item, sizeof(item), "%.*s", (int)(end - p), p);
+		if (strchr(item, ':')) {
+			strcat(tp, *tp ? "," : "");
+			strcat(tp, item);
+		} else if (vs_x86_parse_raw(item, &hw, err, errlen)) {
+			return -1;
+		} else {
+			strcat(raw, *raw ? "," : "");
+			strcat(raw, item);
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 static int setup(struct vs_recorder *r)
 {
-	char err[256];
+	char err[256], exe[PATH_MAX], *tps = NULL;
 	int i;
 
-	if (vs_tp_set_init(&r->s.tps, r->opts->events, err, sizeof(err))) {
+	if (vs_record_split_events(r->opts->events, &tps, &r->raw_events, err,
+				   sizeof(err))) {
+		fprintf(stderr, "varscope record: -e: %s\n", err);
+		free(tps);
+		return -1;
+	}
+	/* no tracepoint named: all of them */
+	i = vs_tp_set_init(&r->s.tps, *tps ? tps : NULL, err, sizeof(err));
+	free(tps);
+	if (i) {
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
 	}
@@ -824,8 +1007,8 @@ static int setup(struct vs_recorder *r)
 	if (probe_tracepoints(r))
 		return -1;
 	if (r->opts->task_funcs &&
-	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->argv[0], err,
-			  sizeof(err))) {
+	    vs_probe_init(&r->s, r->opts->task_funcs, command_binary(r, exe),
+			  err, sizeof(err))) {
 		fprintf(stderr, "varscope record: --task-func: %s\n", err);
 		return -1;
 	}
@@ -833,6 +1016,9 @@ static int setup(struct vs_recorder *r)
 		if (r->s.tps.tp[i].role == VS_TP_SWITCH)
 			r->s.have_switch_tp = true;
 	raise_nofile();
+	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (r->nr_cpus > VS_MAX_CPUS)
+		r->nr_cpus = VS_MAX_CPUS;
 	r->s.nr_buckets = 4096;
 	r->s.threads = calloc(r->s.nr_buckets, sizeof(*r->s.threads));
 	r->s.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -867,12 +1053,16 @@ int vs_record(const struct vs_record_opts *opts)
 	r->listen_fd = r->s.epoll_fd = -1;
 	if (setup(r))
 		goto out;
-	if (start_child(r)) {
+	if (opts->pid) {
+		r->child = opts->pid;
+		r->attached = true;
+		if (attach(r, opts->pid))
+			goto out;
+	} else if (start_child(r)) {
 		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
 			opts->argv[0], strerror(errno));
 		goto out;
-	}
-	if (open_tracking(r)) {
+	} else if (open_tracking(r, r->child, true)) {
 		fprintf(stderr, "varscope record: cannot track '%s': %s\n",
 			opts->argv[0], strerror(errno));
 		kill(r->child, SIGKILL);
@@ -886,7 +1076,7 @@ int vs_record(const struct vs_record_opts *opts)
 	r->next_flush = r->next_epoch + VS_FLUSH_NS;
 	if (opts->duration_ns)
 		r->stop_at = r->next_epoch + opts->duration_ns;
-	if (release_child(r)) {
+	if (!r->attached && release_child(r)) {
 		status = 127;
 		goto out;
 	}
@@ -902,7 +1092,11 @@ out:
 	vs_acct_free(r->s.acct);
 	vs_catalog_free(r->s.cat);
 	vs_probe_free(&r->s);
+	while (r->nr_extra_fds)
+		close(r->extra_fds[--r->nr_extra_fds]);
+	free(r->extra_fds);
 	vs_tp_set_exit(&r->s.tps);
+	free(r->raw_events);
 	free(r->s.threads);
 	free(r);
 	return status;

@@ -16,16 +16,30 @@ struct vs_record_opts {
 	const char *events;		/* -e list, NULL: the default set */
 	unsigned int mmap_pages;	/* data pages of each per-thread ring */
 	const char *task_funcs;		/* --task-func list, or NULL */
+	int pid;			/* -p: attach to it instead of argv */
 	const char *const *argv;	/* the command, NULL-terminated */
 	const char *cmdline;		/* varscope's own, for the trace */
 };
 
 /**
- * vs_record - run @opts->argv under recording until it exits, a signal
- * (SIGINT, SIGTERM) or the duration ends
+ * vs_record_split_events - split a -e list into tracepoints ("sys:name")
+ * and raw hardware events ("cpu/event=0x..,umask=0x../", "rNNNN": commas
+ * inside the slashes belong to the event), checking the raw ones
+ * @tps, @raws: set to comma-separated lists (free them), maybe empty
+ * @err: one line on failure
+ *
+ * Returns 0, or -1 (a malformed raw event, or no memory).
+ */
+int vs_record_split_events(const char *events, char **tps, char **raws,
+			   char *err, size_t errlen);
+
+/**
+ * vs_record - run @opts->argv, or attach to @opts->pid, and record until
+ * it exits, a signal (SIGINT, SIGTERM) or the duration ends
  *
  * Returns the exit status for varscope: the command's own, 128 + signal
- * when it was killed, or 1 when recording could not start.
+ * when it was killed (0 for an attached process), 127 when it could not
+ * run, or 1 when recording could not start.
  */
 int vs_record(const struct vs_record_opts *opts);
 

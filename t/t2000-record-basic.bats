@@ -122,3 +122,20 @@ load record-lib
 	# 0.5 s of sleeping: about 5 epochs, plus the first and the last
 	[ "$n" -ge 4 ]
 }
+
+@test "-e chooses the tracepoints; raw hardware events are parsed" {
+	record_if -n 20 --types compute --work-us 20000
+	check 'T["4"]["sum"]["irq.vector.count"] > 0'
+	"$VARSCOPE" record -o t.data -e sched:sched_switch -- "$IF" -n 20 --types compute --work-us 20000 >/dev/null 2>&1
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["4"]["sum"]["irq.vector.count"] == 0 and T["4"]["sum"]["irq.hard.count"] == 0'
+	check 'not any(k.startswith("irq.vector.") and k.count(".") == 3 for k in T["4"]["sum"])'
+	# the switch-in records give the waits; interrupts are now in run.time
+	check 'T["4"]["sum"]["run.time"] > 0.9 * T["4"]["sum"]["task-clock"]'
+	run "$VARSCOPE" record -o t.data -e 'cpu/event=0x3c,umask=0x00/,sched:sched_switch' -- "$IF" -n 1 --types compute
+	assert_success
+	assert_line --regexp "^varscope record: hardware events not recorded \(.*\): cpu/event=0x3c,umask=0x00/$"
+	run "$VARSCOPE" record -e 'cpu/event=0xzz/' -- true
+	assert_failure 129
+	assert_output --partial "option \`--event'"
+}

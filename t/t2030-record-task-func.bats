@@ -109,3 +109,36 @@ no_probes_left() {
 	check 'T["1"]["sum"]["run.time"] > 0'
 	no_probes_left
 }
+
+@test "-p attaches to a running process's threads and leaves it running" {
+	require_uprobes
+	"$IF" -n 100000 --types sleep --sleep-us 1000 --threads 2 > /dev/null &
+	target=$!
+	sleep 0.5
+	run "$VARSCOPE" record -o t.data --task-func one_task -p $target --duration 1s
+	alive=0
+	kill -0 $target && alive=1
+	kill $target
+	assert_success
+	[ $alive = 1 ]
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# two threads of 1 ms sleeps for a second
+	check 'T["1"]["tasks"] > 500 and len(T["1"]["tids"]) == 2'
+	check 'T["1"]["min"]["sched.blocked.time"] > 900000'
+	# the threads' names and the executable mapping come from /proc
+	grep -q '"kind":"comm",.*"comm":"interfere"' t.json
+	grep -q "\"kind\":\"mmap\",.*\"filename\":\"$IF\"" t.json
+	no_probes_left
+}
+
+@test "-p without --task-func, with a command, or of no process: one line" {
+	run "$VARSCOPE" record -p $$
+	assert_failure 129
+	assert_output --partial "needs --task-func"
+	run "$VARSCOPE" record --task-func one_task -p $$ -- true
+	assert_failure 129
+	run "$VARSCOPE" record -o t.data --task-func one_task@"$IF" -p 999999999
+	assert_failure 1
+	assert_output --partial "no process 999999999"
+	no_probes_left
+}
