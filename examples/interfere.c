@@ -14,7 +14,10 @@
  * When allowed (root), types 3 and 4 run SCHED_FIFO priority 1 and the
  * co-runner priority 2: the co-runner preempts corun tasks exactly, and
  * other load on the machine preempts neither type, so the ground truth
- * holds on a busy machine too.  Otherwise all run SCHED_OTHER.
+ * holds on a busy machine too.  Otherwise all run SCHED_OTHER.  Their
+ * phases hold an exclusive lock on /tmp/varscope-interfere-cpu0.lock, so
+ * that two interfere runs at once (tests in parallel) do not preempt each
+ * other's tasks on CPU 0.
  *
  * The phases run one after the other, each -n tasks on each of --threads
  * threads, --wave of them alive at a time.
@@ -27,6 +30,7 @@
  * thread that exits inside a task).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -34,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -228,6 +233,18 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* CPU 0 for this process's pinned phases only (see the top). */
+static void lock_cpu0(bool take)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = open("/tmp/varscope-interfere-cpu0.lock",
+			  O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		flock(fd, take ? LOCK_EX : LOCK_UN);
+}
+
 /* --threads workers, --wave of them alive at a time. */
 static void run_phase(int type)
 {
@@ -238,6 +255,8 @@ static void run_phase(int type)
 
 	if (!tid)
 		exit(1);
+	if (type == T_CORUN || type == T_COMPUTE)
+		lock_cpu0(true);
 	if (type == T_CORUN) {
 		corun_stop = 0;
 		pthread_create(&co, NULL, corunner, NULL);
@@ -255,6 +274,8 @@ static void run_phase(int type)
 		corun_stop = 1;
 		pthread_join(co, NULL);
 	}
+	if (type == T_CORUN || type == T_COMPUTE)
+		lock_cpu0(false);
 	free(tid);
 }
 
