@@ -97,7 +97,18 @@ fi
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/varscope-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-trap 'exit 130' INT TERM
+
+# timeout runs each file in a process group of its own, out of reach of
+# the terminal's ^C: pass it on (timeout hands it to the file's process).
+interrupted() {
+	local pid
+
+	for pid in "$out"/*.pid; do
+		[ -f "$pid" ] && kill -TERM "$(cat "$pid")" 2>/dev/null
+	done
+	exit 130
+}
+trap interrupted INT TERM
 
 # Sanitizer reports go to files (one folder per test file), so that a
 # report fails the file even when the test only checked for a failure.
@@ -113,7 +124,8 @@ san_env() {
 }
 
 # run_one INDEX: run test file INDEX, its output in $out/INDEX.tap and its
-# exit status in $out/INDEX.rc (written last: its presence means done).
+# exit status in $out/INDEX.rc (written last: its presence means done);
+# $out/INDEX.pid is the timeout process while it runs.
 run_one() {
 	local i=$1 kind=${cmds[$1]%% *} path=${cmds[$1]#* } rc
 	local start=$SECONDS
@@ -126,8 +138,11 @@ run_one() {
 		else
 			exec timeout -k 10 "$timeout_s" "$path"
 		fi
-	) >"$out/$i.tap" 2>&1 </dev/null
+	) >"$out/$i.tap" 2>&1 </dev/null &
+	echo $! >"$out/$i.pid"
+	wait $!
 	rc=$?
+	rm -f "$out/$i.pid"
 	echo $((SECONDS - start)) >"$out/$i.time"
 	echo $rc >"$out/$i.rc.tmp" && mv "$out/$i.rc.tmp" "$out/$i.rc"
 }
