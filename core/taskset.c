@@ -8,14 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "bitmap.h"
 #include "sort.h"
 #include "taskset.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
-#define HUGE_ARRAY	(8u << 20)	/* bytes from which to ask for THP */
 
 /* Task flags that say a task's values may be incomplete or distorted. */
 #define FLAGGED_TASK	(VS_TASK_LOST_EVENTS | VS_TASK_MULTIPLEXED | \
@@ -43,14 +41,10 @@ struct vs_taskset_build {
 	uint64_t seq;
 };
 
-/*
- * Room for @need elements of @size bytes at @p, growing by half.  Large
- * arrays ask for transparent huge pages: a 10^7-task column faults in 2 MB
- * at a time instead of 4 kB.
- */
+/* Room for @need elements of @size bytes at @p, growing by half. */
 static void *grow(void *p, size_t *alloc, size_t need, size_t size)
 {
-	size_t n = *alloc ? *alloc : 16, page = 4096;
+	size_t n = *alloc ? *alloc : 16;
 	void *q;
 
 	if (need <= *alloc)
@@ -58,15 +52,8 @@ static void *grow(void *p, size_t *alloc, size_t need, size_t size)
 	while (n < need)
 		n += n / 2 + 16;
 	q = realloc(p, n * size);
-	if (!q)
-		return NULL;
-	*alloc = n;
-	if (n * size >= HUGE_ARRAY) {
-		uintptr_t from = ((uintptr_t)q + page - 1) & ~(page - 1);
-		uintptr_t to = ((uintptr_t)q + n * size) & ~(page - 1);
-
-		madvise((void *)from, to - from, MADV_HUGEPAGE);
-	}
+	if (q)
+		*alloc = n;
 	return q;
 }
 
