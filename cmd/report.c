@@ -110,6 +110,9 @@ static const char *event_notes(const struct report *rep,
 	if (er->corr_with >= 0)
 		NOTE("correlated with %s (J=%.2f)",
 		     event_name(rep, er->corr_with), er->corr);
+	if (er->pairs_too_few)
+		NOTE("%u rule pairs recorded together too rarely to apply",
+		     er->pairs_too_few);
 	if (er->thr.how == VS_THRESHOLD_NO_STEP)
 		NOTE("no step in the CDF: threshold at pTarget");
 	else if (er->thr.how == VS_THRESHOLD_CONSTANT)
@@ -303,6 +306,8 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 			       er->cause_corr, 0);
 	json_key(j, "time_bound");
 	json_bool(j, er->time_bound);
+	json_key(j, "pairs_too_few");
+	json_u64(j, er->pairs_too_few);
 	if (er->corr_with >= 0)
 		json_event_ref(j, "correlated_with",
 			       event_name(rep, er->corr_with), er->corr,

@@ -239,7 +239,7 @@ static int cmp_rank(const void *a, const void *b)
 /* Correlations, Rule 1, Rule 2 and the notes over the ranked events. */
 static int apply_rules(const struct vs_taskset *ts,
 		       const struct vs_task_type *tt, struct vs_type_rank *tr,
-		       uint64_t **high)
+		       uint64_t **high, size_t min_tasks)
 {
 	size_t n = tr->nr_events, i, j;
 	double *corr = calloc(n * n, sizeof(*corr));
@@ -266,6 +266,15 @@ static int apply_rules(const struct vs_taskset *ts,
 				tt->columns[j].present, high[j],
 				tt->nr_tasks, &both[i * n + j]);
 			both[j * n + i] = both[i * n + j];
+			/* 5.3: a pair recorded together too rarely says nothing */
+			if (both[i * n + j] >= min_tasks)
+				continue;
+			corr[i * n + j] = corr[j * n + i] = 0;
+			if (vs_rule1_may_cause(a->group, b->group) ||
+			    vs_rule1_may_cause(b->group, a->group)) {
+				a->pairs_too_few++;
+				b->pairs_too_few++;
+			}
 		}
 	}
 	vs_rule1_adjust(n, impact, group, corr, adjusted, cause);
@@ -310,7 +319,9 @@ static int apply_rules(const struct vs_taskset *ts,
 						&tt->columns[j],
 						&a->parent_alpha,
 						&a->parent_tasks);
-			if (a->parent_r2 > VS_RULE2_R2) {
+			if (a->parent_tasks < min_tasks)
+				a->pairs_too_few++;
+			else if (a->parent_r2 > VS_RULE2_R2) {
 				a->status = VS_RANK_REMOVED;
 				a->parent = parent;
 			}
@@ -406,7 +417,7 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 	rank_events(&work);
 	while (--t > 0)
 		pthread_join(threads[t], NULL);
-	if (work.failed || apply_rules(ts, tt, tr, work.high))
+	if (work.failed || apply_rules(ts, tt, tr, work.high, o->min_tasks))
 		goto out;
 	qsort(tr->events, tr->nr_events, sizeof(*tr->events), cmp_rank);
 	while (tr->nr_ranked < tr->nr_events &&

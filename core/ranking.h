@@ -78,6 +78,9 @@ struct vs_event_rank {
 	double parent_r2;		/*   R² of parent = alpha * E */
 	double parent_alpha;
 	size_t parent_tasks;		/*   tasks with both */
+	unsigned int pairs_too_few;	/* Rule 1 or 2 pairs with E recorded
+					   together by fewer than min_tasks
+					   tasks: the rule was not applied */
 	int corr_with;			/* most correlated event no rule covers */
 	double corr;			/*   (shown when >= VS_CORR_NOTE), or -1 */
 	size_t corr_tasks;		/*   tasks that recorded both */

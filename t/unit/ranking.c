@@ -15,7 +15,7 @@
 #include "tap.h"
 
 enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, FUNC,
-       NR_EVENTS };
+       BRANCHES, LLC, NR_EVENTS };
 
 static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ BLOCKED, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "sched.blocked.time", "ns" },
@@ -26,6 +26,9 @@ static const struct vs_event_def catalog[NR_EVENTS] = {
 	{ STALLS, CYCLES, VS_GROUP_CYCLE, "CYCLE_ACTIVITY.STALLS_TOTAL", "count" },
 	{ CPU, VS_EVENT_NO_PARENT, VS_GROUP_SOFTWARE, "task-clock", "ns" },
 	{ FUNC, VS_EVENT_NO_PARENT, VS_GROUP_FUNC, "func:f3.time", "ns" },
+	/* never recorded together: tasks 0..99 and 100..199 */
+	{ BRANCHES, VS_EVENT_NO_PARENT, VS_GROUP_INST, "branches", "count" },
+	{ LLC, VS_EVENT_NO_PARENT, VS_GROUP_CACHE, "LLC-misses", "count" },
 };
 
 static struct vs_taskset *build(void)
@@ -57,6 +60,8 @@ static struct vs_taskset *build(void)
 		v[t.nr_values++] = (struct vs_value){ CYCLES, cycles };
 		v[t.nr_values++] = (struct vs_value){ STALLS, cycles / 2 };
 		v[t.nr_values++] = (struct vs_value){ CPU, 1000 + (slow ? 40 : 0) };
+		v[t.nr_values++] = (struct vs_value){ i < 100 ? BRANCHES : LLC,
+						      i < 100 ? 300 + i % 3 : 5 };
 		if (i % 4)	/* sampled in 3 tasks of 4 */
 			v[t.nr_values++] = (struct vs_value){ FUNC,
 							      slow ? 990 : 20 };
@@ -160,9 +165,30 @@ static void test_ranking(const struct vs_taskset *ts)
 	   func->time_bound && fabs(func->adjusted - 970.0 / 1105) < 1e-9,
 	   "func:f3.time ranks on its 150 tasks, bounded to 970 / 1105");
 	ok(stalls->parent_tasks == 200, "Rule 2 over the 200 tasks with both");
+	ok(!blocked->pairs_too_few && !cycles->pairs_too_few,
+	   "every rule pair recorded together by enough tasks");
 	ok(rare->status == VS_RANK_TOO_FEW && rare->tasks == 10 &&
 	   tr.events[tr.nr_events - 1].event == RARE,
 	   "an event of 10 tasks is not ranked and comes last");
+	vs_type_rank_free(&tr);
+}
+
+/* 5.3: a Rule 1 pair never recorded together is not applied, and said so. */
+static void test_rare_pairs(const struct vs_taskset *ts)
+{
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	const struct vs_event_rank *branches, *llc, *cycles;
+	struct vs_type_rank tr;
+
+	o.min_tasks = 50;
+	vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &tr);
+	branches = vs_event_rank_find(&tr, BRANCHES);
+	llc = vs_event_rank_find(&tr, LLC);
+	cycles = vs_event_rank_find(&tr, CYCLES);
+	ok(branches->tasks == 100 && llc->tasks == 100 &&
+	   branches->pairs_too_few == 1 && llc->pairs_too_few == 1 &&
+	   cycles->pairs_too_few == 0,
+	   "branches/LLC-misses: 0 tasks with both, the rule pair is skipped");
 	vs_type_rank_free(&tr);
 }
 
@@ -192,6 +218,7 @@ int main(void)
 	test_taskset(ts);
 	test_ranking(ts);
 	test_threads(ts);
+	test_rare_pairs(ts);
 	vs_taskset_free(ts);
 	return done_testing();
 }
