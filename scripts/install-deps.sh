@@ -26,8 +26,10 @@ util-linux man-db procps postgresql-15"
 DOC_PKGS="asciidoctor"
 # CI: clang with libFuzzer for make fuzz, git for the fresh clone
 CI_PKGS="clang git"
-# benchmarks only: the servers and load generators bench/ drives
-BENCH_PKGS="memcached libmemcached-tools"
+# benchmarks only: the servers and load generators bench/ drives, perf to
+# compare with, and what bench/memcached/build.sh needs to fetch and build
+# memcached from its Debian source (dpkg-dev, patch, libevent-dev)
+BENCH_PKGS="memcached libmemcached-tools linux-perf dpkg-dev patch libevent-dev"
 
 pkgs="$BUILD_PKGS $TEST_PKGS $DOC_PKGS $CI_PKGS"
 case "$1" in
