@@ -238,4 +238,6 @@ clean:
 	rm -rf build build-asan varscope libvarscope.so libvarscope.so.0 \
 		libvarscope.a
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only the objects' own dependency files: build/ also holds foreign trees
+# (bench/memcached's source) with files named *.d.
+-include $(TOOL_OBJ:.o=.d) $(LIB_OBJ:.o=.d)
