@@ -133,8 +133,8 @@ $(LIB_A): $(LIB_OBJ)
 # Examples link the annotation library statically so they run anywhere.
 $(BUILD)/examples/%: examples/%.c $(LIB_A) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(LIB_A) \
-		-lpthread -lm
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -MMD -MP -o $@ $< \
+		$(LIB_A) -lpthread -lm
 
 examples: $(EXAMPLE_BIN)
 
@@ -238,6 +238,6 @@ clean:
 	rm -rf build build-asan varscope libvarscope.so libvarscope.so.0 \
 		libvarscope.a
 
-# Only the objects' own dependency files: build/ also holds foreign trees
-# (bench/memcached's source) with files named *.d.
--include $(TOOL_OBJ:.o=.d) $(LIB_OBJ:.o=.d)
+# Only our own dependency files (objects, examples): build/ also holds
+# foreign trees (bench/memcached's source) with files named *.d.
+-include $(TOOL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(EXAMPLE_BIN:=.d)
