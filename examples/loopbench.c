@@ -76,21 +76,14 @@ int main(int argc, char **argv)
 		WL_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wl_config cfg = {
-		.name = "loopbench",
-		.requests = 10000,
-		.threads = 1,
-		.duration_ns = WL_DEFAULT_DURATION_NS,
-	};
+	struct wl_config cfg = WL_CONFIG("loopbench", 10000);
 	const struct wl_ops *ops = &int_ops;
 	struct wl_thread *threads;
 	uint64_t elapsed, max;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:" WL_COMMON_SHORTOPTS,
-				longopts, NULL)) != -1) {
-		if (wl_common_option(&cfg, c, optarg))
-			continue;
+	while ((c = wl_getopt(&cfg, argc, argv, "m:" WL_COMMON_SHORTOPTS,
+			      longopts)) != -1) {
 		switch (c) {
 		case 'm':
 			max = wl_parse_u64(&cfg, "max", optarg, false);
@@ -107,7 +100,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	wl_no_operands(&cfg, argc, argv);
 
 	threads = wl_threads_new(&cfg, ops);
 	elapsed = wl_threads_run(&cfg, threads);

@@ -145,12 +145,7 @@ int main(int argc, char **argv)
 		WL_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wl_config cfg = {
-		.name = "membench",
-		.requests = 100000,
-		.threads = 1,
-		.duration_ns = WL_DEFAULT_DURATION_NS,
-	};
+	struct wl_config cfg = WL_CONFIG("membench", 100000);
 	struct wl_extra extra[] = {
 		{ "pages", 0 }, { "first_touch_pages", 0 }, { "minor_faults", 0 },
 	};
@@ -160,10 +155,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:" WL_COMMON_SHORTOPTS,
-				longopts, NULL)) != -1) {
-		if (wl_common_option(&cfg, c, optarg))
-			continue;
+	while ((c = wl_getopt(&cfg, argc, argv, "m:" WL_COMMON_SHORTOPTS,
+			      longopts)) != -1) {
 		switch (c) {
 		case 'm':
 			bench.bytes = wl_parse_u64(&cfg, "memory", optarg, true);
@@ -182,7 +175,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	wl_no_operands(&cfg, argc, argv);
 
 	map_memory(&cfg);
 	threads = wl_threads_new(&cfg, &page_ops);

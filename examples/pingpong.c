@@ -192,12 +192,7 @@ int main(int argc, char **argv)
 		WL_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wl_config cfg = {
-		.name = "pingpong",
-		.requests = 100000,
-		.threads = 1,
-		.duration_ns = WL_DEFAULT_DURATION_NS,
-	};
+	struct wl_config cfg = WL_CONFIG("pingpong", 100000);
 	bool processes = false;
 	struct wl_thread *threads;
 	struct pair *pairs;
@@ -205,10 +200,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:" WL_COMMON_SHORTOPTS,
-				longopts, NULL)) != -1) {
-		if (wl_common_option(&cfg, c, optarg))
-			continue;
+	while ((c = wl_getopt(&cfg, argc, argv, "s:" WL_COMMON_SHORTOPTS,
+			      longopts)) != -1) {
 		switch (c) {
 		case 's':
 			msg_size = wl_parse_u64(&cfg, "size", optarg, false);
@@ -229,7 +222,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	wl_no_operands(&cfg, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 
 	threads = wl_threads_new(&cfg, &echo_ops);

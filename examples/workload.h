@@ -47,6 +47,14 @@
 #define WL_MAX_THREADS		256
 #define WL_DEFAULT_DURATION_NS	(30ULL * 1000000000ULL)
 
+/* The defaults of a workload: one thread, the default duration bound. */
+#define WL_CONFIG(workload, nr_requests) {				\
+	.name = (workload),						\
+	.requests = (nr_requests),					\
+	.threads = 1,							\
+	.duration_ns = WL_DEFAULT_DURATION_NS,				\
+}
+
 struct wl_config {
 	const char *name;
 	uint64_t requests;	/* total, shared out among the threads */
@@ -250,15 +258,31 @@ static inline bool wl_common_option(struct wl_config *cfg, int c,
 	return false;
 }
 
-/* Reject operands: every example takes options only. */
-static inline void wl_no_operands(const struct wl_config *cfg, int argc,
-				  char **argv)
+/**
+ * wl_getopt - getopt_long() over a workload's options and the common ones
+ * @cfg: updated by the common options
+ * @argc/@argv: main()'s
+ * @shortopts: the workload's, followed by WL_COMMON_SHORTOPTS
+ * @longopts: the workload's, followed by WL_COMMON_LONGOPTS
+ *
+ * Handles the common options itself and returns the next option of the
+ * workload ('h' included: each prints its own usage), or -1 at the end,
+ * after rejecting operands (the examples take options only).
+ */
+static inline int wl_getopt(struct wl_config *cfg, int argc, char **argv,
+			    const char *shortopts, const struct option *longopts)
 {
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if (!wl_common_option(cfg, c, optarg))
+			return c;
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'. See '%s --help'.\n",
 			cfg->name, argv[optind], cfg->name);
 		exit(129);
 	}
+	return -1;
 }
 
 static inline void *wl_xcalloc(size_t n, size_t size)
@@ -326,8 +350,8 @@ static inline void *wl_thread_main(void *arg)
  * @cfg: the configuration
  * @ops: the workload
  *
- * The latency arrays are written once here so that their page faults do
- * not land inside the tasks.
+ * A latency is stored after vs_task_end(), so the page faults of the
+ * latency arrays never land inside a task.
  */
 static inline struct wl_thread *wl_threads_new(const struct wl_config *cfg,
 					       const struct wl_ops *ops)
@@ -342,7 +366,6 @@ static inline struct wl_thread *wl_threads_new(const struct wl_config *cfg,
 		t->quota = cfg->requests / cfg->threads +
 			   (i < cfg->requests % cfg->threads);
 		t->latency_ns = wl_xcalloc(t->quota + 1, sizeof(uint64_t));
-		wl_prefault(t->latency_ns, (t->quota + 1) * sizeof(uint64_t));
 		t->ops = ops;
 		t->cfg = cfg;
 	}

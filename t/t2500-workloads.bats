@@ -232,7 +232,8 @@ build_memcached() {
 @test "memcached with the annotation patch serves memcaslap (slow)" {
 	build_memcached
 	start_memcached
-	run timeout 60 memcaslap -s "127.0.0.1:$MC_PORT" -x 20000 -c 8 -T 2
+	run timeout 60 memcaslap -F "$SRC/bench/memcached/memaslap.cnf" \
+		-s "127.0.0.1:$MC_PORT" -x 20000 -c 8 -T 2
 	assert_success
 	assert_line "cmd_get: 18000"
 	assert_line "cmd_set: 2000"
@@ -244,7 +245,8 @@ build_memcached() {
 	build_memcached
 	require_record
 	start_memcached "$VARSCOPE" record --rate 1 -o mc.data --
-	run timeout 60 memcaslap -s "127.0.0.1:$MC_PORT" -x 20000 -c 8 -T 2
+	run timeout 60 memcaslap -F "$SRC/bench/memcached/memaslap.cnf" \
+		-s "127.0.0.1:$MC_PORT" -x 20000 -c 8 -T 2
 	assert_success
 	assert_line "cmd_get: 18000"
 	stop_memcached
