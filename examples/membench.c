@@ -5,12 +5,11 @@
  * one page chosen at random, to expose memory latency and NUMA effects.
  *
  * The paper occupied almost all of the machine's memory so that the pages
- * spread over both sockets; --memory sets the size here (256 MiB by
- * default, so that a run stays short; give most of the RAM to reproduce
- * the paper).  The pages are written once before the requests, as the
- * paper's "creates enough pages" implies; with --no-prefault they are not,
- * so the first request on a page takes that page's fault inside its task.
- * The summary then says how many pages requests touched first
+ * spread over both sockets: --memory 90% does that (the default, 256 MiB,
+ * keeps a run short).  The pages are written once before the requests, as
+ * the paper's "creates enough pages" implies; with --no-prefault they are
+ * not, so the first request on a page takes that page's fault inside its
+ * task.  The summary then says how many pages requests touched first
  * (first_touch_pages, a lower bound of the page faults inside tasks) and
  * how many minor faults the process took while the requests ran
  * (minor_faults, from getrusage).
@@ -108,6 +107,26 @@ static void map_memory(const struct wl_config *cfg)
 		bench.touched = wl_xcalloc(bench.nr_pages / 8 + 1, 1);
 }
 
+/* A size (k, M, G suffixes) or a share of the RAM ("90%", the paper's). */
+static uint64_t parse_memory(const struct wl_config *cfg, const char *arg)
+{
+	size_t len = strlen(arg);
+	uint64_t pct, ram;
+	char num[32];
+
+	if (!len || arg[len - 1] != '%')
+		return wl_parse_u64(cfg, "memory", arg, true);
+	if (len >= sizeof(num))
+		wl_option_error(cfg, "memory", "'%s' is not a size", arg);
+	memcpy(num, arg, len - 1);
+	num[len - 1] = '\0';
+	pct = wl_parse_u64(cfg, "memory", num, false);
+	if (pct > 100)
+		wl_option_error(cfg, "memory", "'%s' is more than the RAM", arg);
+	ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	return ram / 100 * pct;
+}
+
 static uint64_t minor_faults(void)
 {
 	struct rusage ru;
@@ -121,7 +140,8 @@ static void usage(const struct wl_config *cfg)
 	printf("usage: membench [<options>]\n\n"
 	       "Each request (an AppTask) reads all bytes of a random page of a large\n"
 	       "memory area, as VarMRI's MemBench.\n\n"
-	       "    -m, --memory <size>    memory area (default 256M; k, M, G suffixes)\n"
+	       "    -m, --memory <size>    memory area (default 256M; k, M, G suffixes,\n"
+	       "                           or a share of the RAM: 90%% as in the paper)\n"
 	       "        --no-prefault      do not write the pages first: a request that\n"
 	       "                           touches a page first takes its page fault\n"
 	       "        --thp              allow transparent huge pages (default 4 KiB)\n"
@@ -159,7 +179,7 @@ int main(int argc, char **argv)
 			      longopts)) != -1) {
 		switch (c) {
 		case 'm':
-			bench.bytes = wl_parse_u64(&cfg, "memory", optarg, true);
+			bench.bytes = parse_memory(&cfg, optarg);
 			break;
 		case OPT_NO_PREFAULT:
 			bench.prefault = false;
