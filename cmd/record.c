@@ -64,6 +64,9 @@ int cmd_record(int argc, const char **argv)
 				 "type 1, 2... in the order given)"),
 		OPT_INTEGER('p', "pid", &opts.pid,
 			    "attach to this running process (with --task-func)"),
+		OPT_BOOLEAN(0, "syscalls", &opts.syscalls,
+			    "also store every system call (enter and exit) "
+			    "and context switch, for signature infer"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two, default 32)"),

@@ -35,6 +35,7 @@
 #include "arch/x86/intel-events.h"
 #include "core/pmu.h"
 #include "core/record-int.h"
+#include "core/syscall-trace.h"
 
 #define VS_POLL_MS		10
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
@@ -68,6 +69,7 @@ struct vs_recorder {
 	unsigned int nr_extra_fds;
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
+	struct vs_syscall_trace *syscalls;	/* --syscalls */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -825,6 +827,21 @@ static void stop_recording(struct vs_recorder *r)
 	r->s.out_error = -1;	/* said once */
 }
 
+/* --syscalls: every system call and context switch of the command. */
+#define VS_SYSCALL_PAGES	1024
+
+static void write_syscall_record(void *s, const struct vs_record *rec)
+{
+	vs_session_write(s, rec);
+}
+
+static void drain_syscalls(struct vs_recorder *r)
+{
+	if (r->syscalls)
+		vs_syscall_trace_records(r->syscalls, 0, write_syscall_record,
+					 &r->s);
+}
+
 static void loop(struct vs_recorder *r)
 {
 	struct epoll_event evs[16];
@@ -839,6 +856,7 @@ static void loop(struct vs_recorder *r)
 				while (register_thread(r))
 					;
 		drain_tracking(r, false);
+		drain_syscalls(r);
 		busy = drain_threads(r);
 		if (!r->recording && r->s.out_error > 0)
 			stop_recording(r);
@@ -924,6 +942,7 @@ static void finish(struct vs_recorder *r)
 		r->child_done = true;
 	}
 	drain_tracking(r, true);
+	drain_syscalls(r);
 	now = r->s.last_time > now_ns() ? r->s.last_time : now_ns();
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)
@@ -1069,6 +1088,23 @@ int vs_record(const struct vs_record_opts *opts)
 		release_child(r);
 		goto out;
 	}
+	if (opts->syscalls) {
+		struct vs_sc_opts sc = { .switches = true,
+					 .pages = VS_SYSCALL_PAGES };
+		char err[256];
+
+		r->syscalls = vs_syscall_trace_open(r->child, r->attached, &sc,
+						    err, sizeof(err));
+		if (!r->syscalls) {
+			fprintf(stderr, "varscope record: --syscalls: %s\n",
+				err);
+			if (!r->attached) {
+				kill(r->child, SIGKILL);
+				release_child(r);
+			}
+			goto out;
+		}
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -1089,6 +1125,7 @@ out:
 	if (r->s.out && vs_writer_close(r->s.out) && r->recording)
 		fprintf(stderr, "varscope record: closing the trace: %s\n",
 			strerror(errno));
+	vs_syscall_trace_close(r->syscalls);
 	vs_acct_free(r->s.acct);
 	vs_catalog_free(r->s.cat);
 	vs_probe_free(&r->s);

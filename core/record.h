@@ -17,6 +17,7 @@ struct vs_record_opts {
 	unsigned int mmap_pages;	/* data pages of each per-thread ring */
 	const char *task_funcs;		/* --task-func list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */
+	bool syscalls;			/* --syscalls: SYSCALL and SWITCH */
 	const char *const *argv;	/* the command, NULL-terminated */
 	const char *cmdline;		/* varscope's own, for the trace */
 };

@@ -409,7 +409,7 @@ int vs_signature_profile(const char *const *argv,
 			 char *err, size_t errlen)
 {
 	struct vs_sc_opts sc = { .callchain = opts->method == VS_SIG_CALLCHAIN,
-				 .pages = RING_PAGES };
+				 .sideband = true, .pages = RING_PAGES };
 	struct build b = { .opts = opts, .p = p, .st = st };
 	struct vs_syscall_trace *t = NULL;
 	struct vs_workload w;

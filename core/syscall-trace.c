@@ -128,7 +128,7 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 	enter.disabled = exit.disabled = !enable_now;
 	enter.enable_on_exec = exit.enable_on_exec = !enable_now;
 	enter.sample_id_all = exit.sample_id_all = 1;
-	enter.mmap = enter.comm = enter.task = 1;
+	enter.mmap = enter.comm = enter.task = opts->sideband;
 	enter.context_switch = opts->switches;
 	enter.watermark = 1;
 	enter.wakeup_watermark = pages * 4096 / 4;
@@ -596,51 +596,36 @@ static int event_record(const struct vs_sc_event *ev, struct vs_record *rec)
 			.out = ev->type == VS_SC_SWITCH_OUT,
 			.preempt = ev->preempt };
 		return 0;
-	case VS_SC_COMM:
-		rec->kind = VS_REC_COMM;
-		rec->comm = (struct vs_comm){
-			.time = ev->time, .pid = ev->pid, .tid = ev->tid,
-			.exec = ev->exec, .comm = ev->name };
-		return 0;
-	case VS_SC_FORK:
-	case VS_SC_TASK_EXIT:
-		rec->kind = VS_REC_PROCESS;
-		rec->process = (struct vs_process){
-			.time = ev->time, .pid = ev->pid, .ppid = ev->ppid,
-			.tid = ev->tid, .ptid = ev->ptid,
-			.what = ev->type == VS_SC_FORK ? VS_PROCESS_FORK :
-							 VS_PROCESS_EXIT };
-		return 0;
-	case VS_SC_MMAP:
-		rec->kind = VS_REC_MMAP;
-		rec->mmap = (struct vs_mmap){
-			.time = ev->time, .pid = ev->pid, .tid = ev->tid,
-			.start = ev->start, .len = ev->len, .pgoff = ev->pgoff,
-			.prot = PROT_EXEC, .filename = ev->name };
-		return 0;
 	case VS_SC_LOST:
 		rec->kind = VS_REC_LOST;
 		rec->lost = (struct vs_lost){
 			.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
 			.what = VS_LOST_KERNEL_RING, .count = ev->lost };
 		return 0;
-	case VS_SC_PROBE:
-		break;
+	default:
+		return 1;	/* the side band is the caller's own */
 	}
-	return 1;
 }
 
-static int write_event(const struct vs_sc_event *ev, void *arg)
+struct emit {
+	vs_sc_record_fn fn;
+	void *arg;
+};
+
+static int emit_event(const struct vs_sc_event *ev, void *arg)
 {
+	struct emit *e = arg;
 	struct vs_record rec;
 
-	if (event_record(ev, &rec))
-		return 0;
-	return vs_writer_add(arg, &rec) < 0 ? -1 : 0;
+	if (!event_record(ev, &rec))
+		e->fn(e->arg, &rec);
+	return 0;
 }
 
-long vs_syscall_trace_write(struct vs_syscall_trace *t, int timeout_ms,
-			    struct vs_writer *w)
+long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,
+			      vs_sc_record_fn fn, void *arg)
 {
-	return vs_syscall_trace_read(t, timeout_ms, write_event, w);
+	struct emit e = { fn, arg };
+
+	return vs_syscall_trace_read(t, timeout_ms, emit_event, &e);
 }

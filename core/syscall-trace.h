@@ -55,6 +55,7 @@ struct vs_sc_event {
 struct vs_sc_opts {
 	bool callchain;		/* user callchain + regs + stack at enter */
 	bool switches;		/* PERF_RECORD_SWITCH of the traced tasks */
+	bool sideband;		/* mmap, comm, fork/exit records */
 	unsigned int pages;	/* ring size per CPU, pages (power of 2) */
 };
 
@@ -94,15 +95,17 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 			   vs_sc_handler fn, void *arg);
 
+struct vs_record;
+typedef void (*vs_sc_record_fn)(void *arg, const struct vs_record *rec);
+
 /**
- * vs_syscall_trace_write - read like vs_syscall_trace_read() and append
- * the events to @w as records: SYSCALL (enter/exit), SWITCH, COMM,
- * PROCESS (fork/exit), MMAP and LOST.  Returns the number of events or -1
- * with errno when @w failed.
+ * vs_syscall_trace_records - read like vs_syscall_trace_read() and hand
+ * the system calls, context switches and losses to @fn as trace records
+ * (SYSCALL enter/exit, SWITCH, LOST): what `record --syscalls` stores.
+ * Returns the number of events read.
  */
-struct vs_writer;
-long vs_syscall_trace_write(struct vs_syscall_trace *t, int timeout_ms,
-			    struct vs_writer *w);
+long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,
+			      vs_sc_record_fn fn, void *arg);
 
 void vs_syscall_trace_close(struct vs_syscall_trace *t);
 

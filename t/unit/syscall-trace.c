@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	const char *args[] = { argv[0], "--workload", NULL };
 	/* 8 MB rings: a 1 KB stack per call, and the calls come fast */
 	struct vs_sc_opts opts = { .callchain = true, .switches = true,
-				   .pages = 2048 };
+				   .sideband = true, .pages = 2048 };
 	struct counts c = { 0 };
 	struct vs_syscall_trace *t;
 	struct vs_workload w;
