@@ -148,7 +148,7 @@ d = json.load(open("retry.json"))
 f = d["functions"]
 assert f and [x["rank"] for x in f] == list(range(1, len(f) + 1))
 for x in f:
-    assert isinstance(x["function"], str) and isinstance(x["score"], float)
+    assert isinstance(x["function"], str) and isinstance(x["score"], (int, float))
     assert all(isinstance(e, list) and all(isinstance(s, str) for s in e)
                for e in x["episodes"])
 assert sorted(d["time_order"]) == sorted(x["function"] for x in f)
