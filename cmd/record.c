@@ -56,6 +56,11 @@ int cmd_record(int argc, const char **argv)
 			     "length of an epoch (default 1s)"),
 		OPT_DURATION(0, "duration", &opts.duration_ns,
 			     "stop recording after this time"),
+		OPT_DURATION(0, "segment-length", &opts.segment_ns,
+			     "write numbered files FILE.0001.. of this much "
+			     "time each"),
+		OPT_SIZE(0, "max-size", &opts.max_size,
+			 "remove the oldest segment files beyond this size"),
 		OPT_STRING_MULTI('e', "event", &opts.events, "event",
 				 "tracepoints to record (sys:name, name may "
 				 "end in *), comma separated"),
@@ -82,6 +87,9 @@ int cmd_record(int argc, const char **argv)
 		option_error("rate", "must be in (0, 1]");
 	if (!opts.epoch_ns)
 		option_error("epoch", "must be longer than 0");
+	if (opts.max_size && !opts.segment_ns)
+		option_error("max-size", "needs --segment-length: only whole "
+			     "segment files are removed");
 	if (mmap_pages < 1 || mmap_pages > 65536 ||
 	    (mmap_pages & (mmap_pages - 1)))
 		option_error("mmap-pages", "must be a power of two up to 65536");

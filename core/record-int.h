@@ -15,6 +15,7 @@
 #include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/record.h"
+#include "core/rotating-writer.h"
 #include "core/task-ring.h"
 #include "core/trace.h"
 #include "core/tracepoints.h"
@@ -69,7 +70,7 @@ struct vs_rthread;
 
 struct vs_session {
 	const struct vs_record_opts *opts;
-	struct vs_writer *out;
+	struct vs_rotwriter *out;	/* one file, or numbered segments */
 	int out_error;			/* errno of the first write failure */
 	struct vs_catalog *cat;
 	struct vs_acct *acct;

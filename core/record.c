@@ -108,7 +108,7 @@ void vs_session_write(struct vs_session *s, const struct vs_record *rec)
 
 	if (!r->recording)
 		return;
-	if (vs_writer_add(s->out, rec) == 0)
+	if (vs_rotwriter_add(s->out, rec) == 0)
 		return;
 	s->out_error = errno;
 	r->recording = false;
@@ -167,10 +167,14 @@ static int open_output(struct vs_recorder *r)
 		.start_time = now_ns(), .start_realtime = realtime_ns(),
 		.tool = "varscope " VARSCOPE_VERSION " record",
 	};
+	struct vs_rotwriter_opts ro = {
+		.segment_ns = r->opts->segment_ns,
+		.max_size = r->opts->max_size,
+	};
 	struct stat st;
 	char old[4096];
 
-	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+	if (!ro.segment_ns && !stat(path, &st) && S_ISREG(st.st_mode)) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
 			fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
@@ -178,7 +182,7 @@ static int open_output(struct vs_recorder *r)
 			return -1;
 		}
 	}
-	r->s.out = vs_writer_open(path, &hdr);
+	r->s.out = vs_rotwriter_open(path, &hdr, &ro);
 	if (!r->s.out) {
 		fprintf(stderr, "varscope record: cannot create %s: %s\n", path,
 			strerror(errno));
@@ -800,13 +804,18 @@ static void tick(struct vs_recorder *r)
 {
 	uint64_t now = now_ns();
 
+	/* the next segment file, when its time has come */
+	if (r->recording && vs_rotwriter_tick(r->s.out, now)) {
+		r->s.out_error = errno;
+		r->recording = false;
+	}
 	if (now >= r->next_epoch) {
 		r->epoch++;
 		write_epoch(r, now);
 		r->next_epoch = now + r->opts->epoch_ns;
 	}
 	if (now >= r->next_flush) {
-		if (r->recording && vs_writer_flush(r->s.out)) {
+		if (r->recording && vs_rotwriter_flush(r->s.out)) {
 			r->s.out_error = errno;
 			r->recording = false;
 		}
@@ -817,12 +826,10 @@ static void tick(struct vs_recorder *r)
 /* An output error: stop recording, let the command run on. */
 static void stop_recording(struct vs_recorder *r)
 {
-	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
-
 	fprintf(stderr, "varscope record: %s: %s; recording stopped, the command "
 		"goes on; the trace keeps what was written (%llu bytes)\n",
-		path, strerror(r->s.out_error),
-		(unsigned long long)vs_writer_bytes(r->s.out));
+		vs_rotwriter_path(r->s.out), strerror(r->s.out_error),
+		(unsigned long long)vs_rotwriter_bytes(r->s.out));
 	close_threads(r, now_ns(), false);
 	r->s.out_error = -1;	/* said once */
 }
@@ -880,17 +887,29 @@ static void summary(struct vs_recorder *r)
 {
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+	unsigned int files = vs_rotwriter_nr_files(r->s.out);
+	char where[4200];
 
+	if (files)
+		snprintf(where, sizeof(where), "%u segment files %s.0001.., "
+			 "the last %s", files, path,
+			 vs_rotwriter_path(r->s.out));
+	else
+		snprintf(where, sizeof(where), "%s", path);
 	if (r->s.probe)
 		fprintf(stderr, "varscope record: %llu function calls written to "
 			"%s (%llu bytes)\n", (unsigned long long)r->s.tasks_written,
-			path, (unsigned long long)vs_writer_bytes(r->s.out));
+			where, (unsigned long long)vs_rotwriter_bytes(r->s.out));
 	else
 		fprintf(stderr, "varscope record: %llu tasks of %llu threads "
 			"written to %s (%llu bytes)\n",
 			(unsigned long long)r->s.tasks_written,
-			(unsigned long long)r->s.stats.threads, path,
-			(unsigned long long)vs_writer_bytes(r->s.out));
+			(unsigned long long)r->s.stats.threads, where,
+			(unsigned long long)vs_rotwriter_bytes(r->s.out));
+	if (vs_rotwriter_nr_removed(r->s.out))
+		fprintf(stderr, "varscope record: %u oldest segment files "
+			"removed to stay under --max-size\n",
+			vs_rotwriter_nr_removed(r->s.out));
 	if (r->s.stats.lost_events)
 		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
 			"%llu tasks flagged; a larger --mmap-pages helps\n",
@@ -949,7 +968,7 @@ static void finish(struct vs_recorder *r)
 		stop_recording(r);
 	if (r->recording) {
 		write_epoch(r, now);
-		if (vs_writer_flush(r->s.out))
+		if (vs_rotwriter_flush(r->s.out))
 			stop_recording(r);
 	}
 }
@@ -1122,7 +1141,7 @@ int vs_record(const struct vs_record_opts *opts)
 	summary(r);
 	status = exit_status(r);
 out:
-	if (r->s.out && vs_writer_close(r->s.out) && r->recording)
+	if (r->s.out && vs_rotwriter_close(r->s.out) && r->recording)
 		fprintf(stderr, "varscope record: closing the trace: %s\n",
 			strerror(errno));
 	vs_syscall_trace_close(r->syscalls);

@@ -13,6 +13,8 @@ struct vs_record_opts {
 	double rate;			/* (0, 1] */
 	uint64_t epoch_ns;
 	uint64_t duration_ns;		/* 0: until the command ends */
+	uint64_t segment_ns;		/* numbered files this long, 0: one */
+	uint64_t max_size;		/* bytes of all of them, 0: no bound */
 	const char *events;		/* -e list, NULL: the default set */
 	unsigned int mmap_pages;	/* data pages of each per-thread ring */
 	const char *task_funcs;		/* --task-func list, or NULL */
