@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# t6200-segments-record: segments and diff on real recordings of
+# examples/interfere, with and without a co-runner; record
+# --segment-length rotation at the boundary, --max-size, and a recorder
+# whose memory does not grow over many segments.
+#
+# varscope-test: exclusive
+#
+# The "compute" tasks of interfere (type 4) run SCHED_FIFO 1 on CPU 0
+# when root.  The co-runner below runs SCHED_FIFO 2 on CPU 0, busy 2 ms
+# out of every 8 ms: it preempts them, and their run-queue time
+# (sched.runnable.time) makes the tail.  Real-time use stays under the
+# kernel's throttle (0.95 s a second) with pauses between phases.
+
+load test-lib
+bats_require_minimum_version 1.5.0
+
+IF=$EXAMPLES/interfere
+RUNQ='(sched\.runnable\.(time|count)|context-switches)'
+
+setup() {
+	vs_setup
+	require_root
+	require_tracefs
+	require_example interfere
+	require_cmd chrt
+	require_cmd taskset
+	cat > corun.py <<-'EOF'
+	import time
+	while True:
+	    t = time.perf_counter()
+	    while time.perf_counter() - t < 0.002:
+	        pass
+	    time.sleep(0.006)
+	EOF
+}
+
+# The shell command that runs interfere's compute tasks ($1 of them, 1 ms
+# each), with the co-runner beside them when $2 is "corun".
+phase() {
+	if [ "$2" = corun ]; then
+		echo "chrt -f 2 taskset -c 0 python3 corun.py & c=\$!; sleep 0.1;" \
+		     "$IF --types compute -n $1 --work-us 1000; kill \$c;"
+	else
+		echo "$IF --types compute -n $1 --work-us 1000;"
+	fi
+}
+
+# "delta p99_a p99_b" of sched.runnable.time in "varscope diff $1 $2"
+runq_change() {
+	"$VARSCOPE" diff "$1" "$2" --format json --top 0 | python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+e = [e for e in t["events"] if e["event"] == "sched.runnable.time"][0]
+print(t["type"], e["delta"] > 0.2, e["p99_a"] < 1e5, e["p99_b"] > 1e6)'
+}
+
+@test "diff of two recordings names the co-runner's run-queue wait first" {
+	"$VARSCOPE" record -o quiet.data -- sh -c "$(phase 500)" > /dev/null 2>&1
+	"$VARSCOPE" record -o noisy.data -- sh -c "$(phase 500 corun)" \
+		> /dev/null 2>&1
+	run "$VARSCOPE" diff quiet.data noisy.data
+	assert_success
+	# the run-queue wait: its time, its count, or the context switches
+	# of the preemptions (the same tasks are high in the three)
+	assert_line --index 0 --regexp "^In B the tail grew most with $RUNQ \(type 4: impact [0-9.]+% -> [0-9.]+%"
+	run runq_change quiet.data noisy.data
+	assert_output '4 True True True'
+	run python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+print(t["b"]["latency_ptarget_ns"] > 1.5 * t["a"]["latency_ptarget_ns"])' \
+		< <("$VARSCOPE" diff quiet.data noisy.data --format json)
+	assert_output True
+}
+
+@test "a long recording in segment files: the co-runner's segment is the max" {
+	"$VARSCOPE" record -o long.data --segment-length 500ms -- sh -c \
+		"$(phase 600) sleep 0.5; $(phase 600 corun) sleep 0.5; $(phase 600)" \
+		> /dev/null 2> err
+	assert_regex "$(cat err)" 'written to [0-9]+ segment files long\.data\.0001\.\.'
+	[ -e long.data.0004 ] && [ ! -e long.data ]
+	"$VARSCOPE" segments long.data.[0-9]* --format json > s.json
+	max=$(python3 -c 'import json; print(json.load(open("s.json"))["task_types"][0]["max"]["segment"])')
+	min=$(python3 -c 'import json; print(json.load(open("s.json"))["task_types"][0]["min"]["segment"])')
+	# the max segment is one of the co-runner's: tasks waited for the CPU
+	# there for 2 ms, and not in the min segment
+	run runq_change "$min" "$max"
+	assert_output '4 True True True'
+	run "$VARSCOPE" diff "$min" "$max"
+	assert_line --index 0 --regexp '^In B the tail grew most with '
+	# the table, as text
+	run "$VARSCOPE" segments long.data.[0-9]*
+	assert_line --regexp "^${max//./\.} +start +end +[0-9]+ .* max"
+}
+
+@test "segment files hold every task once, each file stands alone" {
+	"$VARSCOPE" record -o one.data -- sh -c "$(phase 1500)" > truth 2> /dev/null
+	"$VARSCOPE" record -o seg.data --segment-length 300ms -- \
+		sh -c "$(phase 1500)" > truth2 2> err
+	[ -e seg.data.0003 ]
+	total=0
+	for f in seg.data.[0-9]*; do
+		# each file has its own header, catalog and segment mark
+		run "$VARSCOPE" script -i "$f" --format json
+		assert_success
+		assert_line --partial '"kind":"segment"'
+		assert_line --partial '"name":"sched.runnable.time"'
+		n=$(grep -c '"kind":"task"' <<< "$output" || true)
+		total=$((total + n))
+	done
+	# interfere's ground truth: 1500 tasks ran
+	grep -q 'type=4 name=compute tasks=1500 ' truth2
+	[ "$total" = 1500 ]
+	# and a task lies in the file of its end time (one read just after
+	# the switch may land in the next file: the recorder reads every 10 ms)
+	run python3 - "$VARSCOPE" seg.data.[0-9]* <<-'EOF'
+	import json, subprocess, sys
+	for f in sys.argv[2:]:
+	    out = subprocess.run([sys.argv[1], "script", "-i", f, "--format", "json"],
+	                         capture_output=True, text=True, check=True).stdout
+	    recs = [json.loads(l) for l in out.splitlines()]
+	    t0 = [r["time_ns"] for r in recs if r["kind"] == "segment"][0]
+	    for r in recs:
+	        if r["kind"] == "task" and not t0 - 50e6 <= r["end_ns"] < t0 + 300e6:
+	            print(f, r["end_ns"] - t0)
+	print("done")
+	EOF
+	assert_output done
+}
+
+@test "--max-size keeps the newest files under the bound" {
+	"$VARSCOPE" record -o cap.data --segment-length 200ms --max-size 40k \
+		-- sh -c "$(phase 2000)" > /dev/null 2> err
+	assert_regex "$(cat err)" '[0-9]+ oldest segment files removed to stay under --max-size'
+	[ ! -e cap.data.0001 ]
+	last=$(ls cap.data.[0-9]* | tail -1)
+	size=$(cat cap.data.[0-9]* | wc -c)
+	[ "$size" -le $((40 * 1024 + $(wc -c < "$last"))) ]
+	run --separate-stderr "$VARSCOPE" record -o x.data --max-size 1M -- true
+	assert_failure 129
+	assert_regex "$stderr" "max-size.*needs --segment-length"
+}
+
+@test "the recorder's memory does not grow over 20 segments" {
+	# 20 segments of 0.5 s; threads come and go (waves of 4 of 32)
+	"$VARSCOPE" record -o rss.data --segment-length 500ms --max-size 1M \
+		--duration 10s -- "$IF" --types sleep,compute -n 1000000 \
+		--sleep-us 200 --work-us 200 --threads 32 --wave 4 \
+		> /dev/null 2>&1 &
+	local pid=$! rss=() i
+	sleep 0.2
+	for i in $(seq 1 19); do
+		rss+=("$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status)")
+		sleep 0.5
+	done
+	wait $pid || true
+	echo "VmRSS (kB) every 0.5 s: ${rss[*]}" >&3
+	# after the first segments (catalog and threads set up), flat: the
+	# last sample within 1 MB of the one at 3 s
+	[ "${#rss[@]}" -ge 15 ]
+	[ "${rss[-1]}" -le $((rss[5] + 1024)) ]
+	ls rss.data.[0-9]* > files
+	[ "$(wc -l < files)" -ge 2 ]
+}
