@@ -37,7 +37,8 @@ set -x
 "$varscope" report -i "$data" --ptarget 0.9 --top 5
 { set +x; } 2>/dev/null
 
-say "expected: sched.blocked.time first for type 1 (sleep), the page
-      fault counts first for type 2 (fault).  Next:
+say "expected: sched.blocked.time first for type 1 (sleep); for type 2
+      (fault) the page fault counts first, or tied with events that are
+      high in the same slow tasks (Notes: correlated).  Next:
   $varscope report -i $data --ptarget 0.9          (every event)
   $varscope script -i $data --format json | head   (the records)"
