@@ -72,6 +72,15 @@ int cmd_record(int argc, const char **argv)
 		OPT_BOOLEAN(0, "syscalls", &opts.syscalls,
 			    "also store every system call (enter and exit) "
 			    "and context switch, for signature infer"),
+		OPT_STRING_OPTARG(0, "sample", &opts.sample, "event",
+				  "sample inside tasks: uops (default: PEBS "
+				  "UOPS_RETIRED.ALL), mem (PEBS load latency) or "
+				  "cpu-clock (what is used without PEBS)", ""),
+		OPT_U64(0, "sample-period", &opts.sample_period,
+			"events between samples (PEBS reset value, default "
+			"8000); ns of cpu-clock without PEBS"),
+		OPT_U64('F', "freq", &opts.sample_freq,
+			"cpu-clock samples per second (default 4000)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two, default 32)"),
@@ -97,6 +106,13 @@ int cmd_record(int argc, const char **argv)
 		option_error("event", "%s", err);
 	free(tps);
 	free(raws);
+	if ((opts.sample_period || opts.sample_freq) && !opts.sample)
+		option_error(opts.sample_period ? "sample-period" : "freq",
+			     "needs --sample");
+	if (opts.sample_period && opts.sample_freq)
+		option_error("freq", "give --sample-period or -F, not both");
+	if (opts.sample_freq > 100000)
+		option_error("freq", "must be at most 100000");
 	if (opts.pid && argc)
 		option_error("pid", "attaches to a process: give no command");
 	if (opts.pid && !opts.task_funcs)

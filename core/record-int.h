@@ -85,6 +85,10 @@ struct vs_session {
 	uint64_t tasks_written;
 	uint64_t last_time;		/* latest event time seen */
 	struct vs_probe *probe;		/* --task-func, or NULL */
+	bool sampling;			/* --sample: sample_attr per thread */
+	struct perf_event_attr sample_attr;
+	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
+	uint64_t samples_written;
 };
 
 /**
@@ -130,6 +134,29 @@ void vs_rthread_sw_counters(struct vs_session *s);
  */
 bool vs_decode_switch(const struct vs_session *s,
 		      const struct perf_event_header *h, struct vs_acct_event *ev);
+
+/* --- --sample (core/record-sample.c) --- */
+
+/**
+ * vs_sample_setup - pick the sampling event of --sample on this machine
+ * (PEBS, else cpu-clock, said in one line on stderr and in the trace)
+ * into @s->sample_attr; nothing when --sample was not given
+ *
+ * Returns 0, or -1 with a one-line message in @err.
+ */
+int vs_sample_setup(struct vs_session *s, char *err, size_t errlen);
+
+/**
+ * vs_sample_open - open the sampling event on thread @tid, redirected into
+ * the ring of @ring_fd (so it is gated with that ring) and enabled
+ *
+ * Returns the fd with its kernel id in @id, or -1 with errno set.
+ */
+int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
+		   uint64_t *id);
+
+/* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
+void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 
 /* --- --task-func (core/record-probe.c) --- */
 

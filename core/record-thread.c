@@ -35,6 +35,8 @@ struct vs_rthread {
 	int tp_fd[VS_TP_MAX];
 	uint64_t tp_id[VS_TP_MAX];	/* sample ids, index = tp index */
 	uint64_t ring_id;
+	int sample_fd;			/* --sample, -1: none */
+	uint64_t sample_id;
 	int nr_tp;
 	int counter_fd[VS_NR_SW_COUNTERS];
 	int tasks_fd;
@@ -90,6 +92,9 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 
 	for (i = 0; i < rt->nr_tp; i++)
 		close(rt->tp_fd[i]);
+	if (rt->sample_fd >= 0)
+		close(rt->sample_fd);
+	rt->sample_fd = -1;
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		if (rt->counter_fd[i] >= 0)
 			close(rt->counter_fd[i]);
@@ -193,10 +198,12 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 		return NULL;
 	rt->pid = pid;
 	rt->tid = tid;
-	rt->ring_fd = rt->tasks_fd = -1;
+	rt->ring_fd = rt->tasks_fd = rt->sample_fd = -1;
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
 	if (open_ring(s, rt) || open_tracepoints(s, rt) ||
+	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->ring_fd,
+							    &rt->sample_id)) < 0) ||
 	    open_counters(s, rt) || open_task_ring(rt)) {
 		err = errno;
 		close_fds(rt, s->epoll_fd);
@@ -259,6 +266,10 @@ static void on_sample(struct vs_session *s, struct vs_rthread *rt,
 	struct vs_acct_event *ev;
 	int i;
 
+	if (rt->sample_fd >= 0 && smp->id == rt->sample_id) {
+		vs_sample_write(s, &smp->header);
+		return;
+	}
 	for (i = 0; i < rt->nr_tp; i++)
 		if (rt->tp_id[i] == smp->id)
 			break;

@@ -910,6 +910,9 @@ static void summary(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %u oldest segment files "
 			"removed to stay under --max-size\n",
 			vs_rotwriter_nr_removed(r->s.out));
+	if (r->s.sampling)
+		fprintf(stderr, "varscope record: %llu samples written\n",
+			(unsigned long long)r->s.samples_written);
 	if (r->s.stats.lost_events)
 		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
 			"%llu tasks flagged; a larger --mmap-pages helps\n",
@@ -1075,6 +1078,10 @@ static int setup(struct vs_recorder *r)
 	vs_rthread_sw_counters(&r->s);
 	write_metas(r);
 	check_pmu(r);
+	if (vs_sample_setup(&r->s, err, sizeof(err))) {
+		fprintf(stderr, "varscope record: %s\n", err);
+		return -1;
+	}
 	return 0;
 }
 

@@ -20,6 +20,9 @@ struct vs_record_opts {
 	const char *task_funcs;		/* --task-func list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */
 	bool syscalls;			/* --syscalls: SYSCALL and SWITCH */
+	const char *sample;		/* --sample[=EVENT], NULL: no sampling */
+	uint64_t sample_period;		/* --sample-period, 0: the default */
+	uint64_t sample_freq;		/* -F, 0: the default */
 	const char *const *argv;	/* the command, NULL-terminated */
 	const char *cmdline;		/* varscope's own, for the trace */
 };

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-sample.c - varscope record --sample: the sampling event of each
+ * recorded thread (Akiyama et al.'s hybrid of coarse instrumentation and
+ * PEBS).
+ *
+ * The event (PEBS UOPS_RETIRED.ALL with reset value R, PEBS load latency
+ * for --sample=mem, or cpu-clock where there is no PEBS) is opened per
+ * thread, enabled, and redirected with PERF_EVENT_IOC_SET_OUTPUT into the
+ * thread's ring, which the library resumes only inside selected tasks: the
+ * kernel drops the samples taken outside them, so the volume written
+ * follows the selection rate.  Each sample goes to the trace as it is read
+ * (VS_REC_SAMPLE); which task it belongs to is found at report time from
+ * its thread and time (core/task-samples.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "core/perf-sample.h"
+#include "core/pmu.h"
+#include "core/record-int.h"
+
+#define NS_PER_SEC	1000000000ull
+
+static void write_meta(struct vs_session *s, const char *key, const char *value)
+{
+	struct vs_record rec = { .kind = VS_REC_META };
+
+	rec.meta = (struct vs_meta){ key, value };
+	vs_session_write(s, &rec);
+}
+
+int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
+{
+	const struct vs_record_opts *o = s->opts;
+	bool mem = false, clock = false;
+	struct vs_sample_spec spec;
+	char line[256], desc[300];
+	struct vs_pmu pmu;
+	uint64_t freq = o->sample_freq;
+
+	if (!o->sample)
+		return 0;
+	if (!strcmp(o->sample, "mem"))
+		mem = true;
+	else if (!strcmp(o->sample, "cpu-clock"))
+		clock = true;
+	else if (*o->sample && strcmp(o->sample, "uops")) {
+		snprintf(err, errlen, "--sample: unknown event '%s' (uops, mem "
+			 "or cpu-clock)", o->sample);
+		return -1;
+	}
+	vs_pmu_probe(&pmu);
+	if (clock)
+		pmu.max_precise = 0;
+	vs_pmu_sample_choose(&pmu, mem, o->sample_period, freq, &spec,
+			     line, sizeof(line));
+	if (spec.source == VS_SAMPLE_SRC_CPU_CLOCK && o->sample_period) {
+		/* the period of the software clock is in ns */
+		freq = NS_PER_SEC / o->sample_period;
+		vs_pmu_sample_choose(&pmu, mem, o->sample_period,
+				     freq ? freq : 1, &spec, line, sizeof(line));
+	}
+	vs_pmu_sample_attr(&s->sample_attr, &spec);
+	if (spec.source == VS_SAMPLE_SRC_CPU_CLOCK && o->sample_period)
+		s->sample_attr.sample_period = o->sample_period;
+	s->sample_attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
+	s->sample_attr.disabled = 0;
+	s->sample_flags = spec.source == VS_SAMPLE_SRC_CPU_CLOCK ?
+			  0 : VS_SAMPLE_PRECISE;
+	s->sampling = true;
+	if (clock)
+		snprintf(line, sizeof(line), "sampling cpu-clock every %llu ns",
+			 (unsigned long long)s->sample_attr.sample_period);
+	if (*line)
+		fprintf(stderr, "varscope record: %s\n", line);
+	snprintf(desc, sizeof(desc), "%s period=%llu%s",
+		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "cpu-clock" :
+		 spec.source == VS_SAMPLE_SRC_PEBS_MEM ?
+		 vs_x86_pebs_load_latency()->name :
+		 vs_x86_pebs_uops_retired()->name,
+		 (unsigned long long)s->sample_attr.sample_period,
+		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "ns" : "");
+	write_meta(s, "sample", desc);
+	if (*line)
+		write_meta(s, "note", line);
+	return 0;
+}
+
+int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
+		   uint64_t *id)
+{
+	struct perf_event_attr attr = s->sample_attr;
+	int fd, err;
+
+	fd = vs_perf_open(&attr, tid, -1, -1);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, id)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+void vs_sample_write(struct vs_session *s, const struct perf_event_header *h)
+{
+	struct vs_record rec = { .kind = VS_REC_SAMPLE };
+
+	if (vs_perf_sample_parse(h, s->sample_attr.sample_type,
+				 s->sample_flags, &rec.sample))
+		return;
+	vs_session_write(s, &rec);
+	s->samples_written++;
+}

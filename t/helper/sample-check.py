@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# sample-check.py - where the samples of a trace fall, for the sampling
+# tests: reads "varscope script --format json" on stdin and prints
+#
+#   {"samples": N, "inside": n, "outside": n, "task_ns": T,
+#    "per_task_ms": samples inside tasks per ms of task time}
+#
+# A sample is inside when a task of its thread spans its time (the
+# attribution rule of Akiyama et al., section III-D, done independently
+# of varscope's own code).  With an expression argument, exits 0 when it
+# holds over those names, 1 (printing the summary) when not.
+import bisect
+import json
+import sys
+
+tasks = {}
+samples = []
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("kind") == "task":
+        tasks.setdefault(r["tid"], []).append((r["start_ns"], r["end_ns"]))
+    elif r.get("kind") == "sample":
+        samples.append((r["tid"], r["time_ns"]))
+
+for spans in tasks.values():
+    spans.sort()
+inside = 0
+for tid, t in samples:
+    spans = tasks.get(tid, [])
+    i = bisect.bisect_right(spans, (t, float("inf"))) - 1
+    if i >= 0 and spans[i][0] <= t <= spans[i][1]:
+        inside += 1
+task_ns = sum(e - s for spans in tasks.values() for s, e in spans)
+S = {"samples": len(samples), "inside": inside,
+     "outside": len(samples) - inside, "task_ns": task_ns,
+     "per_task_ms": inside / (task_ns / 1e6) if task_ns else 0}
+if len(sys.argv) < 2:
+    print(json.dumps(S))
+    sys.exit(0)
+if eval(sys.argv[1], {}, S):
+    sys.exit(0)
+print(json.dumps(S))
+sys.exit(1)
