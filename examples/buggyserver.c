@@ -6,7 +6,7 @@
  * A client thread sends requests over loopback TCP to WORKERS server
  * threads.  Each request names one of 34 handlers; every handler has its
  * own system-call behaviour (files, pipes, sockets, timers, memory, ...).
- * Before dispatching, a worker "parses" the request for about 150 us of
+ * Before dispatching, a worker "parses" the request for about 500 us of
  * CPU, which separates requests in the system-call stream.
  *
  *   buggyserver [--bug=none|retry|spin|fsync|hang] [--duration=SECONDS]
@@ -563,8 +563,8 @@ NOINLINE static unsigned int parse_request(const unsigned char *req)
 	uint64_t h = req[0], t = now_ns();
 	volatile uint64_t x = 0;
 
-	/* about 150 us of parsing work between two requests */
-	while (now_ns() - t < 150000)
+	/* about 500 us of parsing work between two requests */
+	while (now_ns() - t < 500000)
 		x += h * 2654435761u;
 	return req[0] % NR_HANDLERS;
 }
