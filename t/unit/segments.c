@@ -150,11 +150,19 @@ static void test_cut(void)
 {
 	struct vs_segment_list list = { 0 };
 	struct vs_trace_segment seg;
+	struct vs_reader *r;
 	char arg[256], err[256];
 	size_t i, sum = 0;
 	bool exact = true;
 
 	write_trace();
+	r = vs_reader_open(path, err, sizeof(err));
+	ok(r && vs_reader_offset_until(r, START + 5 * SEC) < vs_reader_size(r) / 5 &&
+	   vs_reader_offset_until(r, START + 5 * SEC) >
+	   vs_reader_offset_until(r, START + 4 * SEC) &&
+	   vs_reader_offset_until(r, START + 31 * SEC) == vs_reader_size(r),
+	   "a time range's chunks end early in the file, where its records do");
+	vs_reader_close(r);
 	/* 30 s of tasks, the last ending at 30 s: 4 slices of 10 s */
 	is_u64(vs_segments_cut(path, 10 * SEC, &list, err, sizeof(err)),
 	       VS_LOAD_OK, "a trace cuts into slices");
