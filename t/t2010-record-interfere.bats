@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # t2010-record-interfere: per-task kernel values against the ground truth
 # of examples/interfere, on real kernel events.
+# varscope-test: exclusive
 
 load test-lib
 load record-lib
