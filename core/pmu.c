@@ -111,8 +111,15 @@ int vs_pmu_probe(struct vs_pmu *pmu)
 	attr.disabled = 1;
 	err = try_open(&attr);
 	if (err) {
-		snprintf(pmu->why, sizeof(pmu->why), "%s",
-			 vs_pmu_errno_reason(err));
+		pmu->err = err;
+		if (err == EACCES || err == EPERM)
+			snprintf(pmu->why, sizeof(pmu->why),
+				 "not permitted: perf_event_paranoid is %d",
+				 read_int_file("/proc/sys/kernel/perf_event_paranoid",
+					       -1));
+		else
+			snprintf(pmu->why, sizeof(pmu->why), "%s",
+				 vs_pmu_errno_reason(err));
 		return -1;
 	}
 	pmu->hw = true;
@@ -134,8 +141,13 @@ void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len)
 	char cpu[96];
 
 	if (!pmu->hw) {
-		snprintf(buf, len, "no hardware PMU (%s): recording kernel events "
-			 "and software counters only", pmu->why);
+		bool absent = pmu->err == ENOENT || pmu->err == EOPNOTSUPP ||
+			      pmu->err == ENODEV;
+
+		snprintf(buf, len, "%s (%s): recording kernel events and "
+			 "software counters only",
+			 absent ? "no hardware PMU" : "hardware counters unavailable",
+			 pmu->why);
 		return;
 	}
 	vs_x86_cpu_describe(&pmu->cpu, cpu, sizeof(cpu));

@@ -31,6 +31,7 @@
 /**
  * struct vs_pmu - what the hardware offers
  * @hw: hardware counters can be opened on this thread
+ * @err: when !@hw, the errno of opening cycles
  * @why: when !@hw, the reason ("cycles not supported")
  * @cpu: the CPU model
  * @table: its event table; vs_x86_generic() when varscope has none
@@ -41,6 +42,7 @@
  */
 struct vs_pmu {
 	bool hw;
+	int err;
 	char why[128];
 	struct vs_x86_cpu cpu;
 	const struct vs_x86_table *table;
@@ -68,7 +70,8 @@ unsigned int vs_pmu_epoch_width(const struct vs_pmu *pmu);
 /**
  * vs_pmu_status - the one line that tells the user what the PMU gives:
  * "no hardware PMU (cycles not supported): recording kernel events and
- * software counters only", or the model, table and counters
+ * software counters only", "hardware counters unavailable (not permitted:
+ * perf_event_paranoid is 3): ...", or the model, table and counters
  */
 void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len);
 

@@ -6,6 +6,7 @@
  * probe and a real counter group of software counters through the same
  * open/enable/read code.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,8 @@ static void test_cpu_freq(void)
 
 static void test_sampling(void)
 {
-	struct vs_pmu none = { .hw = false, .why = "cycles not supported",
+	struct vs_pmu none = { .hw = false, .err = ENOENT,
+			       .why = "cycles not supported",
 			       .table = vs_x86_generic() };
 	struct vs_pmu skx = { .hw = true, .table = vs_x86_skylakex(),
 			      .max_precise = 2 };
@@ -207,12 +209,19 @@ static void test_sampling(void)
 
 static void test_status(void)
 {
-	struct vs_pmu p = { .hw = false, .why = "cycles not supported" };
+	struct vs_pmu p = { .hw = false, .err = ENOENT,
+			    .why = "cycles not supported" };
 	char line[256];
 
 	vs_pmu_status(&p, line, sizeof(line));
 	is_str(line, "no hardware PMU (cycles not supported): recording kernel "
 	       "events and software counters only", "the no-PMU line");
+	p.err = EACCES;
+	snprintf(p.why, sizeof(p.why), "not permitted: perf_event_paranoid is 3");
+	vs_pmu_status(&p, line, sizeof(line));
+	is_str(line, "hardware counters unavailable (not permitted: "
+	       "perf_event_paranoid is 3): recording kernel events and software "
+	       "counters only", "a PMU the user may not use is not called absent");
 	p = (struct vs_pmu){ .hw = true, .table = vs_x86_skylakex(),
 			     .cpu = { "GenuineIntel", 6, 0x55, 4 },
 			     .nr_gp = 4, .nr_fixed = 3, .nmi_watchdog = true,
@@ -318,8 +327,10 @@ static void test_live_probe(void)
 	ok(p.table && p.nr_gp >= 1 && !strchr(line, '\n'),
 	   "the probe fills the table and the counters; one line");
 	if (r) {
-		ok(!p.hw && !strncmp(line, "no hardware PMU (", 17) && !p.max_precise,
-		   "no PMU here: the line says so and there is no PEBS");
+		ok(!p.hw && p.err && !p.max_precise &&
+		   strstr(line, "): recording kernel events and software "
+			  "counters only"),
+		   "no hardware counters here: the line says so, no PEBS");
 	} else {
 		const struct vs_hw_config hw[] = {
 			{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0 },
