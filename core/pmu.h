@@ -10,6 +10,28 @@
  * time what the machine has.  Everything that interprets counter values
  * (vs_counter_read_parse, the DTE filter, the period flags) is a pure
  * function, so tests drive it with recorded or synthetic snapshots.
+ *
+ * How record uses it:
+ *
+ *	vs_pmu_probe(&pmu);  vs_pmu_status(&pmu, line, ...);  print line
+ *	if (pmu.hw):
+ *	    the events: every e of pmu.table with vs_x86_event_recorded(e)
+ *	    (or -e NAME / -e cpu/../ through vs_x86_event_lookup() and
+ *	    vs_x86_parse_raw()), interned with their parents first
+ *	    s = vs_epoch_schedule_new(ids, n, vs_pmu_epoch_width(&pmu))
+ *	    each epoch: set = vs_epoch_schedule_set(s, epoch, &nr); per
+ *	    thread vs_counter_group_open() of the fixed counters and the
+ *	    set (vs_x86_event_hw() gives each vs_hw_config); an epoch
+ *	    record names them
+ *	    snapshots: a tracepoint added with vs_counter_group_add_snapshot()
+ *	    carries the group's values in each sample (PERF_SAMPLE_READ);
+ *	    vs_counter_read_parse() + vs_counter_read_order() decode it;
+ *	    vs_counter_group_read() takes one bracketed by clock reads
+ *	    accounting sums the deltas of running periods and ORs in
+ *	    vs_counter_period_flags() of each period's two snapshots
+ *
+ * and sampling: vs_pmu_sample_choose() (prints nothing: the line it
+ * fills is for the caller) then vs_pmu_sample_attr() per thread.
  */
 #ifndef VS_CORE_PMU_H
 #define VS_CORE_PMU_H
