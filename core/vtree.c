@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vtree.c - the variance tree of one task type (see vtree.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vtree.h"
+
+static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
+{
+	struct vs_vtree_node *n;
+
+	if (vt->nr_nodes == vt->alloc_nodes) {
+		unsigned int alloc = vt->alloc_nodes ? 2 * vt->alloc_nodes : 16;
+		void *p = realloc(vt->nodes, alloc * sizeof(*vt->nodes));
+
+		if (!p)
+			return -1;
+		vt->nodes = p;
+		vt->alloc_nodes = alloc;
+	}
+	n = &vt->nodes[vt->nr_nodes];
+	memset(n, 0, sizeof(*n));
+	n->symbol = symbol;
+	n->parent = parent;
+	n->time = calloc(vt->nr_tasks, sizeof(*n->time));
+	if (!n->time)
+		return -1;
+	if (vt->nr_nodes) {
+		struct vs_vtree_node *p = &vt->nodes[parent];
+		unsigned int *c = realloc(p->children, (p->nr_children + 1) *
+					  sizeof(*c));
+
+		if (!c) {
+			free(n->time);
+			return -1;
+		}
+		c[p->nr_children++] = vt->nr_nodes;
+		p->children = c;
+		n->depth = p->depth + 1;
+	}
+	return vt->nr_nodes++;
+}
+
+struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled)
+{
+	struct vs_vtree *vt;
+
+	if (nr_tasks < 2)
+		return NULL;
+	vt = calloc(1, sizeof(*vt));
+	if (!vt)
+		return NULL;
+	vt->nr_tasks = nr_tasks;
+	vt->sampled = sampled;
+	if (node_new(vt, 0, VS_VTREE_ROOT) < 0) {
+		vs_vtree_free(vt);
+		return NULL;
+	}
+	return vt;
+}
+
+void vs_vtree_free(struct vs_vtree *vt)
+{
+	unsigned int i;
+
+	if (!vt)
+		return;
+	for (i = 0; i < vt->nr_nodes; i++) {
+		free(vt->nodes[i].children);
+		free(vt->nodes[i].time);
+		free(vt->nodes[i].cov);
+		free(vt->nodes[i].self_cov);
+	}
+	free(vt->nodes);
+	free(vt->factors);
+	free(vt);
+}
+
+void vs_vtree_set_latency(struct vs_vtree *vt, size_t task, double ns)
+{
+	vt->nodes[0].time[task] = ns;
+}
+
+static int child_of(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
+{
+	const struct vs_vtree_node *p = &vt->nodes[parent];
+	unsigned int i;
+
+	for (i = 0; i < p->nr_children; i++)
+		if (vt->nodes[p->children[i]].symbol == symbol)
+			return p->children[i];
+	return node_new(vt, parent, symbol);
+}
+
+int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		 unsigned int depth, double ns)
+{
+	unsigned int d;
+	int node = 0;
+
+	for (d = 0; d < depth; d++) {
+		node = child_of(vt, node, path[d]);
+		if (node < 0)
+			return -1;
+		vt->nodes[node].time[task] += ns;
+		if (vt->sampled)
+			vt->nodes[node].noise_sq += ns * ns;
+	}
+	return 0;
+}
+
+/* Sample covariance (n - 1) of a and b, whose means are given. */
+static double covariance(const double *a, double ma, const double *b,
+			 double mb, size_t n)
+{
+	double sum = 0;
+	size_t t;
+
+	for (t = 0; t < n; t++)
+		sum += (a[t] - ma) * (b[t] - mb);
+	return sum / (double)(n - 1);
+}
+
+static double mean_of(const double *a, size_t n)
+{
+	double sum = 0;
+	size_t t;
+
+	for (t = 0; t < n; t++)
+		sum += a[t];
+	return sum / (double)n;
+}
+
+/* Variances and covariances of node @i; its children are done. */
+static int node_stats(struct vs_vtree *vt, unsigned int i, double *self)
+{
+	struct vs_vtree_node *n = &vt->nodes[i];
+	size_t t, nt = vt->nr_tasks;
+	unsigned int c, d, nc = n->nr_children;
+	/* the root, and every node of an exact tree, has no sampling noise */
+	bool exact = !i || !vt->sampled;
+	double child_noise = 0;
+
+	n->mean = mean_of(n->time, nt);
+	n->noise = exact ? 0 : n->noise_sq / (double)nt;
+	n->var = covariance(n->time, n->mean, n->time, n->mean, nt) - n->noise;
+
+	memcpy(self, n->time, nt * sizeof(*self));
+	for (c = 0; c < nc; c++) {
+		const struct vs_vtree_node *ch = &vt->nodes[n->children[c]];
+
+		for (t = 0; t < nt; t++)
+			self[t] -= ch->time[t];
+		child_noise += ch->noise;
+	}
+	n->self_mean = mean_of(self, nt);
+	/* exact parent: self = parent - children carries minus their noise */
+	n->self_noise = exact ? child_noise : n->noise - child_noise;
+	n->self_var = covariance(self, n->self_mean, self, n->self_mean, nt) -
+		      n->self_noise;
+	if (!nc)
+		return 0;
+	n->self_cov = calloc(nc, sizeof(*n->self_cov));
+	n->cov = calloc((size_t)nc * (nc - 1) / 2 + 1, sizeof(*n->cov));
+	if (!n->self_cov || !n->cov)
+		return -1;
+	for (c = 0; c < nc; c++) {
+		const struct vs_vtree_node *a = &vt->nodes[n->children[c]];
+
+		n->self_cov[c] = covariance(self, n->self_mean, a->time,
+					    a->mean, nt);
+		if (exact)
+			n->self_cov[c] += a->noise;
+		for (d = c + 1; d < nc; d++) {
+			const struct vs_vtree_node *b =
+				&vt->nodes[n->children[d]];
+
+			n->cov[vs_vtree_pair(nc, c, d)] =
+				covariance(a->time, a->mean, b->time, b->mean,
+					   nt);
+		}
+	}
+	return 0;
+}
+
+static int factor_cmp(const void *pa, const void *pb)
+{
+	const struct vs_vtree_factor *a = pa, *b = pb;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static void factor_set(struct vs_vtree *vt, struct vs_vtree_factor *f,
+		       double value, unsigned int height)
+{
+	double total = vt->nodes[0].var;
+	double h = (double)vt->nodes[0].height - height;
+
+	f->value = value;
+	f->share = total > 0 ? value / total : 0;
+	f->height = height;
+	f->specificity = h * h;
+	f->score = f->specificity * f->share;
+}
+
+static int make_factors(struct vs_vtree *vt)
+{
+	size_t nr = vt->nr_nodes ? vt->nr_nodes - 1 : 0;
+	unsigned int i, c, d;
+
+	for (i = 0; i < vt->nr_nodes; i++) {
+		unsigned int nc = vt->nodes[i].nr_children;
+
+		nr += (size_t)nc * (nc ? nc - 1 : 0) / 2;
+	}
+	vt->factors = calloc(nr + 1, sizeof(*vt->factors));
+	if (!vt->factors)
+		return -1;
+	for (i = 0; i < vt->nr_nodes; i++) {
+		const struct vs_vtree_node *n = &vt->nodes[i];
+		unsigned int nc = n->nr_children;
+
+		if (i) {
+			struct vs_vtree_factor *f =
+				&vt->factors[vt->nr_factors++];
+
+			f->node = i;
+			f->a = f->b = -1;
+			factor_set(vt, f, n->var, n->height);
+		}
+		for (c = 0; c < nc; c++) {
+			for (d = c + 1; d < nc; d++) {
+				struct vs_vtree_factor *f =
+					&vt->factors[vt->nr_factors++];
+				unsigned int ha, hb;
+
+				ha = vt->nodes[n->children[c]].height;
+				hb = vt->nodes[n->children[d]].height;
+				f->node = i;
+				f->a = c;
+				f->b = d;
+				factor_set(vt, f,
+					   2 * n->cov[vs_vtree_pair(nc, c, d)],
+					   ha > hb ? ha : hb);
+			}
+		}
+	}
+	qsort(vt->factors, vt->nr_factors, sizeof(*vt->factors), factor_cmp);
+	return 0;
+}
+
+int vs_vtree_finish(struct vs_vtree *vt)
+{
+	double *self = malloc(vt->nr_tasks * sizeof(*self));
+	unsigned int i;
+	int ret = 0;
+
+	if (!self)
+		return -1;
+	/* children come after their parents: walk backwards */
+	for (i = vt->nr_nodes; i-- > 0;) {
+		struct vs_vtree_node *n = &vt->nodes[i];
+
+		if (i && vt->nodes[n->parent].height < n->height + 1)
+			vt->nodes[n->parent].height = n->height + 1;
+		if (node_stats(vt, i, self) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	free(self);
+	return ret ? ret : make_factors(vt);
+}
+
+static unsigned int add_probe(uint32_t *out, unsigned int nr,
+			      unsigned int max, uint32_t symbol)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (out[i] == symbol)
+			return nr;
+	if (nr < max)
+		out[nr++] = symbol;
+	return nr;
+}
+
+static unsigned int add_children(const struct vs_vtree *vt, unsigned int node,
+				 uint32_t *out, unsigned int nr,
+				 unsigned int max)
+{
+	const struct vs_vtree_node *n = &vt->nodes[node];
+	unsigned int c;
+
+	if (!n->nr_children)
+		return add_probe(out, nr, max, n->symbol);
+	for (c = 0; c < n->nr_children; c++)
+		nr = add_probe(out, nr, max, vt->nodes[n->children[c]].symbol);
+	return nr;
+}
+
+unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
+				  uint32_t *out, unsigned int max)
+{
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < k && i < vt->nr_factors; i++) {
+		const struct vs_vtree_factor *f = &vt->factors[i];
+		const struct vs_vtree_node *n = &vt->nodes[f->node];
+
+		if (f->score <= 0)
+			break;
+		if (f->a < 0) {
+			nr = add_children(vt, f->node, out, nr, max);
+			continue;
+		}
+		nr = add_children(vt, n->children[f->a], out, nr, max);
+		nr = add_children(vt, n->children[f->b], out, nr, max);
+	}
+	return nr;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtree.h - the variance tree of one task type (VProfiler, Huang et al.,
+ * EuroSys'17).
+ *
+ * Each node is a function in its calling context; its value in a task is
+ * its inclusive time in that task (0 where it did not run).  The root is
+ * the task latency, its children the top-level functions, its self time
+ * the rest (waits, unsampled code).  For every node the tree keeps the
+ * variance of its time across tasks, the variance of its self time
+ * (node minus children) and the covariance of every pair of its children;
+ * with self counted as one more child,
+ *
+ *	Var(node) = sum Var(child) + Var(self) + 2 * sum Cov(pairs)
+ *
+ * holds exactly on the estimates (sample variances, n - 1).
+ *
+ * Input is source-neutral: per task, call paths (symbol ids, root first)
+ * with the ns each stands for; sampled callchains and exact probe
+ * enter/exit nesting both feed it.
+ *
+ * Sampling noise.  A sampled node's estimate is X = T + e, where T is the
+ * true time and e the sampling error: with samples as a Poisson process
+ * of weights w (a cpu-clock sample stands for its period p), e has mean 0
+ * and, given the task, variance sum w^2 over the task's samples in the
+ * node (p^2 * count, i.e. p^2 * lambda in expectation for expected count
+ * lambda).  So E[s^2(X)] = Var(T) + E[sum w^2], and the tree subtracts the
+ * mean over tasks of sum w^2 from every sampled variance.  Errors of
+ * disjoint call paths are independent: child pairs need no correction.
+ * Under an exact parent (the root) self = parent - sum children carries
+ * minus the children's errors: Var(self) loses sum of the children's
+ * noise and Cov(self, child) gains that child's.  The decomposition then
+ * still holds on the corrected values.
+ *
+ * Factors are non-root node variances and child-pair covariance terms
+ * (2 Cov), as shares of the latency variance; score = specificity x
+ * share, specificity = (height of root - height of factor)^2, height =
+ * depth of the tree below a node (a leaf: 0; a pair: the higher one).
+ */
+#ifndef VS_CORE_VTREE_H
+#define VS_CORE_VTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VS_VTREE_ROOT	UINT32_MAX	/* symbol id of the root */
+
+struct vs_vtree_node {
+	uint32_t symbol;	/* the caller's id; VS_VTREE_ROOT for the root */
+	unsigned int parent;	/* node index; the root's is 0 */
+	unsigned int depth, height;
+	unsigned int nr_children;
+	unsigned int *children;	/* node indices */
+	double *time;		/* inclusive ns, per task */
+	double noise_sq;	/* sum over tasks of sum w^2 (sampled) */
+	double mean;		/* ns per task */
+	double var;		/* corrected variance */
+	double noise;		/* sampling variance subtracted from @var */
+	double self_mean, self_var, self_noise;
+	double *cov;		/* child pairs (i < j) in vs_vtree_pair() order */
+	double *self_cov;	/* Cov(self, child i), corrected */
+};
+
+struct vs_vtree_factor {
+	unsigned int node;	/* a variance: the node; a pair: the parent */
+	int a, b;		/* a pair: child positions; a variance: -1 */
+	double value;		/* Var, or 2 Cov: ns^2 */
+	double share;		/* @value / latency variance */
+	unsigned int height;
+	double specificity, score;
+};
+
+struct vs_vtree {
+	size_t nr_tasks;
+	bool sampled;
+	unsigned int nr_nodes, alloc_nodes;
+	struct vs_vtree_node *nodes;	/* [0] is the root */
+	unsigned int nr_factors;
+	struct vs_vtree_factor *factors;	/* best score first */
+};
+
+/**
+ * vs_vtree_new - an empty tree over @nr_tasks tasks (at least 2)
+ * @sampled: the paths added are samples (their variance is corrected for
+ * sampling noise), not exact measurements
+ */
+struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled);
+void vs_vtree_free(struct vs_vtree *vt);
+
+/* The latency of task @task, ns: the root's value. */
+void vs_vtree_set_latency(struct vs_vtree *vt, size_t task, double ns);
+
+/**
+ * vs_vtree_add - @ns of task @task spent in call path @path[0..@depth)
+ * (outermost function first); every node on the path gets @ns
+ * Returns 0, or -1 when memory runs out.
+ */
+int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		 unsigned int depth, double ns);
+
+/**
+ * vs_vtree_finish - compute means, variances, covariances and the
+ * factors ranked by score; 0 or -1 (no memory)
+ */
+int vs_vtree_finish(struct vs_vtree *vt);
+
+/* Index of the pair (i, j), i < j, of @n children in node->cov[]. */
+static inline size_t vs_vtree_pair(unsigned int n, unsigned int i,
+				   unsigned int j)
+{
+	return (size_t)i * (2 * n - i - 1) / 2 + (j - i - 1);
+}
+
+/**
+ * vs_vtree_next_probes - the functions to measure next (VProfiler's
+ * refinement): the children of the top @k factors; a factor's node
+ * without children stands for itself.  Writes up to @max distinct symbol
+ * ids into @out and returns how many.
+ */
+unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
+				  uint32_t *out, unsigned int max);
+
+#endif /* VS_CORE_VTREE_H */

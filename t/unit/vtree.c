@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * t/unit/vtree.c - the variance tree on hand-computed data.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/vtree.h"
+#include "tap.h"
+
+enum { A = 1, B = 2, C = 3 };
+
+static int near(double got, double want)
+{
+	return fabs(got - want) <= 1e-9 * (fabs(want) + 1);
+}
+
+static const struct vs_vtree_node *child(const struct vs_vtree *vt,
+					 unsigned int node, uint32_t symbol)
+{
+	const struct vs_vtree_node *n = &vt->nodes[node];
+	unsigned int i;
+
+	for (i = 0; i < n->nr_children; i++)
+		if (vt->nodes[n->children[i]].symbol == symbol)
+			return &vt->nodes[n->children[i]];
+	return NULL;
+}
+
+/* Var(node) - sum Var(child) - Var(self) - 2 sum Cov, relative to Var(node) */
+static double decomposition_error(const struct vs_vtree *vt, unsigned int i)
+{
+	const struct vs_vtree_node *n = &vt->nodes[i];
+	unsigned int c, d, nc = n->nr_children;
+	double sum = n->self_var;
+
+	for (c = 0; c < nc; c++) {
+		sum += vt->nodes[n->children[c]].var + 2 * n->self_cov[c];
+		for (d = c + 1; d < nc; d++)
+			sum += 2 * n->cov[vs_vtree_pair(nc, c, d)];
+	}
+	return fabs(n->var - sum) / (fabs(n->var) + 1e-300);
+}
+
+static double max_decomposition_error(const struct vs_vtree *vt)
+{
+	double worst = 0;
+	unsigned int i;
+
+	for (i = 0; i < vt->nr_nodes; i++)
+		if (vt->nodes[i].nr_children) {
+			double e = decomposition_error(vt, i);
+
+			if (e > worst)
+				worst = e;
+		}
+	return worst;
+}
+
+/*
+ * Three tasks, exact times:       task 0  1  2   mean var
+ *   latency                           10 20 30    20  100
+ *   A (inclusive)                      4  8 12     8   16
+ *     A/C                              1  4  7     4    9
+ *   B                                  2  2  2     2    0
+ *   root self = L - A - B              4 10 16    10   36, Cov(self, A) 24
+ *   A self = A - C                     3  4  5     4    1, Cov(self, C) 3
+ * Heights: C 0, A 1, B 0, root 2.  Scores: C 4 x .09, A 1 x .16, B 0.
+ */
+static void test_exact(void)
+{
+	static const double lat[] = { 10, 20, 30 }, a[] = { 4, 8, 12 },
+		c[] = { 1, 4, 7 };
+	const uint32_t pa[] = { A }, pac[] = { A, C }, pb[] = { B };
+	struct vs_vtree *vt = vs_vtree_new(3, false);
+	const struct vs_vtree_node *na, *nb, *nc;
+	uint32_t probes[8];
+	unsigned int t, nr;
+
+	for (t = 0; t < 3; t++) {
+		vs_vtree_set_latency(vt, t, lat[t]);
+		vs_vtree_add(vt, t, pac, 2, c[t]);
+		vs_vtree_add(vt, t, pa, 1, a[t] - c[t]);
+		vs_vtree_add(vt, t, pb, 1, 2);
+	}
+	ok(!vs_vtree_finish(vt), "exact tree built");
+	na = child(vt, 0, A);
+	nb = child(vt, 0, B);
+	nc = na ? child(vt, na - vt->nodes, C) : NULL;
+	if (!ok(na && nb && nc && vt->nr_nodes == 4, "4 nodes: root, A, A/C, B"))
+		return;
+	ok(near(vt->nodes[0].var, 100) && near(vt->nodes[0].mean, 20),
+	   "latency variance 100, mean 20");
+	ok(near(na->var, 16) && near(nb->var, 0) && near(nc->var, 9),
+	   "Var A 16, B 0, C 9");
+	ok(near(vt->nodes[0].self_var, 36) && near(vt->nodes[0].self_mean, 10),
+	   "root self: the rest, variance 36");
+	ok(near(vt->nodes[0].self_cov[0], 24), "Cov(root self, A) 24");
+	ok(near(na->self_var, 1) && near(na->self_cov[0], 3),
+	   "A self variance 1, Cov(A self, C) 3");
+	ok(near(vt->nodes[0].cov[0], 0), "Cov(A, B) 0");
+	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
+	ok(vt->nodes[0].height == 2 && na->height == 1 && nc->height == 0,
+	   "heights 2, 1, 0");
+	ok(vt->nr_factors == 4, "factors: 3 variances, 1 pair");
+	ok(vt->factors[0].node == (unsigned int)(nc - vt->nodes) &&
+	   near(vt->factors[0].share, .09) &&
+	   near(vt->factors[0].specificity, 4) &&
+	   near(vt->factors[0].score, .36), "top factor: C, 4 x 9%%");
+	ok(vt->factors[1].node == (unsigned int)(na - vt->nodes) &&
+	   near(vt->factors[1].score, .16), "second: A, 1 x 16%%");
+	nr = vs_vtree_next_probes(vt, 2, probes, 8);
+	ok(nr == 1 && probes[0] == C,
+	   "next probes of C (a leaf) and A: C alone");
+	vs_vtree_free(vt);
+}
+
+/* Two children that vary together: their covariance is the top factor. */
+static void test_covary(void)
+{
+	const uint32_t pa[] = { A }, pb[] = { B }, pc[] = { C };
+	struct vs_vtree *vt = vs_vtree_new(100, false);
+	const struct vs_vtree_factor *f;
+	unsigned int t;
+
+	for (t = 0; t < 100; t++) {
+		double x = (t % 10) * 100.0;
+
+		vs_vtree_add(vt, t, pa, 1, 1000 + x);
+		vs_vtree_add(vt, t, pb, 1, 1000 + x);
+		vs_vtree_add(vt, t, pc, 1, 1000 + (t % 2));
+		vs_vtree_set_latency(vt, t, 3500 + 2 * x + (t % 2));
+	}
+	vs_vtree_finish(vt);
+	f = &vt->factors[0];
+	ok(f->a >= 0 && f->node == 0 &&
+	   vt->nodes[vt->nodes[0].children[f->a]].symbol == A &&
+	   vt->nodes[vt->nodes[0].children[f->b]].symbol == B &&
+	   f->share > 0.49, "A and B vary together: Cov(A, B) on top (%.2f)",
+	   f->share);
+	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
+	vs_vtree_free(vt);
+}
+
+/* Poisson sample counts, Knuth's method; small lambda */
+static unsigned int poisson(double lambda)
+{
+	double l = exp(-lambda), p = 1;
+	unsigned int k = 0;
+
+	do {
+		k++;
+		p *= (double)random() / ((double)RAND_MAX + 1);
+	} while (p > l);
+	return k - 1;
+}
+
+/*
+ * A runs 1 ms in every task, sampled every 10 us: about 100 samples, and
+ * a raw variance of about p^2 * lambda = 1e10 ns^2 that is all noise.  B
+ * varies for real.  The corrected variance of A is near 0; the
+ * decomposition holds on corrected values, sampled parent included.
+ */
+static void test_sampled(void)
+{
+	const uint32_t pa[] = { A, C }, pb[] = { A, B }, pself[] = { A };
+	const double p = 10000;
+	const size_t n = 4000;
+	struct vs_vtree *vt = vs_vtree_new(n, true);
+	const struct vs_vtree_node *na, *nc, *nb;
+	unsigned int t, k, cnt;
+	double raw;
+
+	srandom(1);
+	for (t = 0; t < n; t++) {
+		double b = (t % 4) * 200000.0;
+
+		cnt = poisson(100);
+		for (k = 0; k < cnt; k++)
+			vs_vtree_add(vt, t, pa, 2, p);
+		cnt = poisson(b / p);
+		for (k = 0; k < cnt; k++)
+			vs_vtree_add(vt, t, pb, 2, p);
+		cnt = poisson(20);
+		for (k = 0; k < cnt; k++)
+			vs_vtree_add(vt, t, pself, 1, p);
+		vs_vtree_set_latency(vt, t, 2000000 + b);
+	}
+	vs_vtree_finish(vt);
+	na = child(vt, 0, A);
+	nc = na ? child(vt, na - vt->nodes, C) : NULL;
+	nb = na ? child(vt, na - vt->nodes, B) : NULL;
+	if (!ok(na && nb && nc, "sampled tree: A, A/B, A/C"))
+		return;
+	raw = nc->var + nc->noise;
+	ok(fabs(nc->noise - p * p * 100) < 0.05 * p * p * 100,
+	   "noise of C ~ p^2 lambda (%.3g)", nc->noise);
+	ok(raw > 0.8e10 && fabs(nc->var) < 0.2 * raw,
+	   "C: raw variance %.3g is noise, corrected %.3g", raw, nc->var);
+	ok(fabs(nb->var - 5e10) < 0.1 * 5e10,
+	   "B: corrected variance %.3g ~ the true 5e10", nb->var);
+	ok(max_decomposition_error(vt) < 1e-9,
+	   "decomposition holds on corrected values");
+	ok(vt->nodes[vt->factors[0].node].symbol == B && vt->factors[0].a < 0,
+	   "top factor: B");
+	vs_vtree_free(vt);
+}
+
+int main(void)
+{
+	test_exact();
+	test_covary();
+	test_sampled();
+	ok(!vs_vtree_new(1, false), "one task: no tree");
+	return done_testing();
+}
