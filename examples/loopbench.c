@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	struct wl_config cfg = WL_CONFIG("loopbench", 10000);
 	const struct wl_ops *ops = &int_ops;
 	struct wl_thread *threads;
-	uint64_t elapsed, max;
+	struct wl_run run;
+	uint64_t max;
 	int c;
 
 	while ((c = wl_getopt(&cfg, argc, argv, "m:" WL_COMMON_SHORTOPTS,
@@ -102,8 +103,8 @@ int main(int argc, char **argv)
 	}
 
 	threads = wl_threads_new(&cfg, ops);
-	elapsed = wl_threads_run(&cfg, threads);
-	wl_report(&cfg, threads, elapsed, NULL, 0);
+	run = wl_threads_run(&cfg, threads);
+	wl_report(&cfg, threads, &run, NULL, 0);
 	wl_threads_free(&cfg, threads);
 	return 0;
 }

@@ -171,7 +171,8 @@ int main(int argc, char **argv)
 	};
 	struct membench_thread *priv;
 	struct wl_thread *threads;
-	uint64_t elapsed, faults;
+	struct wl_run run;
+	uint64_t faults;
 	unsigned int i;
 	int c;
 
@@ -205,7 +206,7 @@ int main(int argc, char **argv)
 	}
 
 	faults = minor_faults();
-	elapsed = wl_threads_run(&cfg, threads);
+	run = wl_threads_run(&cfg, threads);
 	faults = minor_faults() - faults;
 	for (i = 0; i < cfg.threads; i++)
 		bench.first_touches += priv[i].first_touches;
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
 	extra[0].value = bench.nr_pages;
 	extra[1].value = bench.first_touches;
 	extra[2].value = faults;
-	wl_report(&cfg, threads, elapsed, extra, sizeof(extra) / sizeof(extra[0]));
+	wl_report(&cfg, threads, &run, extra, sizeof(extra) / sizeof(extra[0]));
 	wl_threads_free(&cfg, threads);
 	free(priv);
 	free(bench.touched);

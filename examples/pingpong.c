@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	bool processes = false;
 	struct wl_thread *threads;
 	struct pair *pairs;
-	uint64_t elapsed;
+	struct wl_run run;
 	unsigned int i;
 	int c;
 
@@ -236,10 +236,10 @@ int main(int argc, char **argv)
 	}
 
 	start_clients(&cfg, pairs, processes);
-	elapsed = wl_threads_run(&cfg, threads);
+	run = wl_threads_run(&cfg, threads);
 	stop_clients(&cfg, pairs, processes);
 
-	wl_report(&cfg, threads, elapsed, NULL, 0);
+	wl_report(&cfg, threads, &run, NULL, 0);
 	wl_threads_free(&cfg, threads);
 	free(pairs);
 	return 0;

@@ -15,11 +15,12 @@
  * most a few hundred nanoseconds longer.
  *
  * Summary, text (default):
- *   NAME: N requests, T threads, S s, R requests/s
+ *   NAME: N requests, T threads, S s, R requests/s, C us CPU per request
  *   latency (us): min A  p50 B  p90 C  p99 D  p99.9 E  max F  mean G
  * or with --json one line:
  *   {"workload":"NAME","requests":N,"threads":T,"seconds":S,
- *    "requests_per_second":R,"latency_ns":{"min":..,"p50":..,"p90":..,
+ *    "cpu_seconds":C,"requests_per_second":R,
+ *    "latency_ns":{"min":..,"p50":..,"p90":..,
  *    "p99":..,"p999":..,"max":..,"mean":..}, EXTRA...}
  * where EXTRA are the workload's own counters (membench: its first-touch
  * pages and minor faults).
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -372,18 +374,37 @@ static inline struct wl_thread *wl_threads_new(const struct wl_config *cfg,
 	return threads;
 }
 
+/* What a run took: wall-clock time, and CPU time of the whole process. */
+struct wl_run {
+	uint64_t elapsed_ns;
+	uint64_t cpu_ns;	/* user + system, every thread of the process */
+};
+
+static inline uint64_t wl_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+	       1000000000ULL + ((uint64_t)ru.ru_utime.tv_usec +
+				(uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+}
+
 /**
  * wl_threads_run - run the workers until their requests are done or the
  * duration is over
  * @cfg: the configuration
  * @threads: from wl_threads_new()
  *
- * Returns the wall-clock time of the run in ns.
+ * Returns the wall-clock and CPU time of the run.  The CPU time per
+ * request is what recording adds to the workload itself, and it moves
+ * much less than the throughput when other programs share the CPUs.
  */
-static inline uint64_t wl_threads_run(const struct wl_config *cfg,
-				      struct wl_thread *threads)
+static inline struct wl_run wl_threads_run(const struct wl_config *cfg,
+					   struct wl_thread *threads)
 {
-	uint64_t start = wl_now_ns();
+	uint64_t start = wl_now_ns(), cpu = wl_cpu_ns();
+	struct wl_run run;
 	unsigned int i;
 	int err;
 
@@ -399,7 +420,9 @@ static inline uint64_t wl_threads_run(const struct wl_config *cfg,
 	}
 	for (i = 0; i < cfg->threads; i++)
 		pthread_join(threads[i].pthread, NULL);
-	return wl_now_ns() - start;
+	run.elapsed_ns = wl_now_ns() - start;
+	run.cpu_ns = wl_cpu_ns() - cpu;
+	return run;
 }
 
 static inline int wl_cmp_u64(const void *a, const void *b)
@@ -423,16 +446,16 @@ static inline uint64_t wl_percentile(const uint64_t *v, uint64_t n, double p)
  * wl_report - print the summary of a run (text, or JSON with --json)
  * @cfg: the configuration
  * @threads: the workers after wl_threads_run()
- * @elapsed_ns: its return value
+ * @run: its return value
  * @extra: the workload's own numbers, @nr_extra of them (may be 0)
  */
 static inline void wl_report(const struct wl_config *cfg,
 			     const struct wl_thread *threads,
-			     uint64_t elapsed_ns,
+			     const struct wl_run *run,
 			     const struct wl_extra *extra, size_t nr_extra)
 {
 	uint64_t n = 0, sum = 0, *all, i;
-	double secs = elapsed_ns / 1e9;
+	double secs = run->elapsed_ns / 1e9;
 	static const struct { const char *text, *json; double p; } pct[] = {
 		{ "p50", "p50", 0.50 }, { "p90", "p90", 0.90 },
 		{ "p99", "p99", 0.99 }, { "p99.9", "p999", 0.999 },
@@ -453,10 +476,11 @@ static inline void wl_report(const struct wl_config *cfg,
 
 	if (cfg->json) {
 		printf("{\"workload\":\"%s\",\"requests\":%llu,\"threads\":%u,"
-		       "\"seconds\":%.6f,\"requests_per_second\":%.1f,"
+		       "\"seconds\":%.6f,\"cpu_seconds\":%.6f,"
+		       "\"requests_per_second\":%.1f,"
 		       "\"latency_ns\":{\"min\":%llu", cfg->name,
 		       (unsigned long long)n, cfg->threads, secs,
-		       secs > 0 ? n / secs : 0.0,
+		       run->cpu_ns / 1e9, secs > 0 ? n / secs : 0.0,
 		       (unsigned long long)(n ? all[0] : 0));
 		for (k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
 			printf(",\"%s\":%llu", pct[k].json, (unsigned long long)
@@ -469,10 +493,12 @@ static inline void wl_report(const struct wl_config *cfg,
 			       (unsigned long long)extra[k].value);
 		printf("}\n");
 	} else {
-		printf("%s: %llu requests, %u thread%s, %.3f s, %.0f requests/s\n",
-		       cfg->name, (unsigned long long)n, cfg->threads,
+		printf("%s: %llu requests, %u thread%s, %.3f s, %.0f requests/s, "
+		       "%.2f us CPU per request\n", cfg->name,
+		       (unsigned long long)n, cfg->threads,
 		       cfg->threads == 1 ? "" : "s", secs,
-		       secs > 0 ? n / secs : 0.0);
+		       secs > 0 ? n / secs : 0.0,
+		       n ? run->cpu_ns / 1e3 / n : 0.0);
 		printf("latency (us): min %.2f", n ? all[0] / 1e3 : 0.0);
 		for (k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
 			printf("  %s %.2f", pct[k].text,

@@ -15,6 +15,7 @@ s = json.load(open(sys.argv[1]))
 want = int(sys.argv[2])
 assert s["requests"] == want, ("requests", s["requests"], want)
 assert s["seconds"] > 0 and s["requests_per_second"] > 0, s
+assert 0 < s["cpu_seconds"] < s["seconds"] * (s["threads"] + 2), s
 l = s["latency_ns"]
 assert 0 < l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["p999"] <= l["max"], l
 assert l["min"] <= l["mean"] <= l["max"], l' "$1" "$2"
@@ -41,7 +42,7 @@ for t in sorted(n):
 	require_example loopbench
 	run "$EXAMPLES/loopbench" -n 2000
 	assert_success
-	assert_line --index 0 --regexp '^loopbench: 2000 requests, 1 thread, [0-9.]+ s, [0-9]+ requests/s$'
+	assert_line --index 0 --regexp '^loopbench: 2000 requests, 1 thread, [0-9.]+ s, [0-9]+ requests/s, [0-9.]+ us CPU per request$'
 	assert_line --index 1 --regexp '^latency \(us\): min [0-9.]+  p50 [0-9.]+  p90 [0-9.]+  p99 [0-9.]+  p99\.9 [0-9.]+  max [0-9.]+  mean [0-9.]+$'
 
 	"$EXAMPLES/loopbench" -n 3001 -t 2 --json >int.json
@@ -109,7 +110,7 @@ for t in sorted(n):
 	for client in thread process; do
 		run timeout 60 "$EXAMPLES/pingpong" -n 20000 -t 2 --client=$client
 		assert_success
-		assert_line --index 0 --regexp '^pingpong: 20000 requests, 2 threads, [0-9.]+ s, [0-9]+ requests/s$'
+		assert_line --index 0 --regexp '^pingpong: 20000 requests, 2 threads, [0-9.]+ s, [0-9]+ requests/s, [0-9.]+ us CPU per request$'
 		"$EXAMPLES/pingpong" -n 5000 -s 4096 --client=$client --json >p.json
 		check_summary p.json 5000
 	done
@@ -180,10 +181,11 @@ print(tasks, faults, with_fault, lost)' < <("$VARSCOPE" script -i mem.data --for
 	[ "$tasks" -eq 8000 ]
 	[ "$lost" -lt 400 ]
 	# every first touch is a fault inside its task.  Known defect of
-	# record: about one run in eight misses one or two page-fault
-	# tracepoint events of a task without flagging it (the task's own
-	# page-faults counter has them); allow 1 in 1000 until it is fixed.
-	slack=$((first / 1000))
+	# record: a run now and then misses page-fault tracepoint events of a
+	# few tasks without flagging them (the tasks' own page-faults
+	# counters have them): usually one, once 25 of 3491 on a loaded
+	# machine.  Allow 1% until it is fixed.
+	slack=$((first / 100))
 	[ $((with_fault + lost + slack)) -ge "$first" ]
 	[ $((faults + lost + slack)) -ge "$first" ]
 	# and the other tasks read pages already mapped: no more faults than
