@@ -77,8 +77,8 @@ static int signature_build(int argc, const char **argv)
 			   "signature file to write"),
 		OPT_DOUBLE(0, "support", &support, "p",
 			   "minimum support L = max(min(N*p, 10), 2) (0.01)"),
-		OPT_STRING(0, "functions", &functions, "glob",
-			   "profile only the functions matching this"),
+		OPT_STRING(0, "functions", &functions, "glob[,glob]",
+			   "profile only the functions matching these"),
 		OPT_STRING(0, "method", &method, "callchain|probes",
 			   "how calls are mapped to functions"),
 		OPT_END()

@@ -95,11 +95,29 @@ static struct thread *find_thread(struct build *b, uint32_t tid)
 	return t;
 }
 
+/* Does @name match one of the comma-separated globs of @list (or none)? */
+static bool function_wanted(const char *list, const char *name)
+{
+	char glob[256];
+	const char *p, *comma;
+
+	if (!list)
+		return true;
+	for (p = list; *p; p = comma + 1) {
+		comma = strchrnul(p, ',');
+		snprintf(glob, sizeof(glob), "%.*s", (int)(comma - p), p);
+		if (!fnmatch(glob, name, 0))
+			return true;
+		if (!*comma)
+			break;
+	}
+	return false;
+}
+
 static bool profiled(const struct build *b, const struct vs_symbol_hit *hit)
 {
 	return hit->dso == b->program && hit->sym &&
-	       (!b->opts->functions ||
-		!fnmatch(b->opts->functions, hit->sym->name, 0));
+	       function_wanted(b->opts->functions, hit->sym->name);
 }
 
 /* The execution @sym/@key continues from the thread's previous call? */
@@ -373,8 +391,7 @@ static int add_probes(struct build *b, struct vs_syscall_trace *t,
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	for (i = 0; i < n; i++) {
-		if (b->opts->functions &&
-		    fnmatch(b->opts->functions, syms[i].name, 0))
+		if (!function_wanted(b->opts->functions, syms[i].name))
 			continue;
 		off = vs_dso_file_offset(dso, syms[i].addr);
 		if (off < 0)

@@ -18,7 +18,8 @@ enum vs_sig_method {
 
 struct vs_sig_build_opts {
 	enum vs_sig_method method;
-	const char *functions;	/* glob over function names, or NULL */
+	const char *functions;	/* globs over function names, comma
+				 * separated, or NULL for all */
 };
 
 struct vs_sig_build_stats {

@@ -29,7 +29,7 @@ CI_PKGS="clang git"
 # benchmarks only: the servers and load generators bench/ drives, perf to
 # compare with, and what bench/memcached/build.sh needs to fetch and build
 # memcached from its Debian source (dpkg-dev, patch, libevent-dev)
-BENCH_PKGS="memcached libmemcached-tools linux-perf dpkg-dev patch libevent-dev"
+BENCH_PKGS="memcached libmemcached-tools linux-perf dpkg-dev patch libevent-dev lighttpd"
 
 pkgs="$BUILD_PKGS $TEST_PKGS $DOC_PKGS $CI_PKGS"
 case "$1" in
