@@ -67,6 +67,9 @@ int cmd_record(int argc, const char **argv)
 		OPT_STRING_MULTI(0, "task-func", &opts.task_funcs, "sym[@bin]",
 				 "each call of this function is a task (uprobes; "
 				 "type 1, 2... in the order given)"),
+		OPT_STRING_MULTI(0, "probe", &opts.probe_funcs, "sym[@bin]",
+				 "measure each call of this function exactly "
+				 "(uprobes, ~10 us a call): func records"),
 		OPT_INTEGER('p', "pid", &opts.pid,
 			    "attach to this running process (with --task-func)"),
 		OPT_BOOLEAN(0, "syscalls", &opts.syscalls,

@@ -161,16 +161,28 @@ void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 /* --- --task-func (core/record-probe.c) --- */
 
 #define VS_MAX_TASK_FUNCS	16
+#define VS_MAX_PROBE_FUNCS	64
 
 struct vs_probe;
 
 /**
  * vs_probe_init - resolve the --task-func list (comma separated
- * SYMBOL[@BINARY], task type = position + 1) into @s->probe
+ * SYMBOL[@BINARY], task type = position + 1) and the --probe list (same
+ * form, symbol id = position) into @s->probe; either may be NULL
  * @binary: the binary of a SYMBOL without @BINARY
  */
-int vs_probe_init(struct vs_session *s, const char *funcs,
-		  const char *binary, char *err, size_t errlen);
+int vs_probe_init(struct vs_session *s, const char *task_funcs,
+		  const char *probe_funcs, const char *binary, char *err,
+		  size_t errlen);
+
+/* --task-func was given: calls are the tasks, no library. */
+bool vs_probe_tasks(const struct vs_session *s);
+
+/* Write the VS_REC_SYMBOL_DEF records of the --probe functions. */
+void vs_probe_write_symbols(struct vs_session *s);
+
+/* VS_REC_FUNC records written so far. */
+uint64_t vs_probe_funcs_written(const struct vs_session *s);
 
 /**
  * vs_probe_open_cpu - open the tracepoints and the function probes on

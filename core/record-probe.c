@@ -14,6 +14,14 @@
  * fed to the accounting once older than the last read minus a margin.
  * A uprobe hit costs about 10 us here, twice per call; every kernel event
  * of the command reaches the recorder whatever the rate.
+ *
+ * --probe: the same probes, on functions measured rather than made tasks.
+ * Each hit becomes a VS_REC_FUNC record (after the VS_REC_SYMBOL_DEF of its
+ * function), for every call of every thread of the command: the library
+ * does not tell the recorder when a thread is inside a selected task, so
+ * the analysis keeps the calls inside tasks (core/func-times.h).  Without
+ * --task-func only the probes are opened per CPU; tasks and kernel events
+ * come through the library's per-thread rings as usual.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,11 +63,16 @@ struct vs_pending {
 
 #define VS_PROBE_BUCKETS	1024
 
+#define VS_MAX_FUNCS	(VS_MAX_TASK_FUNCS + VS_MAX_PROBE_FUNCS)
+
 struct vs_probe {
-	struct vs_func_probe func[VS_MAX_TASK_FUNCS];
-	struct tracefs_dynevent *dyn[VS_MAX_TASK_FUNCS][2];	/* entry, return */
-	int tp_id[VS_MAX_TASK_FUNCS][2];
+	/* the --task-func ones first, then the --probe ones */
+	struct vs_func_probe func[VS_MAX_FUNCS];
+	struct tracefs_dynevent *dyn[VS_MAX_FUNCS][2];	/* entry, return */
+	int tp_id[VS_MAX_FUNCS][2];
 	int nr_func;
+	int nr_task_func;
+	uint64_t funcs_written;		/* VS_REC_FUNC records */
 	struct vs_probe_id *ids;
 	unsigned int nr_ids, alloc_ids;
 	struct vs_probe_thread *threads[VS_PROBE_BUCKETS];
@@ -87,24 +100,23 @@ static int create_events(struct vs_probe *p, int i, char *err, size_t errlen)
 	return 0;
 }
 
-int vs_probe_init(struct vs_session *s, const char *funcs,
-		  const char *binary, char *err, size_t errlen)
+/* Resolve and create the probes of the list @funcs, at most @max of them. */
+static int add_funcs(struct vs_probe *p, const char *funcs, int max,
+		     const char *option, const char *binary, char *err,
+		     size_t errlen)
 {
-	struct vs_probe *p = calloc(1, sizeof(*p));
 	char *list, *item, *save = NULL;
-	int ret = 0;
+	int ret = 0, limit = p->nr_func + max;
 
-	if (!p)
-		return -1;
-	s->probe = p;
-	p->rate = s->opts->rate;
-	p->rnd = getpid();
+	if (!funcs)
+		return 0;
 	list = strdup(funcs);
+	if (!list)
+		return -1;
 	for (item = strtok_r(list, ",", &save); item && !ret;
 	     item = strtok_r(NULL, ",", &save)) {
-		if (p->nr_func == VS_MAX_TASK_FUNCS) {
-			snprintf(err, errlen, "at most %d --task-func",
-				 VS_MAX_TASK_FUNCS);
+		if (p->nr_func == limit) {
+			snprintf(err, errlen, "at most %d", max);
 			ret = -1;
 		} else {
 			ret = vs_uprobe_resolve(item, binary,
@@ -114,7 +126,58 @@ int vs_probe_init(struct vs_session *s, const char *funcs,
 		}
 	}
 	free(list);
+	if (ret) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "%s", err);
+		snprintf(err, errlen, "%s: %s", option, what);
+	}
 	return ret;
+}
+
+int vs_probe_init(struct vs_session *s, const char *task_funcs,
+		  const char *probe_funcs, const char *binary, char *err,
+		  size_t errlen)
+{
+	struct vs_probe *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	s->probe = p;
+	p->rate = s->opts->rate;
+	p->rnd = getpid();
+	if (add_funcs(p, task_funcs, VS_MAX_TASK_FUNCS, "--task-func", binary,
+		      err, errlen))
+		return -1;
+	p->nr_task_func = p->nr_func;
+	return add_funcs(p, probe_funcs, VS_MAX_PROBE_FUNCS, "--probe", binary,
+			 err, errlen);
+}
+
+bool vs_probe_tasks(const struct vs_session *s)
+{
+	return s->probe && s->probe->nr_task_func;
+}
+
+uint64_t vs_probe_funcs_written(const struct vs_session *s)
+{
+	return s->probe ? s->probe->funcs_written : 0;
+}
+
+/* The VS_REC_SYMBOL_DEF of every measured function. */
+void vs_probe_write_symbols(struct vs_session *s)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_record rec = { .kind = VS_REC_SYMBOL_DEF };
+	int i;
+
+	for (i = p ? p->nr_task_func : 0; p && i < p->nr_func; i++) {
+		rec.symbol_def = (struct vs_symbol_def){
+			.id = i - p->nr_task_func, .addr = p->func[i].offset,
+			.name = p->func[i].symbol, .binary = p->func[i].binary,
+		};
+		vs_session_write(s, &rec);
+	}
 }
 
 static int add_id(struct vs_probe *p, int fd, enum vs_probe_id_kind kind,
@@ -174,7 +237,7 @@ int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
 	struct perf_event_attr attr;
 	int i;
 
-	for (i = 0; i < s->tps.nr; i++) {
+	for (i = 0; p->nr_task_func && i < s->tps.nr; i++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.type = PERF_TYPE_TRACEPOINT;
 		attr.config = s->tps.tp[i].id;
@@ -236,6 +299,22 @@ static bool select_task(struct vs_probe *p)
 	return p->rate >= 1 || rand_r(&p->rnd) < p->rate * ((double)RAND_MAX + 1);
 }
 
+/* A hit of a --probe function: one VS_REC_FUNC record. */
+static void on_measured_call(struct vs_session *s,
+			     const struct vs_raw_sample *smp,
+			     const struct vs_probe_id *id)
+{
+	struct vs_record rec = { .kind = VS_REC_FUNC };
+
+	rec.func = (struct vs_func){
+		.time = smp->time, .tid = smp->tid, .cpu = smp->cpu,
+		.symbol = id->index - s->probe->nr_task_func,
+		.dir = id->kind == VS_ID_ENTRY ? VS_FUNC_ENTER : VS_FUNC_EXIT,
+	};
+	vs_session_write(s, &rec);
+	s->probe->funcs_written++;
+}
+
 /* A uprobe or uretprobe hit: the outermost call is the task. */
 static void on_call(struct vs_probe *p, const struct vs_raw_sample *smp,
 		    const struct vs_probe_id *id)
@@ -275,6 +354,10 @@ static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
 			break;
 	if (i == p->nr_ids)
 		return;
+	if (p->ids[i].kind != VS_ID_TP && p->ids[i].index >= p->nr_task_func) {
+		on_measured_call(s, smp, &p->ids[i]);
+		return;
+	}
 	if (p->ids[i].kind != VS_ID_TP) {
 		on_call(p, smp, &p->ids[i]);
 		return;
@@ -340,7 +423,7 @@ void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 {
 	struct vs_probe *p = s->probe;
 	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
-	struct vs_acct_event *ev = pend(p);
+	struct vs_acct_event *ev = p->nr_task_func ? pend(p) : NULL;
 
 	if (ev) {
 		ev->time = time;

@@ -228,7 +228,7 @@ static int start_child(struct vs_recorder *r)
 		close(err_pipe[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		if (!r->s.probe)
+		if (!vs_probe_tasks(&r->s))
 			setenv(VS_CTL_ENV, ctl, 1);
 		execvp(r->opts->argv[0], (char *const *)r->opts->argv);
 		err = errno;
@@ -293,7 +293,7 @@ static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
 		attr.mmap2 = 1;
 		attr.build_id = 1;
 		attr.task = 1;
-		attr.context_switch = !!r->s.probe;
+		attr.context_switch = vs_probe_tasks(&r->s);
 		attr.disabled = on_exec;
 		attr.enable_on_exec = on_exec;
 		attr.watermark = 1;
@@ -453,7 +453,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 			f->pid, f->ppid, f->tid, f->ptid };
 		if (h->type == PERF_RECORD_EXIT && r->s.probe)
 			vs_probe_exit(&r->s, f->tid, f->time);
-		else if (h->type == PERF_RECORD_EXIT)
+		if (h->type == PERF_RECORD_EXIT && !vs_probe_tasks(&r->s))
 			track_exit(r, f->tid, f->time);
 		break;
 	}
@@ -896,7 +896,7 @@ static void summary(struct vs_recorder *r)
 			 vs_rotwriter_path(r->s.out));
 	else
 		snprintf(where, sizeof(where), "%s", path);
-	if (r->s.probe)
+	if (vs_probe_tasks(&r->s))
 		fprintf(stderr, "varscope record: %llu function calls written to "
 			"%s (%llu bytes)\n", (unsigned long long)r->s.tasks_written,
 			where, (unsigned long long)vs_rotwriter_bytes(r->s.out));
@@ -910,6 +910,10 @@ static void summary(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %u oldest segment files "
 			"removed to stay under --max-size\n",
 			vs_rotwriter_nr_removed(r->s.out));
+	if (r->opts->probe_funcs)
+		fprintf(stderr, "varscope record: %llu --probe function "
+			"enters and exits written\n",
+			(unsigned long long)vs_probe_funcs_written(&r->s));
 	if (r->s.sampling)
 		fprintf(stderr, "varscope record: %llu samples written\n",
 			(unsigned long long)r->s.samples_written);
@@ -1047,10 +1051,10 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
-	if (r->opts->task_funcs &&
-	    vs_probe_init(&r->s, r->opts->task_funcs, command_binary(r, exe),
-			  err, sizeof(err))) {
-		fprintf(stderr, "varscope record: --task-func: %s\n", err);
+	if ((r->opts->task_funcs || r->opts->probe_funcs) &&
+	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->probe_funcs,
+			  command_binary(r, exe), err, sizeof(err))) {
+		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
 	}
 	for (i = 0; i < r->s.tps.nr; i++)
@@ -1077,6 +1081,7 @@ static int setup(struct vs_recorder *r)
 		return -1;
 	vs_rthread_sw_counters(&r->s);
 	write_metas(r);
+	vs_probe_write_symbols(&r->s);
 	check_pmu(r);
 	if (vs_sample_setup(&r->s, err, sizeof(err))) {
 		fprintf(stderr, "varscope record: %s\n", err);

@@ -18,6 +18,7 @@ struct vs_record_opts {
 	const char *events;		/* -e list, NULL: the default set */
 	unsigned int mmap_pages;	/* data pages of each per-thread ring */
 	const char *task_funcs;		/* --task-func list, or NULL */
+	const char *probe_funcs;	/* --probe list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */
 	bool syscalls;			/* --syscalls: SYSCALL and SWITCH */
 	const char *sample;		/* --sample[=EVENT], NULL: no sampling */

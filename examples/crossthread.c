@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * crossthread - requests that cross threads: the front thread begins each
+ * request (an AppTask of type 1), hands it to a worker thread and waits;
+ * the worker attaches to the request (vs_task_attach(), VProfiler's third
+ * annotation), runs handle() for about --work-us of CPU, detaches and
+ * wakes the front thread, which ends the request.
+ *
+ * Delays of the worker, which the front thread only sees as a blocked
+ * wait whose waker is the worker:
+ *   --lock       a holder thread takes the worker's lock for --hold-us
+ *                every few requests, so handle() blocks on it
+ *   --corunner   a busy thread shares the worker's CPU (both pinned to
+ *                CPU 0), so the worker waits in the run queue
+ *
+ * --print-times prints, for every call of handle(), the worker's clock
+ * reads around it: "handle TID NS", the ground truth of record --probe.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "varscope.h"
+
+enum { TYPE_REQUEST = 1 };
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t pending_id;		/* task id handed to the worker */
+static bool have_request, have_reply, stopping;
+
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile bool corunner_stop;
+
+static long nr_requests = 100;
+static long work_us = 200;
+static long hold_us = 2000;
+static bool use_lock, use_corunner, print_times;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
+}
+
+static void pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The worker's part of a request: CPU work, under the lock with --lock. */
+__attribute__((noinline)) void handle(void)
+{
+	if (use_lock)
+		pthread_mutex_lock(&big_lock);
+	spin_ns(work_us * 1000);
+	if (use_lock)
+		pthread_mutex_unlock(&big_lock);
+}
+
+static void *worker(void *arg)
+{
+	uint64_t id, t0;
+
+	(void)arg;
+	if (use_corunner)
+		pin_to_cpu0();
+	pthread_mutex_lock(&queue_lock);
+	for (;;) {
+		while (!have_request && !stopping)
+			pthread_cond_wait(&queue_cond, &queue_lock);
+		if (stopping)
+			break;
+		id = pending_id;
+		have_request = false;
+		pthread_mutex_unlock(&queue_lock);
+
+		vs_task_attach(id);
+		t0 = now_ns();
+		handle();
+		if (print_times)
+			printf("handle %d %llu\n", gettid(),
+			       (unsigned long long)(now_ns() - t0));
+		vs_task_detach();
+
+		pthread_mutex_lock(&queue_lock);
+		have_reply = true;
+		pthread_cond_broadcast(&queue_cond);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return NULL;
+}
+
+/* --lock: hold the worker's lock for --hold-us, then let go for a while. */
+static void *holder(void *arg)
+{
+	(void)arg;
+	while (!corunner_stop) {
+		pthread_mutex_lock(&big_lock);
+		spin_ns(hold_us * 1000);
+		pthread_mutex_unlock(&big_lock);
+		usleep(5 * hold_us);
+	}
+	return NULL;
+}
+
+/* --corunner: burn CPU 0, where the worker runs too. */
+static void *corunner(void *arg)
+{
+	(void)arg;
+	pin_to_cpu0();
+	while (!corunner_stop)
+		spin_ns(100000);
+	return NULL;
+}
+
+static void request(void)
+{
+	vs_task_begin(TYPE_REQUEST);
+	pthread_mutex_lock(&queue_lock);
+	pending_id = vs_task_id();
+	have_request = true;
+	have_reply = false;
+	pthread_cond_broadcast(&queue_cond);
+	while (!have_reply)
+		pthread_cond_wait(&queue_cond, &queue_lock);
+	pthread_mutex_unlock(&queue_lock);
+	vs_task_end(TYPE_REQUEST);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: crossthread [-n N] [--work-us U] [--lock "
+		"[--hold-us H]] [--corunner] [--print-times]\n");
+	exit(129);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "requests", required_argument, NULL, 'n' },
+		{ "work-us", required_argument, NULL, 'w' },
+		{ "hold-us", required_argument, NULL, 'H' },
+		{ "lock", no_argument, NULL, 'l' },
+		{ "corunner", no_argument, NULL, 'c' },
+		{ "print-times", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
+	pthread_t work, other;
+	long i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': nr_requests = atol(optarg); break;
+		case 'w': work_us = atol(optarg); break;
+		case 'H': hold_us = atol(optarg); break;
+		case 'l': use_lock = true; break;
+		case 'c': use_corunner = true; break;
+		case 'p': print_times = true; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || nr_requests < 1 || work_us < 0 || hold_us < 1)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (pthread_create(&work, NULL, worker, NULL) ||
+	    ((use_lock || use_corunner) &&
+	     pthread_create(&other, NULL, use_lock ? holder : corunner, NULL))) {
+		perror("crossthread: pthread_create");
+		return 1;
+	}
+	for (i = 0; i < nr_requests; i++)
+		request();
+	pthread_mutex_lock(&queue_lock);
+	stopping = true;
+	pthread_cond_broadcast(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
+	pthread_join(work, NULL);
+	corunner_stop = true;
+	if (use_lock || use_corunner)
+		pthread_join(other, NULL);
+	printf("crossthread: %ld requests\n", nr_requests);
+	return 0;
+}
