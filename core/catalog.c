@@ -3,6 +3,7 @@
  * catalog.c - the event catalog: an array of definitions indexed by id and
  * an open-addressing hash of names.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,4 +131,9 @@ const struct vs_event_def *vs_catalog_get(const struct vs_catalog *cat,
 unsigned int vs_catalog_size(const struct vs_catalog *cat)
 {
 	return cat->nr;
+}
+
+int vs_func_event_name(char *buf, size_t len, const char *symbol)
+{
+	return snprintf(buf, len, "func:%s.time", symbol);
 }

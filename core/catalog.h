@@ -8,6 +8,7 @@
 #ifndef VS_CORE_CATALOG_H
 #define VS_CORE_CATALOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/trace.h"
@@ -42,5 +43,14 @@ uint16_t vs_catalog_find(const struct vs_catalog *cat, const char *name);
 const struct vs_event_def *vs_catalog_get(const struct vs_catalog *cat,
 					  uint16_t id);
 unsigned int vs_catalog_size(const struct vs_catalog *cat);
+
+/**
+ * vs_func_event_name - the event name of function @symbol's time in a
+ * task, "func:<symbol>.time" (group VS_GROUP_FUNC, unit ns), the one name
+ * whether it comes from samples or from record --probe
+ *
+ * Returns what snprintf() returns.
+ */
+int vs_func_event_name(char *buf, size_t len, const char *symbol);
 
 #endif /* VS_CORE_CATALOG_H */

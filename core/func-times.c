@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * func-times.c - exact function times per task from FUNC records.
+ *
+ * The whole trace is read once: FUNC records and tasks are collected, both
+ * sorted by thread and time, then each thread's records are replayed with
+ * a stack of open calls.  A call closes at its exit; its [enter, exit] is
+ * cut with each task of the thread it overlaps (tasks of one thread do not
+ * overlap, so a binary search finds the first).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array.h"
+#include "core/func-times.h"
+
+struct ft_call {
+	uint64_t time;
+	uint64_t order;		/* trace order among equal times */
+	uint32_t tid, symbol;
+	uint8_t dir;
+};
+
+struct ft_open {
+	uint64_t enter;
+	uint32_t symbol;
+};
+
+struct vs_func_times {
+	struct vs_ft_task *tasks;	/* trace order */
+	size_t nr_tasks, cap_tasks;
+	struct vs_ft_task **by_tid;	/* sorted by tid, start */
+	struct ft_call *calls;
+	size_t nr_calls, cap_calls;
+	char **symbols;
+	size_t nr_symbols, cap_symbols;
+	uint64_t unmatched;
+};
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct ft_call *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct vs_ft_task *x = *(const struct vs_ft_task **)a;
+	const struct vs_ft_task *y = *(const struct vs_ft_task **)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
+{
+	size_t i, n = (size_t)d->id + 1;
+
+	if (n > ft->nr_symbols) {
+		if (vs_grow(&ft->symbols, &ft->cap_symbols, n,
+			    sizeof(*ft->symbols)))
+			return -1;
+		for (i = ft->nr_symbols; i < n; i++)
+			ft->symbols[i] = NULL;
+		ft->nr_symbols = n;
+	}
+	free(ft->symbols[d->id]);
+	ft->symbols[d->id] = strdup(d->name);
+	return ft->symbols[d->id] ? 0 : -1;
+}
+
+static int collect(struct vs_func_times *ft, struct vs_reader *r)
+{
+	struct vs_record rec;
+	int ret;
+
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (rec.kind == VS_REC_FUNC) {
+			if (vs_grow(&ft->calls, &ft->cap_calls,
+				    ft->nr_calls + 1, sizeof(*ft->calls)))
+				return -1;
+			ft->calls[ft->nr_calls] = (struct ft_call){
+				rec.func.time, ft->nr_calls, rec.func.tid,
+				rec.func.symbol, rec.func.dir };
+			ft->nr_calls++;
+		} else if (rec.kind == VS_REC_TASK) {
+			if (vs_grow(&ft->tasks, &ft->cap_tasks,
+				    ft->nr_tasks + 1, sizeof(*ft->tasks)))
+				return -1;
+			ft->tasks[ft->nr_tasks++] = (struct vs_ft_task){
+				.id = rec.task.id, .type = rec.task.type,
+				.tid = rec.task.tid, .start = rec.task.start,
+				.end = rec.task.end };
+		} else if (rec.kind == VS_REC_SYMBOL_DEF) {
+			if (add_symbol(ft, &rec.symbol_def))
+				return -1;
+		}
+	}
+	return ret;
+}
+
+static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr_funcs; i++)
+		if (t->funcs[i].symbol == symbol)
+			return &t->funcs[i];
+	if (!(t->nr_funcs & (t->nr_funcs - 1)) || !t->nr_funcs) {
+		void *f = realloc(t->funcs, (t->nr_funcs ? 2 * t->nr_funcs : 1) *
+				  sizeof(*t->funcs));
+
+		if (!f)
+			return NULL;
+		t->funcs = f;
+	}
+	t->funcs[t->nr_funcs] = (struct vs_ft_func){ .symbol = symbol };
+	return &t->funcs[t->nr_funcs++];
+}
+
+static struct vs_ft_path *task_path(struct vs_ft_task *t,
+				    const struct ft_open *stack, uint32_t depth)
+{
+	struct vs_ft_path *p;
+	uint32_t i, j;
+
+	if (depth > VS_FT_MAX_DEPTH)
+		depth = VS_FT_MAX_DEPTH;
+	for (i = 0; i < t->nr_paths; i++) {
+		p = &t->paths[i];
+		for (j = 0; p->depth == depth && j < depth; j++)
+			if (p->symbols[j] != stack[j].symbol)
+				break;
+		if (p->depth == depth && j == depth)
+			return p;
+	}
+	if (!(t->nr_paths & (t->nr_paths - 1)) || !t->nr_paths) {
+		void *q = realloc(t->paths, (t->nr_paths ? 2 * t->nr_paths : 1) *
+				  sizeof(*t->paths));
+
+		if (!q)
+			return NULL;
+		t->paths = q;
+	}
+	p = &t->paths[t->nr_paths++];
+	memset(p, 0, sizeof(*p));
+	p->depth = depth;
+	for (j = 0; j < depth; j++)
+		p->symbols[j] = stack[j].symbol;
+	return p;
+}
+
+/* Is @symbol open below the top of @stack (a recursive call)? */
+static int recursive(const struct ft_open *stack, uint32_t depth)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < depth; i++)
+		if (stack[i].symbol == stack[depth - 1].symbol)
+			return 1;
+	return 0;
+}
+
+/* The call on top of @stack ends at @exit: credit the tasks it overlaps. */
+static int close_call(struct vs_ft_task **tasks, size_t n,
+		      const struct ft_open *stack, uint32_t depth,
+		      uint64_t exit)
+{
+	uint64_t enter = stack[depth - 1].enter;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* first task ending after @enter */
+		size_t mid = (lo + hi) / 2;
+
+		if (tasks[mid]->end <= enter)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && tasks[lo]->start < exit; lo++) {
+		struct vs_ft_task *t = tasks[lo];
+		uint64_t from = enter > t->start ? enter : t->start;
+		uint64_t to = exit < t->end ? exit : t->end;
+		struct vs_ft_path *p = task_path(t, stack, depth);
+		struct vs_ft_func *f;
+
+		if (!p)
+			return -1;
+		p->time += to - from;
+		p->calls++;
+		if (recursive(stack, depth))
+			continue;
+		f = task_func(t, stack[depth - 1].symbol);
+		if (!f)
+			return -1;
+		f->time += to - from;
+		f->calls++;
+	}
+	return 0;
+}
+
+/* Replay the calls of one thread against its tasks. */
+static int replay(struct vs_func_times *ft, const struct ft_call *c, size_t nc,
+		  struct vs_ft_task **tasks, size_t nt)
+{
+	struct ft_open stack[VS_FT_MAX_DEPTH * 4];
+	uint32_t depth = 0, i;
+	size_t k;
+
+	for (k = 0; k < nc; k++) {
+		if (c[k].dir == VS_FUNC_ENTER) {
+			if (depth == sizeof(stack) / sizeof(stack[0])) {
+				ft->unmatched++;
+				continue;
+			}
+			stack[depth++] = (struct ft_open){ c[k].time,
+							   c[k].symbol };
+			continue;
+		}
+		for (i = depth; i && stack[i - 1].symbol != c[k].symbol; i--)
+			;
+		if (!i) {
+			ft->unmatched++;
+			continue;
+		}
+		/* calls above the match lost their exit: drop them */
+		ft->unmatched += depth - i;
+		depth = i;
+		if (close_call(tasks, nt, stack, depth, c[k].time))
+			return -1;
+		depth--;
+	}
+	ft->unmatched += depth;
+	return 0;
+}
+
+static int compute(struct vs_func_times *ft)
+{
+	size_t i, j, t = 0, u;
+
+	ft->by_tid = malloc((ft->nr_tasks + 1) * sizeof(*ft->by_tid));
+	if (!ft->by_tid)
+		return -1;
+	for (i = 0; i < ft->nr_tasks; i++)
+		ft->by_tid[i] = &ft->tasks[i];
+	qsort(ft->by_tid, ft->nr_tasks, sizeof(*ft->by_tid), cmp_task);
+	qsort(ft->calls, ft->nr_calls, sizeof(*ft->calls), cmp_call);
+	for (i = 0; i < ft->nr_calls; i = j) {
+		uint32_t tid = ft->calls[i].tid;
+
+		for (j = i; j < ft->nr_calls && ft->calls[j].tid == tid; j++)
+			;
+		while (t < ft->nr_tasks && ft->by_tid[t]->tid < tid)
+			t++;
+		for (u = t; u < ft->nr_tasks && ft->by_tid[u]->tid == tid; u++)
+			;
+		if (replay(ft, ft->calls + i, j - i, ft->by_tid + t, u - t))
+			return -1;
+	}
+	return 0;
+}
+
+struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
+					 size_t errlen)
+{
+	struct vs_func_times *ft = calloc(1, sizeof(*ft));
+	int ret;
+
+	if (!ft) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ret = collect(ft, r);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", vs_reader_error(r) ?
+			 vs_reader_error(r) : "out of memory");
+		vs_func_times_free(ft);
+		return NULL;
+	}
+	if (compute(ft)) {
+		snprintf(err, errlen, "out of memory");
+		vs_func_times_free(ft);
+		return NULL;
+	}
+	free(ft->calls);
+	ft->calls = NULL;
+	return ft;
+}
+
+void vs_func_times_free(struct vs_func_times *ft)
+{
+	size_t i;
+
+	if (!ft)
+		return;
+	for (i = 0; i < ft->nr_tasks; i++) {
+		free(ft->tasks[i].funcs);
+		free(ft->tasks[i].paths);
+	}
+	for (i = 0; i < ft->nr_symbols; i++)
+		free(ft->symbols[i]);
+	free(ft->symbols);
+	free(ft->tasks);
+	free(ft->by_tid);
+	free(ft->calls);
+	free(ft);
+}
+
+size_t vs_func_times_nr_tasks(const struct vs_func_times *ft)
+{
+	return ft->nr_tasks;
+}
+
+const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
+					    size_t i)
+{
+	return i < ft->nr_tasks ? &ft->tasks[i] : NULL;
+}
+
+const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id)
+{
+	return id < ft->nr_symbols && ft->symbols[id] ? ft->symbols[id] : "?";
+}
+
+uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft)
+{
+	return ft->nr_symbols;
+}
+
+uint64_t vs_func_times_unmatched(const struct vs_func_times *ft)
+{
+	return ft->unmatched;
+}
+
+uint64_t vs_ft_func_time(const struct vs_ft_task *task, uint32_t symbol)
+{
+	uint32_t i;
+
+	for (i = 0; i < task->nr_funcs; i++)
+		if (task->funcs[i].symbol == symbol)
+			return task->funcs[i].time;
+	return 0;
+}

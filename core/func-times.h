@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * func-times.h - exact function times per task from record --probe: the
+ * VS_REC_FUNC enter/exit records of a trace, nested per thread into calls,
+ * kept where they overlap a task on the same thread.
+ *
+ * For each task this gives:
+ *  - per probed function, its inclusive time inside the task (the part of
+ *    each call that overlaps the task's [start, end]; a recursive call is
+ *    counted once, at its outermost instance) -- the value of the event
+ *    vs_func_event_name() names, "func:<symbol>.time", which wins over the
+ *    sampled estimate of the same name when both exist for a task;
+ *  - its call paths: each distinct stack of probed functions, root to leaf
+ *    as symbol ids, with the inclusive time of the leaf along that path
+ *    (the input of the variance tree: a path's children are the paths one
+ *    longer that start with it, and its self time is its time less theirs).
+ *
+ * An exit without a matching enter, and calls still open at the end of
+ * the data, are counted in vs_func_times_unmatched() and otherwise left out.
+ */
+#ifndef VS_CORE_FUNC_TIMES_H
+#define VS_CORE_FUNC_TIMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/trace.h"
+
+#define VS_FT_MAX_DEPTH		32	/* deeper calls are cut to the root 32 */
+
+struct vs_ft_func {
+	uint32_t symbol;	/* VS_REC_SYMBOL_DEF id */
+	uint32_t calls;		/* calls overlapping the task */
+	uint64_t time;		/* inclusive ns inside the task */
+};
+
+struct vs_ft_path {
+	uint32_t depth;		/* symbols used in @symbols */
+	uint32_t calls;
+	uint64_t time;		/* inclusive ns of the leaf on this path */
+	uint32_t symbols[VS_FT_MAX_DEPTH];	/* root first */
+};
+
+struct vs_ft_task {
+	uint64_t id;		/* vs_task.id */
+	uint32_t type, tid;
+	uint64_t start, end;
+	uint32_t nr_funcs, nr_paths;
+	struct vs_ft_func *funcs;	/* only the functions called in it */
+	struct vs_ft_path *paths;
+};
+
+struct vs_func_times;
+
+/**
+ * vs_func_times_read - read the whole trace of @r (from where it is) and
+ * compute the function times of every task
+ *
+ * Returns NULL with a one-line message in @err on a corrupt trace or when
+ * memory runs out.  A trace without FUNC records gives every task no
+ * functions.
+ */
+struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
+					 size_t errlen);
+void vs_func_times_free(struct vs_func_times *ft);
+
+/* The tasks, in the order of the trace's task records. */
+size_t vs_func_times_nr_tasks(const struct vs_func_times *ft);
+const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
+					    size_t i);
+
+/* The name of symbol @id ("?" when the trace did not define it). */
+const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id);
+uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft);
+
+/* Enter or exit records that did not pair into a call. */
+uint64_t vs_func_times_unmatched(const struct vs_func_times *ft);
+
+/**
+ * vs_ft_func_time - the inclusive time of @symbol in @task, 0 if not called
+ */
+uint64_t vs_ft_func_time(const struct vs_ft_task *task, uint32_t symbol);
+
+#endif /* VS_CORE_FUNC_TIMES_H */
