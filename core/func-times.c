@@ -107,6 +107,19 @@ static int collect(struct vs_func_times *ft, struct vs_reader *r)
 	return ret;
 }
 
+/*
+ * Room for element @n of *@arr, which holds @n: capacities are 16, then
+ * the powers of two, so they follow from @n alone.
+ */
+static int grow_one(void *arr, uint32_t n, size_t size)
+{
+	size_t cap = n;
+
+	if (n && (n < 16 || (n & (n - 1))))
+		return 0;
+	return vs_grow(arr, &cap, (size_t)n + 1, size);
+}
+
 static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
 {
 	uint32_t i;
@@ -114,14 +127,8 @@ static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
 	for (i = 0; i < t->nr_funcs; i++)
 		if (t->funcs[i].symbol == symbol)
 			return &t->funcs[i];
-	if (!(t->nr_funcs & (t->nr_funcs - 1)) || !t->nr_funcs) {
-		void *f = realloc(t->funcs, (t->nr_funcs ? 2 * t->nr_funcs : 1) *
-				  sizeof(*t->funcs));
-
-		if (!f)
-			return NULL;
-		t->funcs = f;
-	}
+	if (grow_one(&t->funcs, t->nr_funcs, sizeof(*t->funcs)))
+		return NULL;
 	t->funcs[t->nr_funcs] = (struct vs_ft_func){ .symbol = symbol };
 	return &t->funcs[t->nr_funcs++];
 }
@@ -142,14 +149,8 @@ static struct vs_ft_path *task_path(struct vs_ft_task *t,
 		if (p->depth == depth && j == depth)
 			return p;
 	}
-	if (!(t->nr_paths & (t->nr_paths - 1)) || !t->nr_paths) {
-		void *q = realloc(t->paths, (t->nr_paths ? 2 * t->nr_paths : 1) *
-				  sizeof(*t->paths));
-
-		if (!q)
-			return NULL;
-		t->paths = q;
-	}
+	if (grow_one(&t->paths, t->nr_paths, sizeof(*t->paths)))
+		return NULL;
 	p = &t->paths[t->nr_paths++];
 	memset(p, 0, sizeof(*p));
 	p->depth = depth;
