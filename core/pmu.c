@@ -10,16 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 
+#include "core/perf-ring.h"
 #include "core/pmu.h"
 #include "core/trace.h"
-
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-			   int group_fd, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 static uint64_t now_ns(void)
 {
@@ -64,7 +58,7 @@ static int read_int_file(const char *path, int def)
 /* Try @hw on this thread; returns 0 or the errno. */
 static int try_open(struct perf_event_attr *attr)
 {
-	int fd = perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = vs_perf_open(attr, 0, -1, -1);
 
 	if (fd < 0)
 		return errno;
@@ -186,7 +180,7 @@ static int group_add(struct vs_counter_group *g, struct perf_event_attr *attr,
 		errno = E2BIG;
 		return -1;
 	}
-	fd = perf_event_open(attr, tid, cpu, leader, PERF_FLAG_FD_CLOEXEC);
+	fd = vs_perf_open(attr, tid, cpu, leader);
 	if (fd < 0)
 		return -1;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &g->id[g->nr]) < 0) {
