@@ -17,6 +17,7 @@
 #include "builtin.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
+#include "../core/task-samples.h"
 #include "../core/taskset.h"
 #include "../core/trace.h"
 #include "../ui/json.h"
@@ -49,6 +50,9 @@ struct report {
 	enum report_format format;
 	struct vs_rank_opts rank;
 	struct vs_taskset *ts;
+	const char *func_time;		/* --func-time estimator */
+	struct vs_task_samples *samples;	/* NULL: no samples */
+	struct vs_func_events *funcs;
 };
 
 static const char *const report_usage[] = {
@@ -566,10 +570,54 @@ static void check_options(struct report *rep)
 	else
 		option_error("format", "'%s' is not text, json or csv",
 			     rep->format_name);
+	if (vs_func_estimator_parse(rep->func_time) < 0)
+		option_error("func-time", "'%s' is not count or span",
+			     rep->func_time);
 	rep->rank.min_tasks = rep->min_tasks;
 	rep->rank.min_high = rep->min_high;
 	rep->rank.ci_rounds = rep->ci ? rep->ci_rounds : 0;
 	rep->rank.seed = rep->seed;
+}
+
+static uint32_t func_values(void *arg, const struct vs_task *t,
+			    struct vs_value *buf, uint32_t max)
+{
+	return vs_func_events_values(arg, t, buf, max);
+}
+
+/*
+ * A trace recorded with --sample: tie its samples to their tasks and make
+ * their function times events (func:<symbol>.time) of the ranking.
+ */
+static int load_samples(struct report *rep, struct vs_taskset_opts *o)
+{
+	struct vs_task_samples *ts;
+	char err[512];
+	size_t i;
+	int ret;
+
+	if (!vs_trace_has_samples(rep->input))
+		return 0;
+	ret = vs_task_samples_read(rep->input, &rep->samples, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "varscope report: %s\n", err);
+		return ret;
+	}
+	ts = rep->samples;
+	for (i = 0; i < ts->nr_stale; i++)
+		fprintf(stderr, "varscope report: warning: %s changed since the "
+			"recording (build-id differs): its frames are not "
+			"symbolized\n", ts->stale[i]);
+	rep->funcs = vs_func_events_new(ts, vs_func_estimator_parse(rep->func_time),
+					ts->nr_trace_events);
+	if (!rep->funcs) {
+		fprintf(stderr, "varscope report: out of memory\n");
+		return VS_LOAD_ERROR;
+	}
+	o->task_values = func_values;
+	o->task_values_arg = rep->funcs;
+	o->extra_events = vs_func_events_defs(rep->funcs, &o->nr_extra_events);
+	return 0;
 }
 
 /* Load the trace; exit status on failure, 0 on success. */
@@ -580,6 +628,9 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char err[512];
 	int ret;
+
+	if (!lo->latency_only && (ret = load_samples(rep, &o)))
+		return ret;
 
 	vs_progress_start(&progress, "Reading tasks");
 	o.progress = vs_progress_cb;
@@ -601,7 +652,7 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 int cmd_report(int argc, const char **argv)
 {
 	struct report rep = {
-		.input = VS_DEFAULT_FILE, .format_name = "text",
+		.input = VS_DEFAULT_FILE, .format_name = "text", .func_time = "count",
 		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
 		.rank = VS_RANK_OPTS_INIT,
 	};
@@ -633,6 +684,9 @@ int cmd_report(int argc, const char **argv)
 			   "text, json or csv"),
 		OPT_STRING(0, "svg", &rep.svg, "file",
 			   "plot the latency and top event CDFs"),
+		OPT_STRING(0, "func-time", &rep.func_time, "estimator",
+			   "function times from samples: count (samples x "
+			   "period, default) or span (first to last sample)"),
 		OPT_END()
 	};
 	struct vs_taskset_opts lo = { 0 };
@@ -690,5 +744,7 @@ out:
 		vs_type_rank_free(&trs[i]);
 	free(trs);
 	vs_taskset_free(rep.ts);
+	vs_func_events_free(rep.funcs);
+	vs_task_samples_free(rep.samples);
 	return ret;
 }

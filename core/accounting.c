@@ -197,6 +197,23 @@ static struct vs_acct_thread *get_thread(struct vs_acct *acct, uint32_t tid)
 	return *p;
 }
 
+/*
+ * An interrupt frame is open on @cpu.  A page fault there is no fault of
+ * the task: the kernel reading user memory without faulting it in (perf
+ * walking the user callchain of a sample, a bad frame pointer at the
+ * chain's end) and fixing the access up.
+ */
+static bool in_interrupt(struct vs_acct *acct, uint32_t cpu)
+{
+	const struct vs_shadow_stack *st;
+
+	if (cpu >= acct->nr_cpus)
+		return false;
+	st = &acct->cpu[cpu];
+	return st->level > 0 &&
+	       st->frame[st->level - 1].class != VS_FRAME_FAULT;
+}
+
 static struct vs_shadow_stack *get_stack(struct vs_acct *acct, uint32_t cpu)
 {
 	if (cpu >= acct->nr_cpus) {
@@ -611,7 +628,7 @@ int vs_acct_feed(struct vs_acct *acct, const struct vs_acct_event *ev)
 		frame_exit(acct, ev, VS_FRAME_FAULT);
 		break;
 	case VS_ACCT_FAULT:
-		if (th->in_task)
+		if (th->in_task && !in_interrupt(acct, ev->cpu))
 			add(th, acct->frame_count[VS_FRAME_FAULT], 1);
 		break;
 	case VS_ACCT_LOST:

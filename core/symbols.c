@@ -29,12 +29,23 @@ struct vs_dso {
 	struct segment *segs;
 	size_t nr_segs;
 	struct vs_eh_frame *eh;		/* CFA rules, or NULL */
+	uint8_t build_id[20];
+	size_t build_id_len;		/* 0: the file has none */
 	struct vs_dso *next;
 };
 
 struct map {
 	uint64_t start, end, pgoff;
 	struct vs_dso *dso;
+	const char *stale;		/* the file's build-id changed: its path */
+};
+
+/* Symbols of a text file: /proc/kallsyms, /tmp/perf-PID.map. */
+struct text_syms {
+	uint32_t pid;			/* of a JIT map; 0 for the kernel */
+	int loaded;
+	struct vs_elf_symbol *syms;
+	size_t nr, cap;
 };
 
 struct proc {
@@ -48,6 +59,11 @@ struct vs_symbols {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	size_t last_proc;
+	struct text_syms kernel;
+	struct text_syms *jits;		/* one per process asked about */
+	size_t nr_jits;
+	char **stale;			/* paths whose build-id changed */
+	size_t nr_stale;
 };
 
 /* --- ELF files --- */
@@ -113,16 +129,15 @@ static int read_symbols(struct vs_dso *d, Elf *elf, Elf64_Word type)
 	return 0;
 }
 
-/* "/usr/lib/debug/.build-id/ab/cdef....debug" of @elf, or "" */
-static void debug_file(Elf *elf, char *buf, size_t size)
+/* The GNU build-id note of @elf into @d (none: length 0). */
+static void read_build_id(struct vs_dso *d, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
-	buf[0] = '\0';
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
-		size_t off = 0, name_off, desc_off, i, n;
+		size_t off = 0, name_off, desc_off;
 		GElf_Nhdr nh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
@@ -130,18 +145,29 @@ static void debug_file(Elf *elf, char *buf, size_t size)
 		data = elf_getdata(scn, NULL);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off,
 						   &desc_off)) > 0) {
-			const unsigned char *id;
-
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2)
 				continue;
-			id = (const unsigned char *)data->d_buf + desc_off;
-			n = snprintf(buf, size, DEBUG_DIR "/%02x/", id[0]);
-			for (i = 1; i < nh.n_descsz && n + 3 < size; i++)
-				n += snprintf(buf + n, size - n, "%02x", id[i]);
-			snprintf(buf + n, size - n, ".debug");
+			d->build_id_len = nh.n_descsz > sizeof(d->build_id) ?
+					  sizeof(d->build_id) : nh.n_descsz;
+			memcpy(d->build_id, (const char *)data->d_buf + desc_off,
+			       d->build_id_len);
 			return;
 		}
 	}
+}
+
+/* "/usr/lib/debug/.build-id/ab/cdef....debug" of @d, or "" */
+static void debug_file(const struct vs_dso *d, char *buf, size_t size)
+{
+	size_t i, n;
+
+	buf[0] = '\0';
+	if (!d->build_id_len)
+		return;
+	n = snprintf(buf, size, DEBUG_DIR "/%02x/", d->build_id[0]);
+	for (i = 1; i < d->build_id_len && n + 3 < size; i++)
+		n += snprintf(buf + n, size - n, "%02x", d->build_id[i]);
+	snprintf(buf + n, size - n, ".debug");
 }
 
 static int read_segments(struct vs_dso *d, Elf *elf)
@@ -213,12 +239,13 @@ static int load_dso(struct vs_dso *d)
 	if (!elf)
 		return 0;
 	d->elf = 1;
+	read_build_id(d, elf);
 	if (read_segments(d, elf) < 0)
 		ret = -1;
 	d->eh = vs_eh_frame_load(elf);
 	have = ret ? 0 : read_symbols(d, elf, SHT_SYMTAB);
 	if (!have) {
-		debug_file(elf, dbg, sizeof(dbg));
+		debug_file(d, dbg, sizeof(dbg));
 		delf = dbg[0] ? open_elf(dbg, &dfd) : NULL;
 		if (delf) {
 			have = read_symbols(d, delf, SHT_SYMTAB);
@@ -260,6 +287,12 @@ struct vs_dso *vs_symbols_dso(struct vs_symbols *s, const char *path)
 const char *vs_dso_path(const struct vs_dso *d)
 {
 	return d->path;
+}
+
+const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len)
+{
+	*len = d->build_id_len;
+	return d->build_id;
 }
 
 const struct vs_elf_symbol *vs_dso_functions(const struct vs_dso *d,
@@ -321,6 +354,15 @@ struct vs_symbols *vs_symbols_new(void)
 	return calloc(1, sizeof(struct vs_symbols));
 }
 
+static void free_text_syms(struct text_syms *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free((char *)t->syms[i].name);
+	free(t->syms);
+}
+
 void vs_symbols_free(struct vs_symbols *s)
 {
 	struct vs_dso *d, *next;
@@ -341,6 +383,13 @@ void vs_symbols_free(struct vs_symbols *s)
 	for (i = 0; i < s->nr_procs; i++)
 		free(s->procs[i].maps);
 	free(s->procs);
+	free_text_syms(&s->kernel);
+	for (i = 0; i < s->nr_jits; i++)
+		free_text_syms(&s->jits[i]);
+	free(s->jits);
+	for (i = 0; i < s->nr_stale; i++)
+		free(s->stale[i]);
+	free(s->stale);
 	free(s);
 }
 
@@ -389,6 +438,32 @@ static int proc_add(struct proc *p, const struct map *m)
 int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, const char *filename)
 {
+	return vs_symbols_add_map_build_id(s, pid, start, len, pgoff, filename,
+					   NULL, 0);
+}
+
+/* Remember @path as changed since the recording; its copy, or NULL. */
+static const char *add_stale(struct vs_symbols *s, const char *path)
+{
+	char **tmp;
+	size_t i;
+
+	for (i = 0; i < s->nr_stale; i++)
+		if (!strcmp(s->stale[i], path))
+			return s->stale[i];
+	tmp = realloc(s->stale, (s->nr_stale + 1) * sizeof(*tmp));
+	if (!tmp)
+		return NULL;
+	s->stale = tmp;
+	s->stale[s->nr_stale] = strdup(path);
+	return s->stale[s->nr_stale] ? s->stale[s->nr_stale++] : NULL;
+}
+
+int vs_symbols_add_map_build_id(struct vs_symbols *s, uint32_t pid,
+				uint64_t start, uint64_t len, uint64_t pgoff,
+				const char *filename, const uint8_t *build_id,
+				size_t build_id_len)
+{
 	struct proc *p = find_proc(s, pid, 1);
 	struct map m = { .start = start, .end = start + len, .pgoff = pgoff };
 
@@ -396,7 +471,21 @@ int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
 		return -1;
 	if (filename[0] == '/')
 		m.dso = vs_symbols_dso(s, filename);
+	if (m.dso && build_id_len &&
+	    (m.dso->build_id_len != build_id_len ||
+	     memcmp(m.dso->build_id, build_id, build_id_len))) {
+		m.dso = NULL;
+		m.stale = add_stale(s, filename);
+		if (!m.stale)
+			return -1;
+	}
 	return proc_add(p, &m);
+}
+
+const char *const *vs_symbols_stale(const struct vs_symbols *s, size_t *nr)
+{
+	*nr = s->nr_stale;
+	return (const char *const *)s->stale;
 }
 
 int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid)
@@ -454,6 +543,8 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 
 		if (addr < m->start || addr >= m->end)
 			continue;
+		if (m->stale)
+			return -2;
 		if (!m->dso)
 			return -1;
 		hit->dso = m->dso;
@@ -512,4 +603,151 @@ uint64_t vs_symbols_leaf_return(struct vs_symbols *s, uint32_t pid,
 		cur_sp = cfa;
 	}
 	return 0;
+}
+
+/* --- symbols of text files: the kernel's, JIT maps --- */
+
+static int add_text_sym(struct text_syms *t, uint64_t addr, uint64_t size,
+			const char *name)
+{
+	struct vs_elf_symbol *tmp;
+
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		tmp = realloc(t->syms, t->cap * sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		t->syms = tmp;
+	}
+	t->syms[t->nr] = (struct vs_elf_symbol){ addr, size, strdup(name) };
+	if (!t->syms[t->nr].name)
+		return -1;
+	t->nr++;
+	return 0;
+}
+
+/* Sort by address; a symbol without size reaches to the next one. */
+static void finish_text_syms(struct text_syms *t)
+{
+	size_t i;
+
+	if (t->nr)
+		qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
+	for (i = 0; i + 1 < t->nr; i++)
+		if (!t->syms[i].size)
+			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
+	t->loaded = 1;
+}
+
+static const struct vs_elf_symbol *find_text_sym(const struct text_syms *t,
+						 uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo--;
+	return addr < t->syms[lo].addr + (t->syms[lo].size ?: 1) ?
+	       &t->syms[lo] : NULL;
+}
+
+int vs_symbols_load_kallsyms(struct vs_symbols *s, const char *path)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+	struct text_syms *t = &s->kernel;
+	FILE *f;
+
+	free_text_syms(t);
+	memset(t, 0, sizeof(*t));
+	t->loaded = 1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
+		    !addr || (type != 't' && type != 'T' && type != 'w' &&
+			      type != 'W'))
+			continue;
+		if (add_text_sym(t, addr, 0, name)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	finish_text_syms(t);
+	return t->nr ? 0 : -1;
+}
+
+const struct vs_elf_symbol *vs_symbols_kernel(struct vs_symbols *s,
+					      uint64_t addr)
+{
+	if (!s->kernel.loaded)
+		vs_symbols_load_kallsyms(s, "/proc/kallsyms");
+	return find_text_sym(&s->kernel, addr);
+}
+
+int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
+			    const char *path)
+{
+	char line[1024], name[768];
+	unsigned long long start, size;
+	struct text_syms *t = NULL, *tmp;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < s->nr_jits; i++)
+		if (s->jits[i].pid == pid)
+			t = &s->jits[i];
+	if (!t) {
+		tmp = realloc(s->jits, (s->nr_jits + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		s->jits = tmp;
+		t = &s->jits[s->nr_jits++];
+	} else {
+		free_text_syms(t);
+	}
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->loaded = 1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* perf's convention: "START SIZE name", hex without 0x, name to EOL */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %llx %767[^\n]", &start, &size, name) != 3)
+			continue;
+		if (add_text_sym(t, start, size ? size : 1, name)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	finish_text_syms(t);
+	return 0;
+}
+
+const struct vs_elf_symbol *vs_symbols_jit(struct vs_symbols *s, uint32_t pid,
+					   uint64_t addr)
+{
+	char path[64];
+	size_t i;
+
+	for (i = 0; i < s->nr_jits; i++)
+		if (s->jits[i].pid == pid)
+			return find_text_sym(&s->jits[i], addr);
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	vs_symbols_load_jit_map(s, pid, path);
+	for (i = 0; i < s->nr_jits; i++)
+		if (s->jits[i].pid == pid)
+			return find_text_sym(&s->jits[i], addr);
+	return NULL;
 }

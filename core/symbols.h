@@ -43,6 +43,9 @@ struct vs_dso *vs_symbols_dso(struct vs_symbols *s, const char *path);
 
 const char *vs_dso_path(const struct vs_dso *d);
 
+/* The GNU build-id of @d's file; *@len is 0 when it has none. */
+const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len);
+
 /* The function symbols of @d, by address. */
 const struct vs_elf_symbol *vs_dso_functions(const struct vs_dso *d,
 					     size_t *nr);
@@ -71,6 +74,23 @@ int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, const char *filename);
 
 /**
+ * vs_symbols_add_map_build_id - vs_symbols_add_map() of a mapping whose
+ * file had build-id @build_id when it was recorded (an MMAP record's)
+ *
+ * When the file now at @filename has another build-id (it was rebuilt or
+ * replaced since), the mapping is remembered as stale: lookups in it
+ * return -2 instead of symbols of the wrong file, and the path is listed
+ * by vs_symbols_stale().  @build_id_len 0 checks nothing.
+ */
+int vs_symbols_add_map_build_id(struct vs_symbols *s, uint32_t pid,
+				uint64_t start, uint64_t len, uint64_t pgoff,
+				const char *filename, const uint8_t *build_id,
+				size_t build_id_len);
+
+/* The files whose build-id changed since the recording. */
+const char *const *vs_symbols_stale(const struct vs_symbols *s, size_t *nr);
+
+/**
  * vs_symbols_read_proc_maps - add the file mappings of /proc/@pid/maps;
  * 0 or -1 (process gone)
  */
@@ -87,10 +107,41 @@ int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child);
  * vs_symbols_lookup - resolve user address @addr of process @pid
  *
  * Returns 0 with @hit filled when a mapped file holds @addr (hit->sym may
- * still be NULL), -1 when no known mapping does.
+ * still be NULL), -1 when no known mapping does, -2 when the mapping's
+ * file changed since the recording (vs_symbols_add_map_build_id()).
  */
 int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit);
+
+/**
+ * vs_symbols_kernel - the kernel function holding @addr, from
+ * /proc/kallsyms (read at the first call; needs root for real addresses,
+ * else there are none); NULL when none does
+ */
+const struct vs_elf_symbol *vs_symbols_kernel(struct vs_symbols *s,
+					      uint64_t addr);
+
+/**
+ * vs_symbols_load_kallsyms - read the kernel's symbols from @path (a
+ * /proc/kallsyms copy: "ADDR TYPE NAME [MODULE]" lines; text symbols
+ * kept) instead of /proc/kallsyms; 0, or -1 when it has none
+ */
+int vs_symbols_load_kallsyms(struct vs_symbols *s, const char *path);
+
+/**
+ * vs_symbols_jit - the JIT-compiled function of process @pid holding
+ * @addr, from perf's map convention /tmp/perf-PID.map ("START SIZE
+ * name" lines, hexadecimal), read once per process; NULL when none
+ */
+const struct vs_elf_symbol *vs_symbols_jit(struct vs_symbols *s, uint32_t pid,
+					   uint64_t addr);
+
+/**
+ * vs_symbols_load_jit_map - read the JIT map of @pid from @path instead
+ * of /tmp/perf-PID.map; 0, or -1 when it cannot be read
+ */
+int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
+			    const char *path);
 
 /**
  * vs_symbols_leaf_return - the return address into the caller that a

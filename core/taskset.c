@@ -473,7 +473,31 @@ struct part {
 	uint64_t done;			/* bytes behind, for progress */
 	struct part *all;		/* part 0 reports progress for all */
 	unsigned int nr_parts;
+	struct vs_value *values;	/* a task's values with the extra ones */
+	size_t alloc_values;
 };
+
+#define MAX_EXTRA_VALUES	64
+
+/* @t with the values of opts->task_values added. */
+static int add_extra_values(struct part *p, const struct vs_task *t)
+{
+	const struct vs_taskset_opts *o = p->opts;
+	struct vs_task more = *t;
+	void *v;
+
+	v = grow(p->values, &p->alloc_values, t->nr_values + MAX_EXTRA_VALUES,
+		 sizeof(*p->values));
+	if (!v)
+		return -1;
+	p->values = v;
+	memcpy(p->values, t->values, t->nr_values * sizeof(*p->values));
+	more.nr_values += o->task_values(o->task_values_arg, t,
+					 p->values + t->nr_values,
+					 MAX_EXTRA_VALUES);
+	more.values = p->values;
+	return vs_taskset_add_task(p->ts, &more);
+}
 
 static int take_record(struct part *p, const struct vs_record *rec)
 {
@@ -490,6 +514,8 @@ static int take_record(struct part *p, const struct vs_record *rec)
 		return 0;
 	if (t->end < o->from_ns || (o->to_ns && t->end >= o->to_ns))
 		return 0;
+	if (!o->latency_only && o->task_values)
+		return add_extra_values(p, t);
 	if (!o->latency_only)
 		return vs_taskset_add_task(p->ts, t);
 	bare = *t;
@@ -601,6 +627,7 @@ static void free_parts(struct part *parts, unsigned int n)
 	for (k = 0; k < n; k++) {
 		if (parts[k].r)
 			vs_reader_close(parts[k].r);
+		free(parts[k].values);
 		vs_taskset_free(parts[k].ts);
 	}
 	free(parts);
@@ -672,6 +699,9 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		if (merge_taskset(parts[0].ts, ts))
 			goto nomem;
 	}
+	for (k = 0; k < opts->nr_extra_events; k++)
+		if (vs_taskset_add_event(parts[0].ts, &opts->extra_events[k]))
+			goto nomem;
 	for (k = 0; k < used; k++) {
 		if (add_catalog(parts[0].ts, parts[k].r))
 			goto nomem;

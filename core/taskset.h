@@ -67,6 +67,17 @@ struct vs_taskset_opts {
 	/* called every few thousand tasks with bytes read, bytes in file */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/*
+	 * Values a task record does not carry, added to it (function times
+	 * from samples, core/task-samples.h): called once per task, from
+	 * the reader threads at once, returns how many it put in @buf.
+	 * Their events are @extra_events (ids above the trace's catalog).
+	 */
+	uint32_t (*task_values)(void *arg, const struct vs_task *t,
+				struct vs_value *buf, uint32_t max);
+	void *task_values_arg;
+	const struct vs_event_def *extra_events;
+	unsigned int nr_extra_events;
 };
 
 /* vs_taskset_read() results, also the exit status of a command. */

@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: MIT
+/*
+ * task-samples.c - samples tied to tasks, symbolized once per address,
+ * and the per-task function times made events of.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "core/symbols.h"
+#include "core/task-samples.h"
+#include "core/taskset.h"
+
+#define KERNEL_FILE	"[kernel]"
+#define JIT_FILE	"[jit]"
+
+/* An open-addressing table: 64-bit key pairs -> 32-bit value. */
+struct slot {
+	uint64_t a, b;
+	uint32_t value;
+	uint32_t used;
+};
+
+struct table {
+	struct slot *slots;
+	size_t size, nr;	/* size: a power of two */
+};
+
+struct vs_ts_build {
+	uint32_t *tid;			/* of each sample, until finish */
+	size_t alloc_samples, alloc_frames, alloc_tasks;
+	unsigned int alloc_symbols;
+	struct table addr_cache;	/* (pid, address) -> symbol id */
+	struct table names;		/* hash of (file, name) -> symbol id */
+	uint64_t *cpu_ns;		/* of each task */
+};
+
+static uint64_t hash64(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static struct slot *table_find(struct table *t, uint64_t a, uint64_t b)
+{
+	size_t i = hash64(a, b) & (t->size - 1);
+
+	while (t->slots[i].used && (t->slots[i].a != a || t->slots[i].b != b))
+		i = (i + 1) & (t->size - 1);
+	return &t->slots[i];
+}
+
+static int table_grow(struct table *t)
+{
+	struct table bigger = { NULL, t->size ? 2 * t->size : 1024, 0 };
+	size_t i;
+
+	if (t->size && t->nr + 1 < t->size / 2)
+		return 0;
+	bigger.slots = calloc(bigger.size, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -1;
+	for (i = 0; i < t->size; i++)
+		if (t->slots[i].used)
+			*table_find(&bigger, t->slots[i].a, t->slots[i].b) =
+				t->slots[i];
+	bigger.nr = t->nr;
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+/* Room for @need elements of @size bytes at *@p. */
+static int reserve(void *p, size_t *alloc, size_t need, size_t size)
+{
+	size_t n = *alloc ? *alloc : 256;
+	void *q;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*(void **)p, n * size);
+	if (!q)
+		return -1;
+	*(void **)p = q;
+	*alloc = n;
+	return 0;
+}
+
+struct vs_task_samples *vs_task_samples_new(void)
+{
+	struct vs_task_samples *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->build = calloc(1, sizeof(*ts->build));
+	if (!ts->build || vs_task_samples_symbol(ts, "[unknown]", "") != 0) {
+		vs_task_samples_free(ts);
+		return NULL;
+	}
+	return ts;
+}
+
+int64_t vs_task_samples_symbol(struct vs_task_samples *ts, const char *name,
+			       const char *file)
+{
+	struct vs_ts_build *b = ts->build;
+	uint64_t h = hash_str(name, hash_str(file, 0xcbf29ce484222325ull));
+	struct vs_ts_symbol *sym;
+	struct slot *slot;
+	size_t alloc = b->alloc_symbols;
+
+	/* probe the name hashes; equal hashes compare the strings */
+	if (b->names.size) {
+		size_t i = hash64(h, 0) & (b->names.size - 1);
+
+		for (; b->names.slots[i].used; i = (i + 1) & (b->names.size - 1)) {
+			sym = &ts->symbols[b->names.slots[i].value];
+			if (b->names.slots[i].a == h && !strcmp(sym->name, name) &&
+			    !strcmp(sym->file, file))
+				return b->names.slots[i].value;
+		}
+	}
+	if (table_grow(&b->names) ||
+	    reserve(&ts->symbols, &alloc, ts->nr_symbols + 1, sizeof(*sym)))
+		return -1;
+	b->alloc_symbols = alloc;
+	sym = &ts->symbols[ts->nr_symbols];
+	sym->name = strdup(name);
+	sym->file = strdup(file);
+	if (!sym->name || !sym->file)
+		return -1;
+	/* the first free slot of the probe sequence above */
+	for (slot = &b->names.slots[hash64(h, 0) & (b->names.size - 1)];
+	     slot->used;
+	     slot = slot + 1 < b->names.slots + b->names.size ? slot + 1 :
+		    b->names.slots)
+		;
+	*slot = (struct slot){ h, 0, ts->nr_symbols, 1 };
+	b->names.nr++;
+	return ts->nr_symbols++;
+}
+
+int vs_task_samples_add_task(struct vs_task_samples *ts,
+			     const struct vs_task *t, uint64_t cpu_ns)
+{
+	struct vs_ts_build *b = ts->build;
+	size_t alloc = b->alloc_tasks;
+
+	if (reserve(&ts->tasks, &alloc, ts->nr_tasks + 1, sizeof(*ts->tasks)) ||
+	    reserve(&b->cpu_ns, &b->alloc_tasks, ts->nr_tasks + 1,
+		    sizeof(*b->cpu_ns)))
+		return -1;
+	ts->tasks[ts->nr_tasks] = (struct vs_ts_task){
+		.id = t->id, .type = t->type, .pid = t->pid, .tid = t->tid,
+		.start = t->start, .end = t->end,
+	};
+	b->cpu_ns[ts->nr_tasks++] = cpu_ns;
+	return 0;
+}
+
+int vs_task_samples_add_sample(struct vs_task_samples *ts,
+			       const struct vs_sample *s,
+			       const uint32_t *frames, uint32_t nr_frames)
+{
+	struct vs_ts_build *b = ts->build;
+	size_t alloc = b->alloc_samples, falloc = b->alloc_frames;
+
+	if (!nr_frames)
+		return 0;
+	if (reserve(&ts->samples, &alloc, ts->nr_samples + 1,
+		    sizeof(*ts->samples)) ||
+	    reserve(&b->tid, &b->alloc_samples, ts->nr_samples + 1,
+		    sizeof(*b->tid)) ||
+	    reserve(&ts->frames, &falloc, ts->nr_frames + nr_frames,
+		    sizeof(*ts->frames)))
+		return -1;
+	b->alloc_frames = falloc;
+	ts->samples[ts->nr_samples] = (struct vs_ts_sample){
+		.time = s->time,
+		/* PEBS weights are set at finish, from the task's CPU time */
+		.weight_ns = s->flags & VS_SAMPLE_PRECISE ? 0 : s->period,
+		.cpu = s->cpu, .flags = s->flags,
+		.chain = ts->nr_frames, .nr_frames = nr_frames,
+	};
+	b->tid[ts->nr_samples++] = s->tid;
+	memcpy(ts->frames + ts->nr_frames, frames, nr_frames * sizeof(*frames));
+	ts->nr_frames += nr_frames;
+	return 0;
+}
+
+/* --- attribution ---------------------------------------------------------- */
+
+static const struct vs_task_samples *sort_ctx;
+
+static int cmp_tid_start(const void *a, const void *b)
+{
+	const struct vs_ts_task *x = &sort_ctx->tasks[*(const uint32_t *)a];
+	const struct vs_ts_task *y = &sort_ctx->tasks[*(const uint32_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = sort_ctx->tasks[*(const uint32_t *)a].id;
+	uint64_t y = sort_ctx->tasks[*(const uint32_t *)b].id;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_type_start(const void *a, const void *b)
+{
+	const struct vs_ts_task *x = a, *y = b;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The task of thread @tid bracketing @time: its index, or -1. */
+static int64_t owner(const struct vs_task_samples *ts, const uint32_t *by_tid,
+		     uint32_t tid, uint64_t time)
+{
+	size_t lo = 0, hi = ts->nr_tasks, mid;
+	const struct vs_ts_task *t;
+
+	/* the last task of @tid starting at or before @time */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		t = &ts->tasks[by_tid[mid]];
+		if (t->tid < tid || (t->tid == tid && t->start <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	t = &ts->tasks[by_tid[lo - 1]];
+	return t->tid == tid && time <= t->end ? (int64_t)by_tid[lo - 1] : -1;
+}
+
+static int cmp_sample_time(const void *a, const void *b)
+{
+	const struct vs_ts_sample *x = a, *y = b;
+
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+int vs_task_samples_finish(struct vs_task_samples *ts)
+{
+	struct vs_ts_build *b = ts->build;
+	size_t n = ts->nr_tasks, i, kept = 0;
+	uint32_t *by_tid = malloc((n ? n : 1) * sizeof(*by_tid));
+	int64_t *task_of = malloc((ts->nr_samples ? ts->nr_samples : 1) *
+				  sizeof(*task_of));
+	struct vs_ts_sample *placed = NULL;
+	uint64_t *rank = NULL;
+	int ret = -1;
+
+	ts->by_id = malloc((n ? n : 1) * sizeof(*ts->by_id));
+	if (!by_tid || !task_of || !ts->by_id)
+		goto out;
+	/* order by type and start, keeping each task's cpu_ns with it */
+	for (i = 0; i < n; i++)
+		ts->tasks[i].first = b->cpu_ns[i];	/* borrowed */
+	if (n)
+		qsort(ts->tasks, n, sizeof(*ts->tasks), cmp_type_start);
+	for (i = 0; i < n; i++) {
+		b->cpu_ns[i] = ts->tasks[i].first;
+		ts->tasks[i].first = 0;
+		by_tid[i] = ts->by_id[i] = i;
+	}
+	sort_ctx = ts;
+	if (n) {
+		qsort(by_tid, n, sizeof(*by_tid), cmp_tid_start);
+		qsort(ts->by_id, n, sizeof(*ts->by_id), cmp_id);
+	}
+	for (i = 0; i < ts->nr_samples; i++) {
+		task_of[i] = owner(ts, by_tid, b->tid[i], ts->samples[i].time);
+		if (task_of[i] < 0)
+			ts->unattributed++;
+		else
+			ts->tasks[task_of[i]].nr++;
+	}
+	/* counting sort of the samples by task */
+	rank = calloc(n + 1, sizeof(*rank));
+	placed = malloc((ts->nr_samples - ts->unattributed + 1) *
+			sizeof(*placed));
+	if (!rank || !placed)
+		goto out;
+	for (i = 0; i < n; i++) {
+		ts->tasks[i].first = kept;
+		rank[i] = kept;
+		kept += ts->tasks[i].nr;
+	}
+	for (i = 0; i < ts->nr_samples; i++)
+		if (task_of[i] >= 0)
+			placed[rank[task_of[i]]++] = ts->samples[i];
+	free(ts->samples);
+	ts->samples = placed;
+	ts->nr_samples = kept;
+	placed = NULL;
+	for (i = 0; i < n; i++) {
+		struct vs_ts_task *t = &ts->tasks[i];
+		uint64_t cpu = b->cpu_ns[i];
+		uint32_t k;
+
+		qsort(ts->samples + t->first, t->nr, sizeof(*ts->samples),
+		      cmp_sample_time);
+		for (k = 0; k < t->nr; k++) {
+			struct vs_ts_sample *smp = &ts->samples[t->first + k];
+
+			if (cpu)
+				smp->weight_ns = cpu / t->nr;
+			else if (smp->flags & VS_SAMPLE_PRECISE)
+				smp->weight_ns = (t->end - t->start) / t->nr;
+		}
+	}
+	ret = 0;
+out:
+	free(by_tid);
+	free(task_of);
+	free(rank);
+	free(placed);
+	if (!ret) {
+		free(b->tid);
+		free(b->cpu_ns);
+		free(b->addr_cache.slots);
+		free(b->names.slots);
+		free(b);
+		ts->build = NULL;
+	}
+	return ret;
+}
+
+void vs_task_samples_free(struct vs_task_samples *ts)
+{
+	unsigned int i;
+
+	if (!ts)
+		return;
+	if (ts->build) {
+		free(ts->build->tid);
+		free(ts->build->cpu_ns);
+		free(ts->build->addr_cache.slots);
+		free(ts->build->names.slots);
+		free(ts->build);
+	}
+	for (i = 0; i < ts->nr_symbols; i++) {
+		free((char *)ts->symbols[i].name);
+		free((char *)ts->symbols[i].file);
+	}
+	for (i = 0; i < ts->nr_stale; i++)
+		free(ts->stale[i]);
+	free(ts->stale);
+	free(ts->by_id);
+	free(ts->symbols);
+	free(ts->tasks);
+	free(ts->samples);
+	free(ts->frames);
+	free(ts);
+}
+
+size_t vs_task_samples_type(const struct vs_task_samples *ts, uint32_t type,
+			    size_t *first)
+{
+	size_t lo = 0, hi = ts->nr_tasks, mid, start;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ts->tasks[mid].type < type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	start = lo;
+	hi = ts->nr_tasks;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ts->tasks[mid].type <= type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = start;
+	return lo - start;
+}
+
+const struct vs_ts_task *vs_task_samples_find(const struct vs_task_samples *ts,
+					      uint64_t id)
+{
+	size_t lo = 0, hi = ts->nr_tasks, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ts->tasks[ts->by_id[mid]].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ts->nr_tasks && ts->tasks[ts->by_id[lo]].id == id ?
+	       &ts->tasks[ts->by_id[lo]] : NULL;
+}
+
+/* --- reading a trace ------------------------------------------------------ */
+
+struct reading {
+	struct vs_task_samples *ts;
+	struct vs_symbols *syms;
+	int task_clock;			/* event id, -1 until seen */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The symbol id of address @addr of process @pid, in the kernel or not. */
+static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
+			 bool kernel)
+{
+	struct vs_ts_build *b = rd->ts->build;
+	const struct vs_elf_symbol *sym;
+	struct vs_symbol_hit hit;
+	char name[300];
+	struct slot *slot;
+	int64_t id;
+	int found;
+
+	if (table_grow(&b->addr_cache))
+		return -1;
+	slot = table_find(&b->addr_cache, kernel ? 0 : (uint64_t)pid + 1, addr);
+	if (slot->used)
+		return slot->value;
+	if (kernel) {
+		sym = vs_symbols_kernel(rd->syms, addr);
+		id = vs_task_samples_symbol(rd->ts, sym ? sym->name : KERNEL_FILE,
+					    KERNEL_FILE);
+	} else if ((found = vs_symbols_lookup(rd->syms, pid, addr, &hit)) == 0) {
+		const char *file = vs_dso_path(hit.dso);
+
+		snprintf(name, sizeof(name), "[%s]", base_name(file));
+		id = vs_task_samples_symbol(rd->ts, hit.sym ? hit.sym->name :
+					    name, file);
+	} else if (found == -2) {
+		rd->ts->stale_frames++;
+		id = 0;
+	} else {
+		sym = vs_symbols_jit(rd->syms, pid, addr);
+		id = sym ? vs_task_samples_symbol(rd->ts, sym->name, JIT_FILE) : 0;
+	}
+	if (id < 0)
+		return -1;
+	slot = table_find(&b->addr_cache, kernel ? 0 : (uint64_t)pid + 1, addr);
+	*slot = (struct slot){ kernel ? 0 : (uint64_t)pid + 1, addr, id, 1 };
+	b->addr_cache.nr++;
+	return id;
+}
+
+static int take_sample(struct reading *rd, const struct vs_sample *s)
+{
+	uint32_t frames[PERF_MAX_STACK_DEPTH + 8], nr = 0, i;
+	bool kernel = s->flags & VS_SAMPLE_KERNEL;
+	int64_t id;
+
+	if (!s->nr_callchain) {
+		id = symbolize(rd, s->pid, s->ip, kernel);
+		if (id < 0)
+			return -1;
+		frames[nr++] = id;
+	}
+	for (i = 0; i < s->nr_callchain && nr < PERF_MAX_STACK_DEPTH + 8; i++) {
+		uint64_t a = s->callchain[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		/* a return address: look up the call before it */
+		id = symbolize(rd, s->pid, nr ? a - 1 : a, kernel);
+		if (id < 0)
+			return -1;
+		frames[nr++] = id;
+	}
+	return vs_task_samples_add_sample(rd->ts, s, frames, nr);
+}
+
+static int take_task(struct reading *rd, struct vs_reader *r,
+		     const struct vs_task *t)
+{
+	const struct vs_event_def *def;
+	uint64_t cpu_ns = 0;
+	uint32_t i;
+
+	if (rd->task_clock < 0 &&
+	    (def = vs_reader_event_by_name(r, "task-clock")))
+		rd->task_clock = def->id;
+	for (i = 0; rd->task_clock >= 0 && i < t->nr_values; i++)
+		if (t->values[i].event == rd->task_clock)
+			cpu_ns = t->values[i].value;
+	return vs_task_samples_add_task(rd->ts, t, cpu_ns);
+}
+
+static int take_record(struct reading *rd, struct vs_reader *r,
+		       const struct vs_record *rec)
+{
+	const struct vs_mmap *m = &rec->mmap;
+
+	switch (rec->kind) {
+	case VS_REC_TASK:
+		return take_task(rd, r, &rec->task);
+	case VS_REC_SAMPLE:
+		return take_sample(rd, &rec->sample);
+	case VS_REC_MMAP:
+		return vs_symbols_add_map_build_id(rd->syms, m->pid, m->start,
+						   m->len, m->pgoff, m->filename,
+						   m->build_id, m->build_id_len);
+	case VS_REC_PROCESS:
+		if (rec->process.what == VS_PROCESS_FORK &&
+		    rec->process.pid != rec->process.ppid)
+			return vs_symbols_fork(rd->syms, rec->process.ppid,
+					       rec->process.pid);
+		return 0;
+	}
+	return 0;
+}
+
+static int keep_stale(struct vs_task_samples *ts, struct vs_symbols *syms)
+{
+	const char *const *paths = vs_symbols_stale(syms, &ts->nr_stale);
+	size_t i;
+
+	ts->stale = calloc(ts->nr_stale + 1, sizeof(*ts->stale));
+	if (!ts->stale)
+		return -1;
+	for (i = 0; i < ts->nr_stale; i++)
+		if (!(ts->stale[i] = strdup(paths[i])))
+			return -1;
+	return 0;
+}
+
+int vs_task_samples_read(const char *path, struct vs_task_samples **out,
+			 char *err, size_t errlen)
+{
+	struct reading rd = { .task_clock = -1 };
+	struct vs_reader *r;
+	struct vs_record rec;
+	int ret, status = VS_LOAD_ERROR;
+
+	*out = NULL;
+	r = vs_reader_open(path, err, errlen);
+	if (!r)
+		return VS_LOAD_CORRUPT;
+	rd.ts = vs_task_samples_new();
+	rd.syms = vs_symbols_new();
+	if (!rd.ts || !rd.syms)
+		goto nomem;
+	while ((ret = vs_reader_next(r, &rec)) > 0)
+		if (take_record(&rd, r, &rec))
+			goto nomem;
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", vs_reader_error(r));
+		status = VS_LOAD_CORRUPT;
+		goto out;
+	}
+	rd.ts->nr_trace_events = vs_reader_nr_events(r);
+	if (keep_stale(rd.ts, rd.syms) || vs_task_samples_finish(rd.ts))
+		goto nomem;
+	*out = rd.ts;
+	rd.ts = NULL;
+	status = VS_LOAD_OK;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory reading samples");
+out:
+	vs_task_samples_free(rd.ts);
+	vs_symbols_free(rd.syms);
+	vs_reader_close(r);
+	return status;
+}
+
+bool vs_trace_has_samples(const char *path)
+{
+	struct vs_reader *r = vs_reader_open(path, NULL, 0);
+	struct vs_record rec;
+	bool found = false;
+	int i;
+
+	if (!r)
+		return false;
+	/* the META records come first; the first task ends the search */
+	for (i = 0; i < 100000 && vs_reader_next(r, &rec) > 0; i++) {
+		if (rec.kind == VS_REC_SAMPLE ||
+		    (rec.kind == VS_REC_META && !strcmp(rec.meta.key, "sample"))) {
+			found = true;
+			break;
+		}
+		if (rec.kind == VS_REC_TASK)
+			break;
+	}
+	vs_reader_close(r);
+	return found;
+}
+
+/* --- function times ------------------------------------------------------- */
+
+int vs_func_estimator_parse(const char *name)
+{
+	if (!strcmp(name, "count"))
+		return VS_FUNC_COUNT;
+	if (!strcmp(name, "span"))
+		return VS_FUNC_SPAN;
+	return -1;
+}
+
+uint64_t vs_func_time(const struct vs_task_samples *ts,
+		      const struct vs_ts_task *task, uint32_t symbol,
+		      enum vs_func_estimator est)
+{
+	uint64_t sum = 0, first = 0, last = 0;
+	bool seen = false;
+	uint32_t k;
+
+	for (k = 0; k < task->nr; k++) {
+		const struct vs_ts_sample *s = &ts->samples[task->first + k];
+
+		if (ts->frames[s->chain] != symbol)
+			continue;
+		sum += s->weight_ns;
+		if (!seen)
+			first = s->time;
+		last = s->time;
+		seen = true;
+	}
+	return est == VS_FUNC_COUNT ? sum : last - first;
+}
+
+struct fe_type {
+	uint32_t type;
+	unsigned int nr;			/* events of the type */
+	uint16_t event[VS_FUNC_MAX_EVENTS];	/* slot -> event id */
+	int8_t *slot_of;			/* symbol id -> slot, -1 */
+};
+
+struct vs_func_events {
+	const struct vs_task_samples *ts;
+	enum vs_func_estimator est;
+	struct vs_event_def *defs;
+	unsigned int nr_defs;
+	uint16_t first_id;
+	struct fe_type *types;
+	unsigned int nr_types;
+};
+
+static const uint64_t *sort_totals;
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+	uint64_t x = sort_totals[*(const uint32_t *)a];
+	uint64_t y = sort_totals[*(const uint32_t *)b];
+
+	return (x < y) - (x > y);
+}
+
+/* The event id of func:@name.time, made on first use; -1: no memory. */
+static int func_event(struct vs_func_events *fe, const char *name)
+{
+	struct vs_event_def *defs;
+	char *full;
+	size_t len = strlen(name) + sizeof("func:.time");
+	unsigned int i;
+
+	full = malloc(len);
+	if (!full)
+		return -1;
+	snprintf(full, len, "func:%s.time", name);
+	for (i = 0; i < fe->nr_defs; i++)
+		if (!strcmp(fe->defs[i].name, full)) {
+			free(full);
+			return fe->defs[i].id;
+		}
+	if (fe->first_id + fe->nr_defs > VS_EVENT_MAX)
+		goto fail;
+	defs = realloc(fe->defs, (fe->nr_defs + 1) * sizeof(*defs));
+	if (!defs)
+		goto fail;
+	fe->defs = defs;
+	defs[fe->nr_defs] = (struct vs_event_def){
+		.id = fe->first_id + fe->nr_defs, .parent = VS_EVENT_NO_PARENT,
+		.group = VS_GROUP_FUNC, .name = full, .unit = "ns",
+	};
+	return defs[fe->nr_defs++].id;
+fail:
+	free(full);
+	return -1;
+}
+
+/* Choose the functions of the tasks [first, first + n) of one type. */
+static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
+		       size_t first, size_t n, uint64_t *totals,
+		       uint32_t *order)
+{
+	const struct vs_task_samples *ts = fe->ts;
+	uint64_t all = 0;
+	unsigned int i, k, nr = 0;
+	size_t t;
+	int ev;
+
+	memset(totals, 0, ts->nr_symbols * sizeof(*totals));
+	for (t = first; t < first + n; t++) {
+		const struct vs_ts_task *task = &ts->tasks[t];
+
+		for (k = 0; k < task->nr; k++) {
+			const struct vs_ts_sample *s = &ts->samples[task->first + k];
+
+			totals[ts->frames[s->chain]] += s->weight_ns;
+			all += s->weight_ns;
+		}
+	}
+	for (i = 0; i < ts->nr_symbols; i++)
+		if (i && totals[i] && totals[i] >= VS_FUNC_MIN_SHARE * all)
+			order[nr++] = i;
+	sort_totals = totals;
+	qsort(order, nr, sizeof(*order), cmp_total_desc);
+	ft->slot_of = malloc(ts->nr_symbols);
+	if (!ft->slot_of)
+		return -1;
+	memset(ft->slot_of, -1, ts->nr_symbols);
+	for (i = 0; i < nr; i++) {
+		ev = func_event(fe, ts->symbols[order[i]].name);
+		if (ev < 0)
+			return -1;
+		for (k = 0; k < ft->nr && ft->event[k] != ev; k++)
+			;
+		if (k == ft->nr) {
+			if (ft->nr == VS_FUNC_MAX_EVENTS)
+				continue;
+			ft->event[ft->nr++] = ev;
+		}
+		ft->slot_of[order[i]] = k;
+	}
+	return 0;
+}
+
+struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
+					  enum vs_func_estimator est,
+					  uint16_t first_id)
+{
+	struct vs_func_events *fe = calloc(1, sizeof(*fe));
+	uint64_t *totals = calloc(ts->nr_symbols + 1, sizeof(*totals));
+	uint32_t *order = calloc(ts->nr_symbols + 1, sizeof(*order));
+	size_t i = 0, first, n;
+
+	if (!fe || !totals || !order)
+		goto fail;
+	fe->ts = ts;
+	fe->est = est;
+	fe->first_id = first_id;
+	while (i < ts->nr_tasks) {
+		struct fe_type *ft;
+
+		n = vs_task_samples_type(ts, ts->tasks[i].type, &first);
+		ft = realloc(fe->types, (fe->nr_types + 1) * sizeof(*ft));
+		if (!ft)
+			goto fail;
+		fe->types = ft;
+		ft += fe->nr_types++;
+		memset(ft, 0, sizeof(*ft));
+		ft->type = ts->tasks[i].type;
+		if (choose_type(fe, ft, first, n, totals, order))
+			goto fail;
+		i = first + n;
+	}
+	free(totals);
+	free(order);
+	return fe;
+fail:
+	free(totals);
+	free(order);
+	vs_func_events_free(fe);
+	return NULL;
+}
+
+void vs_func_events_free(struct vs_func_events *fe)
+{
+	unsigned int i;
+
+	if (!fe)
+		return;
+	for (i = 0; i < fe->nr_defs; i++)
+		free((char *)fe->defs[i].name);
+	for (i = 0; i < fe->nr_types; i++)
+		free(fe->types[i].slot_of);
+	free(fe->defs);
+	free(fe->types);
+	free(fe);
+}
+
+const struct vs_event_def *vs_func_events_defs(const struct vs_func_events *fe,
+					       unsigned int *nr)
+{
+	*nr = fe->nr_defs;
+	return fe->defs;
+}
+
+uint32_t vs_func_events_values(const struct vs_func_events *fe,
+			       const struct vs_task *t, struct vs_value *buf,
+			       uint32_t max)
+{
+	const struct vs_task_samples *ts = fe->ts;
+	const struct vs_ts_task *task = vs_task_samples_find(ts, t->id);
+	uint64_t sum[VS_FUNC_MAX_EVENTS] = { 0 }, first[VS_FUNC_MAX_EVENTS];
+	uint64_t last[VS_FUNC_MAX_EVENTS] = { 0 };
+	const struct fe_type *ft = NULL;
+	unsigned int i, k;
+
+	if (!task || task->tid != t->tid || task->start != t->start)
+		return 0;
+	for (i = 0; i < fe->nr_types && !ft; i++)
+		if (fe->types[i].type == t->type)
+			ft = &fe->types[i];
+	if (!ft)
+		return 0;
+	for (k = 0; k < task->nr; k++) {
+		const struct vs_ts_sample *s = &ts->samples[task->first + k];
+		int slot = ft->slot_of[ts->frames[s->chain]];
+
+		if (slot < 0)
+			continue;
+		if (!last[slot])
+			first[slot] = s->time;
+		last[slot] = s->time;
+		sum[slot] += s->weight_ns;
+	}
+	for (i = 0; i < ft->nr && i < max; i++)
+		buf[i] = (struct vs_value){ ft->event[i],
+			fe->est == VS_FUNC_COUNT ? sum[i] :
+			last[i] ? last[i] - first[i] : 0 };
+	return i;
+}

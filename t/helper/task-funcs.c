@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * task-funcs.c - the per-task function times of a trace, for the sampling
+ * tests: one JSON line per task that has samples,
+ *
+ *   {"id":ID,"type":T,"tid":TID,"samples":N,
+ *    "funcs":{"f3":{"count":NS,"span":NS,"samples":N},...}}
+ *
+ * from core/task-samples (the attribution and both estimators the report
+ * ranks), so tests compare them with a workload's own ground truth.
+ *
+ * usage: task-funcs TRACE
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/task-samples.h"
+
+int main(int argc, char **argv)
+{
+	struct vs_task_samples *ts;
+	char err[512];
+	uint32_t *seen;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: task-funcs TRACE\n");
+		return 129;
+	}
+	if (vs_task_samples_read(argv[1], &ts, err, sizeof(err))) {
+		fprintf(stderr, "task-funcs: %s\n", err);
+		return 2;
+	}
+	seen = calloc(ts->nr_symbols + 1, sizeof(*seen));
+	if (!seen)
+		return 1;
+	for (i = 0; i < ts->nr_tasks; i++) {
+		const struct vs_ts_task *t = &ts->tasks[i];
+		const char *sep = "";
+		uint32_t k;
+
+		if (!t->nr)
+			continue;
+		printf("{\"id\":%llu,\"type\":%u,\"tid\":%u,\"samples\":%u,"
+		       "\"funcs\":{", (unsigned long long)t->id, t->type, t->tid,
+		       t->nr);
+		for (k = 0; k < t->nr; k++)
+			seen[ts->frames[ts->samples[t->first + k].chain]]++;
+		for (k = 0; k < t->nr; k++) {
+			uint32_t sym = ts->frames[ts->samples[t->first + k].chain];
+
+			if (!seen[sym])
+				continue;
+			printf("%s\"%s\":{\"count\":%llu,\"span\":%llu,"
+			       "\"samples\":%u}", sep, ts->symbols[sym].name,
+			       (unsigned long long)vs_func_time(ts, t, sym,
+								VS_FUNC_COUNT),
+			       (unsigned long long)vs_func_time(ts, t, sym,
+								VS_FUNC_SPAN),
+			       seen[sym]);
+			seen[sym] = 0;
+			sep = ",";
+		}
+		printf("}}\n");
+	}
+	printf("{\"unattributed\":%llu,\"stale_frames\":%llu}\n",
+	       (unsigned long long)ts->unattributed,
+	       (unsigned long long)ts->stale_frames);
+	free(seen);
+	vs_task_samples_free(ts);
+	return 0;
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * task-samples.c - samples tied to tasks (core/task-samples.c) on
+ * hand-made streams: attribution by thread and time across migrations,
+ * both estimators, PEBS weights from the task's CPU time, the function
+ * events of the report.
+ */
+#include <string.h>
+
+#include "core/task-samples.h"
+#include "tap.h"
+
+static struct vs_task task(uint64_t id, uint32_t type, uint32_t tid,
+			   uint64_t start, uint64_t end)
+{
+	return (struct vs_task){ .id = id, .type = type, .pid = 1, .tid = tid,
+				 .start = start, .end = end };
+}
+
+static void sample(struct vs_task_samples *ts, uint32_t tid, uint32_t cpu,
+		   uint64_t time, uint64_t period, uint32_t flags,
+		   uint32_t leaf, uint32_t caller)
+{
+	struct vs_sample s = { .time = time, .pid = 1, .tid = tid, .cpu = cpu,
+			       .flags = flags, .period = period };
+	uint32_t frames[2] = { leaf, caller };
+
+	vs_task_samples_add_sample(ts, &s, frames, 2);
+}
+
+int main(void)
+{
+	struct vs_task_samples *ts = vs_task_samples_new();
+	const struct vs_event_def *defs;
+	const struct vs_ts_task *t;
+	struct vs_value vals[8];
+	struct vs_task rec;
+	unsigned int nr;
+	uint32_t f, g, main_;
+	size_t first, n;
+	struct vs_func_events *fe;
+
+	f = vs_task_samples_symbol(ts, "f", "/bin/app");
+	g = vs_task_samples_symbol(ts, "g", "/bin/app");
+	main_ = vs_task_samples_symbol(ts, "main", "/bin/app");
+	ok(f == 1 && g == 2 && main_ == 3, "symbols are numbered from 1");
+	is_u64(vs_task_samples_symbol(ts, "f", "/bin/app"), f,
+	       "the same function of the same file has one id");
+	ok(vs_task_samples_symbol(ts, "f", "/lib/other.so") > 3,
+	   "the same name in another file is another symbol");
+
+	/* thread 10: tasks 1 [1000, 2000] and 2 [3000, 4000]; thread 11: 3 */
+	rec = task(1, 7, 10, 1000, 2000);
+	vs_task_samples_add_task(ts, &rec, 0);
+	rec = task(2, 7, 10, 3000, 4000);
+	vs_task_samples_add_task(ts, &rec, 0);
+	rec = task(3, 8, 11, 1500, 2500);
+	vs_task_samples_add_task(ts, &rec, 800);
+	/* task 1: f at 1100 (cpu 0), 1200 (cpu 1: migrated), g at 1300 */
+	sample(ts, 10, 0, 1100, 100, 0, f, main_);
+	sample(ts, 10, 1, 1200, 100, 0, f, main_);
+	sample(ts, 10, 1, 1300, 100, 0, g, f);
+	sample(ts, 10, 1, 1600, 100, 0, f, main_);
+	/* between the tasks of thread 10, and after its last */
+	sample(ts, 10, 0, 2500, 100, 0, f, main_);
+	sample(ts, 10, 0, 4001, 100, 0, f, main_);
+	/* thread 11 in task 3: PEBS samples, weights from its CPU time */
+	sample(ts, 11, 0, 1600, 8000, VS_SAMPLE_PRECISE, g, main_);
+	sample(ts, 11, 0, 1700, 8000, VS_SAMPLE_PRECISE, g, main_);
+	ok(!vs_task_samples_finish(ts), "finish");
+
+	is_u64(ts->unattributed, 2, "samples outside every task of their "
+	       "thread count for none");
+	t = vs_task_samples_find(ts, 1);
+	ok(t && t->nr == 4, "task 1 has its 4 samples, across CPUs");
+	is_u64(vs_func_time(ts, t, f, VS_FUNC_COUNT), 300,
+	       "count: 3 samples of f x period 100");
+	is_u64(vs_func_time(ts, t, f, VS_FUNC_SPAN), 500,
+	       "span: first (1100) to last (1600) sample of f");
+	is_u64(vs_func_time(ts, t, g, VS_FUNC_SPAN), 0,
+	       "span of a function sampled once is 0");
+	is_u64(vs_func_time(ts, t, main_, VS_FUNC_COUNT), 0,
+	       "a caller has no time of its own");
+	ok(ts->samples[t->first].time == 1100 &&
+	   ts->samples[t->first + 3].time == 1600, "samples in time order");
+	ok(ts->frames[ts->samples[t->first + 2].chain + 1] == f,
+	   "the callchain keeps the caller");
+	t = vs_task_samples_find(ts, 2);
+	ok(t && t->nr == 0, "task 2 has none");
+	t = vs_task_samples_find(ts, 3);
+	ok(t && t->nr == 2, "task 3 has thread 11's samples, not thread 10's");
+	is_u64(vs_func_time(ts, t, g, VS_FUNC_COUNT), 800,
+	       "PEBS: the samples share the task's CPU time");
+	ok(!vs_task_samples_find(ts, 99), "an unknown id finds nothing");
+	n = vs_task_samples_type(ts, 7, &first);
+	ok(n == 2 && ts->tasks[first].id == 1 && ts->tasks[first + 1].id == 2,
+	   "the tasks of a type, by start");
+
+	fe = vs_func_events_new(ts, VS_FUNC_COUNT, 40);
+	defs = vs_func_events_defs(fe, &nr);
+	ok(nr == 2 && !strcmp(defs[0].name, "func:f.time") &&
+	   defs[0].id == 40 && defs[0].group == VS_GROUP_FUNC &&
+	   !strcmp(defs[1].name, "func:g.time"),
+	   "function events numbered from the first free id");
+	rec = task(2, 7, 10, 3000, 4000);
+	nr = vs_func_events_values(fe, &rec, vals, 8);
+	ok(nr == 2 && vals[0].value == 0 && vals[1].value == 0,
+	   "a task of the type without samples gets zeros");
+	rec = task(1, 7, 10, 1000, 2000);
+	nr = vs_func_events_values(fe, &rec, vals, 8);
+	ok(nr == 2 && vals[0].event == 40 && vals[0].value == 300 &&
+	   vals[1].value == 100, "task 1: f 300 ns, g 100 ns");
+	rec = task(42, 7, 10, 1000, 2000);
+	is_u64(vs_func_events_values(fe, &rec, vals, 8), 0,
+	       "a task the samples do not know gets nothing");
+	vs_func_events_free(fe);
+	fe = vs_func_events_new(ts, VS_FUNC_SPAN, 40);
+	rec = task(1, 7, 10, 1000, 2000);
+	nr = vs_func_events_values(fe, &rec, vals, 8);
+	ok(nr == 2 && vals[0].value == 500, "span estimator: f 500 ns");
+	vs_func_events_free(fe);
+	ok(vs_func_estimator_parse("count") == VS_FUNC_COUNT &&
+	   vs_func_estimator_parse("span") == VS_FUNC_SPAN &&
+	   vs_func_estimator_parse("mean") < 0, "estimator names");
+	vs_task_samples_free(ts);
+	return done_testing();
+}
