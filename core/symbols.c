@@ -302,14 +302,15 @@ const struct vs_elf_symbol *vs_dso_functions(const struct vs_dso *d,
 	return d->syms;
 }
 
-const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
-					uint64_t vaddr)
+/* The symbol of @syms (sorted by address) holding @addr, or NULL. */
+static const struct vs_elf_symbol *find_sym(const struct vs_elf_symbol *syms,
+					    size_t nr, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nr_syms, mid;
+	size_t lo = 0, hi = nr, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (d->syms[mid].addr <= vaddr)
+		if (syms[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -317,8 +318,13 @@ const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
 	if (!lo)
 		return NULL;
 	lo--;
-	return vaddr < d->syms[lo].addr + (d->syms[lo].size ?: 1) ?
-	       &d->syms[lo] : NULL;
+	return addr < syms[lo].addr + (syms[lo].size ?: 1) ? &syms[lo] : NULL;
+}
+
+const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
+					uint64_t vaddr)
+{
+	return find_sym(d->syms, d->nr_syms, vaddr);
 }
 
 int64_t vs_dso_file_offset(const struct vs_dso *d, uint64_t vaddr)
@@ -639,24 +645,6 @@ static void finish_text_syms(struct text_syms *t)
 	t->loaded = 1;
 }
 
-static const struct vs_elf_symbol *find_text_sym(const struct text_syms *t,
-						 uint64_t addr)
-{
-	size_t lo = 0, hi = t->nr, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	lo--;
-	return addr < t->syms[lo].addr + (t->syms[lo].size ?: 1) ?
-	       &t->syms[lo] : NULL;
-}
 
 int vs_symbols_load_kallsyms(struct vs_symbols *s, const char *path)
 {
@@ -691,7 +679,7 @@ const struct vs_elf_symbol *vs_symbols_kernel(struct vs_symbols *s,
 {
 	if (!s->kernel.loaded)
 		vs_symbols_load_kallsyms(s, "/proc/kallsyms");
-	return find_text_sym(&s->kernel, addr);
+	return find_sym(s->kernel.syms, s->kernel.nr, addr);
 }
 
 int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
@@ -743,11 +731,11 @@ const struct vs_elf_symbol *vs_symbols_jit(struct vs_symbols *s, uint32_t pid,
 
 	for (i = 0; i < s->nr_jits; i++)
 		if (s->jits[i].pid == pid)
-			return find_text_sym(&s->jits[i], addr);
+			return find_sym(s->jits[i].syms, s->jits[i].nr, addr);
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	vs_symbols_load_jit_map(s, pid, path);
 	for (i = 0; i < s->nr_jits; i++)
 		if (s->jits[i].pid == pid)
-			return find_text_sym(&s->jits[i], addr);
+			return find_sym(s->jits[i].syms, s->jits[i].nr, addr);
 	return NULL;
 }

@@ -77,10 +77,13 @@ struct vs_task_samples {
 };
 
 /*
- * weight_ns: a cpu-clock sample stands for its period (ns of CPU time).
- * A PEBS sample's period counts events (micro-ops), not time: it stands
- * for the task's CPU time (task-clock, else its latency) divided by the
- * task's samples.
+ * weight_ns: the task's CPU time (its task-clock value) divided by its
+ * samples.  A PEBS period counts events (micro-ops), not time, so this is
+ * the only way to turn it into time (without task-clock: the task's
+ * latency over its samples).  A cpu-clock period is ns of CPU time, but a
+ * timer interrupt that comes late (a virtual machine under load: 20% and
+ * more) makes fewer samples than the CPU time over the period; the
+ * task's own measure corrects that (without task-clock: the period).
  */
 
 /**

@@ -13,9 +13,19 @@ setup_file() {
 	[ -e /sys/kernel/tracing/events ] ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 	cd "$BATS_FILE_TMPDIR" || return 1
+	# one query size: one task type whose slow queries are the cold
+	# ones (with sizes 3 and 5, a size-5 query after a cold size-3 one is
+	# partly cold, as in the paper, and its type has two slow groups)
 	"$VARSCOPE" record --sample -o cq.data -- \
-		"$EXAMPLES/cachequery" --truth > truth 2> err || true
+		"$EXAMPLES/cachequery" --truth --sizes 4 > truth 2> err || true
 	"$FUNCS" cq.data > funcs.json || true
+}
+
+# py: Python on stdin with the helpers of t/helper/cachequery_truth.py
+py() {
+	python3 -c "import sys; sys.path.insert(0, '$SRC/t/helper')
+from cachequery_truth import *
+exec(sys.stdin.read())"
 }
 
 setup() {
@@ -28,14 +38,11 @@ setup() {
 
 @test "cachequery: cold queries are much slower than warm ones" {
 	grep -q "^cachequery: queries=2400 evictions=" truth
-	python3 - <<'PY'
+	py <<'PY'
 import statistics
 cold, warm = [], []
-for l in open("truth"):
-    if "task=" not in l:
-        continue
-    d = dict(kv.split("=") for kv in l.split()[1:])
-    (cold if int(d["cold_points"]) >= 3000 else warm).append(int(d["f3_ns"]))
+for d in queries():
+    (cold if d["cold_points"] >= 4000 else warm).append(d["f3_ns"])
 assert len(cold) >= 20, len(cold)
 assert statistics.median(cold) > 50 * statistics.median(warm), \
     (statistics.median(cold), statistics.median(warm))
@@ -43,54 +50,44 @@ PY
 }
 
 @test "f3 of every cold query is within 20% of its ground truth" {
-	# count x period estimates the CPU time in f3; the paper's first to
-	# last sample estimates its elapsed time
-	python3 - <<'PY'
-import json
-est = {}
-for l in open("funcs.json"):
-    r = json.loads(l)
-    if "id" in r:
-        est[r["id"]] = r["funcs"].get("f3", {"count": 0, "span": 0})
-n = 0
-for l in open("truth"):
-    if "task=" not in l:
+	# Both estimators against the clock reads around f3, in every cold
+	# query whose thread kept its CPU through f3 (its CPU clock within
+	# 10% of the elapsed time).  A query that lost it (tests running
+	# beside this one, the hypervisor) has no single truth: task-clock
+	# and so count x period count what the hypervisor took, the thread's
+	# CPU clock does not; first to last sample misses a wait before the
+	# first or after the last sample.  Those must stay a minority.
+	py <<'PY'
+est, n, lost = f3(), 0, 0
+for d in queries():
+    if d["cold_points"] < 4000:
         continue
-    d = {k: int(v) for k, v in (kv.split("=") for kv in l.split()[1:])}
-    if d["cold_points"] < 3000:
+    if d["f3_cpu_ns"] < 0.9 * d["f3_ns"]:
+        lost += 1
         continue
-    e = est.get(d["task"], {"count": 0, "span": 0})
+    e = est[d["task"]]
     n += 1
-    assert abs(e["count"] / d["f3_cpu_ns"] - 1) <= 0.2, (d, e)
+    assert abs(e["count"] / d["f3_ns"] - 1) <= 0.2, (d, e)
     assert abs(e["span"] / d["f3_ns"] - 1) <= 0.2, (d, e)
-assert n >= 20, n
+assert n >= 20 and lost < n / 4, (n, lost)
 PY
 }
 
 @test "warm queries have next to no f3 time" {
-	python3 - <<'PY'
-import json
-est = {}
-for l in open("funcs.json"):
-    r = json.loads(l)
-    if "id" in r:
-        est[r["id"]] = r["funcs"].get("f3", {"count": 0})["count"]
-warm = []
-for l in open("truth"):
-    if "task=" not in l:
-        continue
-    d = {k: int(v) for k, v in (kv.split("=") for kv in l.split()[1:])}
-    if d["cold_points"] == 0:
-        warm.append(est.get(d["task"], 0))
+	py <<'PY'
+est = f3()
+warm = [est[d["task"]]["count"] for d in queries() if not d["cold_points"]]
 warm.sort()
 assert len(warm) > 1000 and warm[len(warm) * 95 // 100] == 0, warm[-50:]
 PY
 }
 
 # rank_first JSON: func:f3.time is first in every task type.  Events
-# that measure the same CPU time (task-clock, run.time, the timer
-# interrupts it takes) are high in exactly the cold queries too, so they
-# tie with it; the order of a tie within 1% of impact is noise.
+# that measure the same CPU time (task-clock, run.time) or follow from its
+# length (the timer interrupts and softirqs of a long run) are high in
+# the same cold queries, so they tie with it: the order of a tie within
+# 3% of impact is noise (the time bound takes f1's and f2's share of the
+# cold queries off f3).  No other event may come before it.
 #
 # The slow queries are the cold ones, about 3% of each type: the reports
 # explain the p98 (--ptarget 0.98).  At p99 the threshold search takes the
@@ -101,26 +98,28 @@ rank_first() {
 	python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["task_types"]) == 2, d
+assert len(d["task_types"]) == 1, d
 for tt in d["task_types"]:
     r = tt["ranking"]
     f3 = next(e for e in r if e["event"] == "func:f3.time")
-    top = r[0]
-    assert f3["rank"] == 1 or \
-        top["adjusted_impact"] - f3["adjusted_impact"] <= 0.01, (tt["type"], top, f3)
-    assert f3["adjusted_impact"] > 0.5, f3
+    for e in r[:f3["rank"] - 1]:
+        assert e["adjusted_impact"] - f3["adjusted_impact"] <= 0.03, (e, f3)
+        assert e["event"] in ("task-clock", "run.time") or \
+            e["event"].startswith("irq."), (e, f3)
+    assert f3["adjusted_impact"] > 0.85, f3
     for name in ("func:f1.time", "func:f2.time"):
         e = next((e for e in r if e["event"] == name), None)
         assert e and e["adjusted_impact"] < 0.2, e
 PY
 }
 
-@test "varscope report ranks func:f3.time first for the cold queries' types" {
+@test "varscope report ranks func:f3.time first for the cold queries' type" {
 	"$VARSCOPE" report -i cq.data --ptarget 0.98 --format json > r.json
 	rank_first r.json
-	run "$VARSCOPE" report -i cq.data --top 3
+	run "$VARSCOPE" report -i cq.data --ptarget 0.98 --top 0
 	assert_success
-	assert_output --partial "func:f3.time"
+	assert_line --regexp '^ +[0-9]+  func:f3\.time +9[0-9]\.[0-9]%'
+
 }
 
 @test "--func-time span: f3 first of the functions" {

@@ -1,0 +1,31 @@
+# cachequery_truth.py - what the t4100 checks read, as Python lists:
+#
+#   queries()  the --truth lines of examples/cachequery (file "truth"):
+#              dicts of task, type, cold_points, f3_ns, f3_cpu_ns
+#   f3()       t/helper/task-funcs' estimates of f3 (file "funcs.json"):
+#              task id -> {"count": ns, "span": ns}, zeros for tasks
+#              without f3 samples
+#
+# Used from the tests' inline Python: sys.path gets t/helper first.
+import collections
+import json
+
+ZERO = {"count": 0, "span": 0}
+
+
+def queries(path="truth"):
+    out = []
+    for line in open(path):
+        if "task=" in line:
+            out.append({k: int(v) for k, v in
+                        (kv.split("=") for kv in line.split()[1:])})
+    return out
+
+
+def f3(path="funcs.json"):
+    est = collections.defaultdict(lambda: dict(ZERO))
+    for line in open(path):
+        r = json.loads(line)
+        if "id" in r:
+            est[r["id"]] = r["funcs"].get("f3", dict(ZERO))
+    return est
