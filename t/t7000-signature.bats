@@ -67,7 +67,11 @@ assert_bug_ranks() {
 	infer_bug "$1"
 	rank=$(rank_of "$1.json" "$2")
 	echo "$2 ranks $rank"
-	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ]
+	[ "$rank" -ge 1 ] && [ "$rank" -le 5 ] && return
+	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" -i "$1.data" |
+		head -20
+	"$VARSCOPE" script -i "$BATS_FILE_TMPDIR/bs.sig" | grep -A3 "\"$2\""
+	return 1
 }
 
 @test "signature build maps calls to the functions that made them" {
