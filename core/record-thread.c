@@ -399,9 +399,20 @@ static void feed_until(struct vs_session *s, struct vs_rthread *rt,
 	}
 }
 
+/* A thread attached to (detached from) task @id at @time. */
+static void write_attach(struct vs_session *s, struct vs_rthread *rt,
+			 uint64_t time, uint8_t what, uint64_t id)
+{
+	struct vs_record rec = { .kind = VS_REC_ATTACH };
+
+	rec.attach = (struct vs_attach){ time, rt->tid, what, id };
+	vs_session_write(s, &rec);
+}
+
+/* @attach_id: the task an attached interval serves, else 0 */
 static void feed_begin(struct vs_session *s, struct vs_rthread *rt,
 		       uint32_t seq, uint64_t start, uint32_t cpu,
-		       uint32_t type)
+		       uint32_t type, uint64_t attach_id)
 {
 	struct vs_acct_event ev = {
 		.time = start, .cpu = cpu, .tid = rt->tid, .pid = rt->pid,
@@ -410,6 +421,8 @@ static void feed_begin(struct vs_session *s, struct vs_rthread *rt,
 	};
 
 	feed_until(s, rt, start, false);
+	if (attach_id)
+		write_attach(s, rt, start, VS_ATTACH, attach_id);
 	feed(s, &ev);
 	rt->begun_seq = seq;
 }
@@ -429,9 +442,12 @@ static void feed_task(struct vs_session *s, struct vs_rthread *rt,
 	if (rt->overflow_since && t->end >= rt->overflow_since)
 		ev.flags |= VS_TASK_LOST_EVENTS;
 	if (rt->begun_seq != t->seq)
-		feed_begin(s, rt, t->seq, t->start, t->cpu, t->type);
+		feed_begin(s, rt, t->seq, t->start, t->cpu, t->type,
+			   t->attach_id);
 	feed_until(s, rt, t->end, true);
 	feed(s, &ev);
+	if (t->attach_id)
+		write_attach(s, rt, t->end, VS_DETACH, t->attach_id);
 	rt->begun_seq = 0;
 	rt->done_seq = t->seq;
 }
@@ -443,12 +459,13 @@ static void feed_open_task(struct vs_session *s, struct vs_rthread *rt)
 	uint32_t seq = __atomic_load_n(&r->open, __ATOMIC_ACQUIRE);
 	uint64_t start = r->open_start;
 	uint32_t type = r->open_type, cpu = r->open_cpu;
+	uint64_t attach_id = r->open_attach_id;
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (!seq || seq != __atomic_load_n(&r->open, __ATOMIC_RELAXED) ||
 	    seq != rt->done_seq + 1 || seq == rt->begun_seq)
 		return;
-	feed_begin(s, rt, seq, start, cpu, type);
+	feed_begin(s, rt, seq, start, cpu, type, attach_id);
 }
 
 static void read_counts(struct vs_session *s, struct vs_rthread *rt)

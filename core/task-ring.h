@@ -57,6 +57,7 @@ struct vs_ring_task {
 	uint32_t seq;			/* 1, 2, ... per thread */
 	uint32_t nr_counters;
 	uint32_t pad;
+	uint64_t attach_id;		/* VS_TASK_ATTACHED: the task worked for */
 	uint64_t counters[VS_MAX_SW_COUNTERS];	/* deltas end - begin */
 };
 
@@ -74,7 +75,8 @@ struct vs_task_ring {
 	uint32_t open_cpu;
 	uint32_t open_pad;
 	uint64_t open_start;
-	char pad1[64 - 48];
+	uint64_t open_attach_id;	/* attached: the task worked for, else 0 */
+	char pad1[64 - 56];
 	/* written by the recorder */
 	uint64_t tail;			/* tasks consumed */
 	char pad2[64 - 8];

@@ -70,6 +70,8 @@ enum vs_record_kind {
 #define VS_TASK_UNMATCHED_END	(1u << 5)  /* type of end differs from begin */
 #define VS_TASK_FUNC_PROBE	(1u << 6)  /* made by --task-func */
 #define VS_TASK_TRUNCATED	(1u << 7)  /* recording stopped inside the task */
+#define VS_TASK_ATTACHED	(1u << 8)  /* a thread's work for another task:
+					      vs_task_attach() to detach */
 
 /* Sample flags: which optional fields are present. */
 #define VS_SAMPLE_ADDR		(1u << 0)

@@ -16,6 +16,8 @@
  *   end:                clock, read the counters, pause the perf ring,
  *                       push {type, start, end, cpu, deltas} to the ring
  *   begin (unselected): one draw of a thread-local PRNG, a TLS store
+ *   attach, detach:     as begin and end, of an interval pushed with
+ *                       VS_TASK_ATTACHED and the id of the task it served
  *
  * The perf ring is paused outside selected tasks, so the kernel events of
  * a thread that is not inside a selected task never reach user space.
@@ -51,6 +53,7 @@ struct vs_thread {
 	enum vs_thread_state state;
 	enum vs_open open;
 	uint32_t type;			/* of the open task */
+	uint64_t attach_id;		/* open is an attached interval: its task */
 	uint32_t cpu;
 	uint32_t seq;			/* selected tasks so far */
 	uint32_t nr_counters;
@@ -257,16 +260,23 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	slot->flags = flags;
 	slot->cpu = t->cpu;
 	slot->seq = t->seq;
+	slot->attach_id = t->attach_id;
+	if (t->attach_id)
+		slot->flags |= VS_TASK_ATTACHED;
 	slot->nr_counters = t->nr_counters;
 	for (i = 0; i < t->nr_counters; i++)
 		slot->counters[i] = counters[i] - t->counters_begin[i];
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 
-static void vs_begin(uint32_t type)
+/*
+ * Open a task of @type, or with @attach_id an attached interval (always
+ * selected: the task it serves was).
+ */
+static void vs_begin(uint32_t type, uint64_t attach_id)
 {
 	struct vs_thread *t = &vs_self;
-	bool selected = vs_selected(t);
+	bool selected = attach_id || vs_selected(t);
 	bool running = false;	/* the perf ring is resumed */
 	struct vs_task_ring *ring;
 
@@ -275,6 +285,7 @@ static void vs_begin(uint32_t type)
 		running = selected;
 	}
 	t->type = type;
+	t->attach_id = attach_id;
 	t->open = VS_OPEN_UNSELECTED;
 	if (!selected || !vs_ready(t))
 		return;
@@ -289,14 +300,19 @@ static void vs_begin(uint32_t type)
 	ring->open_type = type;
 	ring->open_cpu = t->cpu;
 	ring->open_start = t->start;
+	ring->open_attach_id = attach_id;
 	__atomic_store_n(&ring->open, t->seq, __ATOMIC_RELEASE);
 }
 
-static void vs_end(uint32_t type)
+/* @attached: vs_task_detach(), which closes only an attached interval */
+static void vs_end(uint32_t type, bool attached)
 {
 	struct vs_thread *t = &vs_self;
+	enum vs_open open = t->open;
 
-	switch (t->open) {
+	if (attached != !!t->attach_id)
+		open = VS_OPEN_NONE;	/* detach of a task, end of an attach */
+	switch (open) {
 	case VS_OPEN_SELECTED:
 		vs_finish(t, type == t->type ? 0 : VS_TASK_UNMATCHED_END, true);
 		break;
@@ -317,14 +333,14 @@ VS_API void vs_task_begin(uint32_t type)
 {
 	if (likely(!vs_on))
 		return;
-	vs_begin(type);
+	vs_begin(type, 0);
 }
 
 VS_API void vs_task_end(uint32_t type)
 {
 	if (likely(!vs_on))
 		return;
-	vs_end(type);
+	vs_end(type, false);
 }
 
 VS_API uint64_t vs_task_id(void)
@@ -333,17 +349,29 @@ VS_API uint64_t vs_task_id(void)
 
 	if (likely(!vs_on) || t->open != VS_OPEN_SELECTED)
 		return 0;
+	if (t->attach_id)
+		return t->attach_id;
 	return (uint64_t)gettid() << 32 | t->seq;
 }
 
-/* Cross-thread tasks come with the variance tree (issue 6): no-ops now. */
+/*
+ * An attached interval is a task of type 0 on this thread, flagged
+ * VS_TASK_ATTACHED with the id it serves; the recorder writes it with
+ * VS_REC_ATTACH records and the analysis adds it to that task.  Attach to
+ * id 0 (a vs_task_id() of an unselected task) does nothing.
+ */
 VS_API void vs_task_attach(uint64_t id)
 {
-	(void)id;
+	if (likely(!vs_on) || !id)
+		return;
+	vs_begin(0, id);
 }
 
 VS_API void vs_task_detach(void)
 {
+	if (likely(!vs_on))
+		return;
+	vs_end(0, true);
 }
 
 /*
