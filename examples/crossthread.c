@@ -9,12 +9,16 @@
  * Delays of the worker, which the front thread only sees as a blocked
  * wait whose waker is the worker:
  *   --lock       a holder thread takes the worker's lock for --hold-us
- *                every few requests, so handle() blocks on it
+ *                a third of the time, so handle() blocks on it
  *   --corunner   a busy thread shares the worker's CPU (both pinned to
  *                CPU 0), so the worker waits in the run queue
  *
  * --print-times prints, for every call of handle(), the worker's clock
  * reads around it: "handle TID NS", the ground truth of record --probe.
+ *
+ * --odd first makes the odd calls a program may make: a detach without
+ * attach, an attach to an id no task has (then its detach), and a thread
+ * that exits while attached to a request.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -41,7 +45,7 @@ static volatile bool corunner_stop;
 static long nr_requests = 100;
 static long work_us = 200;
 static long hold_us = 2000;
-static bool use_lock, use_corunner, print_times;
+static bool use_lock, use_corunner, print_times, odd;
 
 static uint64_t now_ns(void)
 {
@@ -119,7 +123,7 @@ static void *holder(void *arg)
 		pthread_mutex_lock(&big_lock);
 		spin_ns(hold_us * 1000);
 		pthread_mutex_unlock(&big_lock);
-		usleep(5 * hold_us);
+		usleep(2 * hold_us);
 	}
 	return NULL;
 }
@@ -132,6 +136,30 @@ static void *corunner(void *arg)
 	while (!corunner_stop)
 		spin_ns(100000);
 	return NULL;
+}
+
+static void *exit_attached(void *arg)
+{
+	vs_task_attach(*(uint64_t *)arg);
+	spin_ns(100000);
+	return NULL;		/* no detach */
+}
+
+static void odd_calls(void)
+{
+	pthread_t th;
+	uint64_t id;
+
+	vs_task_detach();
+	vs_task_attach(12345);
+	spin_ns(100000);
+	vs_task_detach();
+	vs_task_begin(TYPE_REQUEST);
+	id = vs_task_id();
+	if (!pthread_create(&th, NULL, exit_attached, &id))
+		pthread_join(th, NULL);
+	vs_task_end(TYPE_REQUEST);
+	printf("odd: exited attached to %llu\n", (unsigned long long)id);
 }
 
 static void request(void)
@@ -151,7 +179,7 @@ static void request(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: crossthread [-n N] [--work-us U] [--lock "
-		"[--hold-us H]] [--corunner] [--print-times]\n");
+		"[--hold-us H]] [--corunner] [--print-times] [--odd]\n");
 	exit(129);
 }
 
@@ -164,6 +192,7 @@ int main(int argc, char **argv)
 		{ "lock", no_argument, NULL, 'l' },
 		{ "corunner", no_argument, NULL, 'c' },
 		{ "print-times", no_argument, NULL, 'p' },
+		{ "odd", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 }
 	};
 	pthread_t work, other;
@@ -178,12 +207,15 @@ int main(int argc, char **argv)
 		case 'l': use_lock = true; break;
 		case 'c': use_corunner = true; break;
 		case 'p': print_times = true; break;
+		case 'o': odd = true; break;
 		default: usage();
 		}
 	}
 	if (optind != argc || nr_requests < 1 || work_us < 0 || hold_us < 1)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (odd)
+		odd_calls();
 	if (pthread_create(&work, NULL, worker, NULL) ||
 	    ((use_lock || use_corunner) &&
 	     pthread_create(&other, NULL, use_lock ? holder : corunner, NULL))) {
