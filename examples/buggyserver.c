@@ -566,6 +566,7 @@ NOINLINE static unsigned int parse_request(const unsigned char *req)
 	/* about 500 us of parsing work between two requests */
 	while (now_ns() - t < 500000)
 		x += h * 2654435761u;
+	(void)x;	/* the work is its point: read once, for clang's sake */
 	return req[0] % NR_HANDLERS;
 }
 
