@@ -138,7 +138,8 @@ static void on_task(void *ctx, const struct vs_task *task)
 
 	rec.task = *task;
 	vs_session_write(s, &rec);
-	s->tasks_written++;
+	if (recorder_of(s)->recording)
+		s->tasks_written++;
 }
 
 /* The events live from now on: the whole catalog so far. */
@@ -1094,7 +1095,7 @@ int vs_record(const struct vs_record_opts *opts)
 {
 	struct vs_recorder *r = calloc(1, sizeof(*r));
 	struct sigaction sa = { .sa_handler = on_stop_signal };
-	int status = 1;
+	int status = 1, i;
 
 	if (!r)
 		return 1;
@@ -1160,6 +1161,11 @@ out:
 	vs_acct_free(r->s.acct);
 	vs_catalog_free(r->s.cat);
 	vs_probe_free(&r->s);
+	for (i = 0; i < r->nr_cpus; i++)
+		if (r->track[i].base) {
+			close(r->track[i].fd);
+			vs_perf_ring_unmap(&r->track[i]);
+		}
 	while (r->nr_extra_fds)
 		close(r->extra_fds[--r->nr_extra_fds]);
 	free(r->extra_fds);

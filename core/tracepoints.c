@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <event-parse.h>
-#include <tracefs.h>
 
 #include "core/tracepoints.h"
 #include "arch/x86/vectors.h"
@@ -130,23 +129,14 @@ static int select_item(struct vs_tp_set *set, const char *sys,
 	return found ? 0 : -1;
 }
 
-int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
-		   size_t errlen)
+int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
+		     const char *select, char *err, size_t errlen)
 {
-	const char *systems[] = { "sched", "irq", "irq_vectors", "exceptions",
-				  NULL };
 	char *list, *item, *save = NULL;
 	int ret = 0;
 
 	memset(set, 0, sizeof(*set));
-	if (mount_tracefs(err, errlen))
-		return -1;
-	set->tep = tracefs_local_events_system(VS_TRACEFS, systems);
-	if (!set->tep) {
-		snprintf(err, errlen, "cannot read the tracepoint formats in %s",
-			 VS_TRACEFS "/events");
-		return -1;
-	}
+	set->tep = tep;
 	list = strdup(select ? select : default_select);
 	for (item = strtok_r(list, ",", &save); item && !ret;
 	     item = strtok_r(NULL, ",", &save)) {
@@ -162,6 +152,76 @@ int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 	}
 	free(list);
 	return ret;
+}
+
+/* Parse the format of sys/name into @tep; missing ones are skipped. */
+static void load_format(struct tep_handle *tep, const char *sys,
+			const char *name)
+{
+	char path[256], *buf;
+	size_t len = 0, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), VS_TRACEFS "/events/%s/%s/format", sys,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	buf = malloc(65536);
+	if (buf) {
+		while (len < 65535 && (n = fread(buf + len, 1, 65535 - len, f)))
+			len += n;
+		tep_parse_event(tep, buf, len, sys);
+		free(buf);
+	}
+	fclose(f);
+}
+
+/*
+ * The formats of the tracepoints we know, and only those: loading whole
+ * systems with libtracefs also parses /proc/kallsyms, seconds under ASAN.
+ */
+static struct tep_handle *load_formats(void)
+{
+	static const char *const fixed[][2] = {
+		{ "sched", "sched_switch" },
+		{ "irq", "irq_handler_entry" }, { "irq", "irq_handler_exit" },
+		{ "irq", "softirq_entry" }, { "irq", "softirq_exit" },
+		{ "exceptions", "page_fault_user" },
+		{ "exceptions", "page_fault_kernel" },
+	};
+	struct tep_handle *tep = tep_alloc();
+	char name[80];
+	size_t i;
+
+	if (!tep)
+		return NULL;
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		load_format(tep, fixed[i][0], fixed[i][1]);
+	for (i = 0; vs_x86_vectors[i]; i++) {
+		snprintf(name, sizeof(name), "%s_entry", vs_x86_vectors[i]);
+		load_format(tep, "irq_vectors", name);
+		snprintf(name, sizeof(name), "%s_exit", vs_x86_vectors[i]);
+		load_format(tep, "irq_vectors", name);
+	}
+	return tep;
+}
+
+int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
+		   size_t errlen)
+{
+	struct tep_handle *tep;
+
+	memset(set, 0, sizeof(*set));
+	if (mount_tracefs(err, errlen))
+		return -1;
+	tep = load_formats();
+	if (!tep) {
+		snprintf(err, errlen, "cannot read the tracepoint formats in %s",
+			 VS_TRACEFS "/events");
+		return -1;
+	}
+	return vs_tp_set_select(set, tep, select, err, errlen);
 }
 
 void vs_tp_set_exit(struct vs_tp_set *set)

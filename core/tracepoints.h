@@ -57,6 +57,13 @@ struct vs_tp_set {
  */
 int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 		   size_t errlen);
+/**
+ * vs_tp_set_select - like vs_tp_set_init() on formats already parsed in
+ * @tep (tests parse format text with tep_parse_event()); @set owns @tep
+ */
+int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
+		     const char *select, char *err, size_t errlen);
+
 void vs_tp_set_exit(struct vs_tp_set *set);
 
 /**

@@ -405,7 +405,8 @@ static bool vs_parse_ctl(const char *ctl)
 		}
 	}
 	vs_select_all = rate >= 1.0;
-	vs_select_below = (uint64_t)(rate * 18446744073709551615.0);
+	/* rate * 2^64, below 2^64 when the rate is below 1 */
+	vs_select_below = vs_select_all ? 0 : (uint64_t)(rate * 18446744073709551616.0);
 	return have_sock;
 }
 
