@@ -4,7 +4,7 @@
  * tests: one JSON line per task that has samples,
  *
  *   {"id":ID,"type":T,"tid":TID,"samples":N,
- *    "funcs":{"f3":{"count":NS,"span":NS,"samples":N},...}}
+ *    "funcs":{"f3":{"count":NS,"span":NS,"samples":N,"file":F},...}}
  *
  * from core/task-samples (the attribution and both estimators the report
  * ranks), so tests compare them with a workload's own ground truth.
@@ -52,20 +52,24 @@ int main(int argc, char **argv)
 			if (!seen[sym])
 				continue;
 			printf("%s\"%s\":{\"count\":%llu,\"span\":%llu,"
-			       "\"samples\":%u}", sep, ts->symbols[sym].name,
+			       "\"samples\":%u,\"file\":\"%s\"}", sep,
+			       ts->symbols[sym].name,
 			       (unsigned long long)vs_func_time(ts, t, sym,
 								VS_FUNC_COUNT),
 			       (unsigned long long)vs_func_time(ts, t, sym,
 								VS_FUNC_SPAN),
-			       seen[sym]);
+			       seen[sym], ts->symbols[sym].file);
 			seen[sym] = 0;
 			sep = ",";
 		}
 		printf("}}\n");
 	}
-	printf("{\"unattributed\":%llu,\"stale_frames\":%llu}\n",
+	printf("{\"unattributed\":%llu,\"stale_frames\":%llu,\"stale\":[",
 	       (unsigned long long)ts->unattributed,
 	       (unsigned long long)ts->stale_frames);
+	for (i = 0; i < ts->nr_stale; i++)
+		printf("%s\"%s\"", i ? "," : "", ts->stale[i]);
+	printf("]}\n");
 	free(seen);
 	vs_task_samples_free(ts);
 	return 0;
