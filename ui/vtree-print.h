@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtree-print.h - a variance tree as text or JSON (varscope report
+ * --tree), and the labels the tui shows for its nodes and factors.
+ */
+#ifndef VS_UI_VTREE_PRINT_H
+#define VS_UI_VTREE_PRINT_H
+
+#include <stdio.h>
+
+#include "core/vtree.h"
+
+struct json_out;
+
+/* The name of symbol @symbol (never NULL). */
+typedef const char *(*vs_vtree_name_fn)(void *arg, uint32_t symbol);
+
+struct vs_vtree_view {
+	const struct vs_vtree *vt;
+	vs_vtree_name_fn name;
+	void *arg;
+	uint32_t type;		/* the task type */
+	unsigned int top;	/* factors listed and refined */
+};
+
+/* The name of node @node: "latency" for the root. */
+const char *vs_vtree_node_name(const struct vs_vtree_view *v,
+			       unsigned int node);
+
+/* "Var(f)" or "Cov(f, g)" of factor @f into @buf. */
+const char *vs_vtree_factor_label(const struct vs_vtree_view *v,
+				  const struct vs_vtree_factor *f, char *buf,
+				  size_t len);
+
+/* The next --probe list, "f,g,h", into @buf ("" when there is none). */
+const char *vs_vtree_probe_list(const struct vs_vtree_view *v, char *buf,
+				size_t len);
+
+/**
+ * vs_vtree_sorted_children - @node's children (node indices) in @out, largest
+ * variance first; returns how many
+ */
+unsigned int vs_vtree_sorted_children(const struct vs_vtree *vt,
+				      unsigned int node, unsigned int *out);
+
+void vs_vtree_print_text(FILE *fp, const struct vs_vtree_view *v);
+void vs_vtree_print_json(struct json_out *j, const struct vs_vtree_view *v);
+
+#endif /* VS_UI_VTREE_PRINT_H */
