@@ -20,11 +20,13 @@
 #include "../core/task-samples.h"
 #include "../core/taskset.h"
 #include "../core/trace.h"
+#include "../core/vtree.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
 #include "../ui/svg.h"
 #include "../ui/table.h"
 #include "../ui/units.h"
+#include "../ui/vtree-print.h"
 
 #define SVG_TOP_DEFAULT	5	/* event plots per type unless --top */
 #define SVG_TOP_MAX	11
@@ -53,6 +55,10 @@ struct report {
 	const char *func_time;		/* --func-time estimator */
 	struct vs_task_samples *samples;	/* NULL: no samples */
 	struct vs_func_events *funcs;
+	bool tree;			/* --tree */
+	int tree_top;			/* --tree-top */
+	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
+	const char **no_tree;		/* ... why there is no tree */
 };
 
 static const char *const report_usage[] = {
@@ -233,8 +239,17 @@ static void print_text(const struct report *rep,
 	printf("# impact: the share of the p%g latency of the tasks that "
 	       "recorded an event\n# that goes away without the tasks "
 	       "where the event is high\n#\n", 100 * rep->rank.ptarget);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		print_text_type(rep, &trs[i]);
+		if (!rep->tree)
+			continue;
+		if (rep->trees[i].vt)
+			vs_vtree_print_text(stdout, &rep->trees[i]);
+		else
+			printf("No variance tree of type %u: %s\n",
+			       trs[i].type, rep->no_tree[i]);
+		printf("\n");
+	}
 }
 
 /* --- JSON --- */
@@ -393,6 +408,15 @@ static void print_json(const struct report *rep,
 		json_end_array(&j);
 		json_unranked(rep, &j, tr, VS_RANK_REMOVED, "removed");
 		json_unranked(rep, &j, tr, VS_RANK_TOO_FEW, "not_ranked");
+		if (rep->tree) {
+			json_key(&j, "variance_tree");
+			if (rep->trees[t].vt)
+				vs_vtree_print_json(&j, &rep->trees[t]);
+			else
+				json_null(&j);
+			json_key(&j, "no_tree");
+			json_string(&j, rep->no_tree[t]);
+		}
 		json_end_object(&j);
 	}
 	json_end_array(&j);
@@ -555,6 +579,8 @@ static void check_options(struct report *rep)
 		option_error("pthreshold", "must be in [0, 1), like 0.9");
 	if (rep->top < 0)
 		option_error("top", "must be 0 (all) or more");
+	if (rep->tree_top < 1)
+		option_error("tree-top", "must be 1 or more");
 	if (rep->min_tasks < 1)
 		option_error("min-tasks", "must be at least 1");
 	if (rep->min_high < 1)
@@ -620,6 +646,36 @@ static int load_samples(struct report *rep, struct vs_taskset_opts *o)
 	return 0;
 }
 
+/* --tree: the variance tree of each ranked type, or why there is none. */
+static int make_trees(struct report *rep, const struct vs_type_rank *trs,
+		      unsigned int n)
+{
+	unsigned int i;
+
+	rep->trees = calloc(n, sizeof(*rep->trees));
+	rep->no_tree = calloc(n, sizeof(*rep->no_tree));
+	if (!rep->trees || !rep->no_tree)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct vs_vtree_view *v = &rep->trees[i];
+
+		v->type = trs[i].type;
+		v->top = rep->tree_top;
+		v->name = vs_vtree_sample_symbol;
+		v->arg = rep->samples;
+		if (!rep->samples) {
+			rep->no_tree[i] = "the trace has no samples (record "
+					  "with --sample)";
+			continue;
+		}
+		v->vt = vs_vtree_from_samples(rep->samples, trs[i].type,
+					      &rep->no_tree[i]);
+		if (!v->vt && !strcmp(rep->no_tree[i], "out of memory"))
+			return -1;
+	}
+	return 0;
+}
+
 /* Load the trace; exit status on failure, 0 on success. */
 static int load(struct report *rep, const struct vs_taskset_opts *lo)
 {
@@ -653,6 +709,7 @@ int cmd_report(int argc, const char **argv)
 {
 	struct report rep = {
 		.input = VS_DEFAULT_FILE, .format_name = "text", .func_time = "count",
+		.tree_top = 5,
 		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
 		.rank = VS_RANK_OPTS_INIT,
 	};
@@ -687,6 +744,11 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "func-time", &rep.func_time, "estimator",
 			   "function times from samples: count (samples x "
 			   "period, default) or span (first to last sample)"),
+		OPT_BOOLEAN(0, "tree", &rep.tree,
+			    "the variance tree of each type, from samples"),
+		OPT_INTEGER(0, "tree-top", &rep.tree_top,
+			    "factors listed and refined by --tree "
+			    "(default 5)"),
 		OPT_END()
 	};
 	struct vs_taskset_opts lo = { 0 };
@@ -724,6 +786,8 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
+	if (rep.tree && make_trees(&rep, trs, n))
+		goto nomem;
 	if (rep.format == FORMAT_JSON)
 		print_json(&rep, trs, n);
 	else if (rep.format == FORMAT_CSV)
@@ -740,8 +804,13 @@ nomem:
 	fprintf(stderr, "varscope report: out of memory\n");
 	ret = 1;
 out:
-	for (i = 0; trs && i < n; i++)
+	for (i = 0; trs && i < n; i++) {
 		vs_type_rank_free(&trs[i]);
+		if (rep.trees)
+			vs_vtree_free((struct vs_vtree *)rep.trees[i].vt);
+	}
+	free(rep.trees);
+	free(rep.no_tree);
 	free(trs);
 	vs_taskset_free(rep.ts);
 	vs_func_events_free(rep.funcs);

@@ -121,4 +121,22 @@ static inline size_t vs_vtree_pair(unsigned int n, unsigned int i,
 unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
 				  uint32_t *out, unsigned int max);
 
+struct vs_task_samples;
+
+/**
+ * vs_vtree_from_samples - the variance tree of the tasks of @type from
+ * their samples' callchains (core/task-samples.h)
+ * @why: when there is no tree (NULL returned), says why in a few words
+ *
+ * Frames shared by the root of every callchain (_start, main, a worker
+ * loop) are dropped but the deepest, which becomes the root's only
+ * child.  Kernel frames are kept down to the entry (syscall, interrupt,
+ * fault) only.  Symbol ids are @ts's.
+ */
+struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
+				       uint32_t type, const char **why);
+
+/* The name of symbol @id of the struct vs_task_samples @samples. */
+const char *vs_vtree_sample_symbol(void *samples, uint32_t id);
+
 #endif /* VS_CORE_VTREE_H */
