@@ -1,10 +1,202 @@
 // SPDX-License-Identifier: MIT
 /*
- * tui.c - varscope tui (placeholder until its issue lands)
+ * tui.c - varscope tui: browse one task type's ranking, variance tree,
+ * event CDFs and segments (ui/browser.c) in the terminal.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "builtin.h"
+#include "../core/parse-options.h"
+#include "../core/ranking.h"
+#include "../core/segments.h"
+#include "../core/task-samples.h"
+#include "../core/taskset.h"
+#include "../core/vtree.h"
+#include "../ui/browser.h"
+
+#define NS_PER_SEC	1000000000ull
+
+struct tui {
+	const char *input;
+	const char *type;
+	uint64_t length;		/* --length of a segment */
+	int top;			/* --tree-top */
+	struct vs_rank_opts rank;
+	struct vs_task_samples *samples;
+	struct vs_func_events *funcs;
+	struct vs_taskset *ts;
+	struct vs_type_rank tr;
+	struct vs_vtree *vt;
+	struct vs_vtree_view view;
+	struct vs_segment_list segs;
+	struct vs_browser_segment *seg;
+	size_t nr_seg;
+};
+
+static const char *const tui_usage[] = {
+	"varscope tui [-i FILE] [--type T] [--length TIME] [<options>]",
+	NULL
+};
+
+static uint32_t func_values(void *arg, const struct vs_task *t,
+			    struct vs_value *buf, uint32_t max)
+{
+	return vs_func_events_values(arg, t, buf, max);
+}
+
+/* The tasks, with function times from samples as report has them. */
+static int load(struct tui *tui, char *err, size_t errlen)
+{
+	struct vs_taskset_opts o = { 0 };
+	int ret;
+
+	if (tui->type) {
+		if (vs_parse_task_type(tui->type, &o.type))
+			option_error("type", "'%s' is not a task type number",
+				     tui->type);
+		o.one_type = true;
+	}
+	if (vs_trace_has_samples(tui->input)) {
+		ret = vs_task_samples_read(tui->input, &tui->samples, err,
+					   errlen);
+		if (ret)
+			return ret;
+		tui->funcs = vs_func_events_new(tui->samples, VS_FUNC_COUNT,
+						tui->samples->nr_trace_events);
+		if (!tui->funcs)
+			goto nomem;
+		o.task_values = func_values;
+		o.task_values_arg = tui->funcs;
+		o.extra_events = vs_func_events_defs(tui->funcs,
+						     &o.nr_extra_events);
+	}
+	ret = vs_taskset_read(tui->input, &o, &tui->ts, err, errlen);
+	if (ret)
+		return ret;
+	if (!tui->ts->nr_types) {
+		snprintf(err, errlen, "%s: no tasks%s%s", tui->input,
+			 tui->type ? " of type " : "",
+			 tui->type ? tui->type : "");
+		return VS_LOAD_ERROR;
+	}
+	if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank, &tui->tr))
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return VS_LOAD_ERROR;
+}
+
+/* Latency figures of the type in each segment of --length. */
+static int load_segments(struct tui *tui, char *err, size_t errlen)
+{
+	struct vs_taskset_opts o = { .one_type = true, .latency_only = true,
+				     .type = tui->tr.type };
+	size_t i;
+	int ret;
+
+	ret = vs_segments_cut(tui->input, tui->length, &tui->segs, err,
+			      errlen);
+	if (ret)
+		return ret;
+	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
+	if (!tui->seg)
+		return VS_LOAD_ERROR;
+	for (i = 0; i < tui->segs.nr; i++) {
+		struct vs_browser_segment *s = &tui->seg[tui->nr_seg];
+		struct vs_latency_stats st = { 0 };
+		struct vs_taskset *ts;
+
+		ret = vs_segment_read(&tui->segs.seg[i], &o, &ts, err, errlen);
+		if (ret)
+			return ret;
+		if (ts->nr_types)
+			vs_latency_stats(&ts->types[0], &st);
+		vs_taskset_free(ts);
+		s->label = tui->segs.seg[i].label;
+		s->tasks = st.tasks;
+		s->p50 = st.p50;
+		s->p99 = st.p99;
+		tui->nr_seg++;
+	}
+	return 0;
+}
+
+static void tui_release(struct tui *tui)
+{
+	vs_vtree_free(tui->vt);
+	if (tui->ts)
+		vs_type_rank_free(&tui->tr);
+	vs_taskset_free(tui->ts);
+	vs_func_events_free(tui->funcs);
+	vs_task_samples_free(tui->samples);
+	free(tui->seg);
+	vs_segment_list_release(&tui->segs);
+}
 
 int cmd_tui(int argc, const char **argv)
 {
-	return cmd_not_implemented(argc, argv, "varscope tui [<options>]");
+	struct tui tui = {
+		.input = VS_DEFAULT_FILE, .length = NS_PER_SEC, .top = 5,
+		.rank = VS_RANK_OPTS_INIT,
+	};
+	const struct vs_option options[] = {
+		OPT_STRING('i', "input", &tui.input, "file",
+			   "trace to browse (default " VS_DEFAULT_FILE ")"),
+		OPT_STRING(0, "type", &tui.type, "type",
+			   "the task type (default: the first)"),
+		OPT_DOUBLE(0, "ptarget", &tui.rank.ptarget, "p",
+			   "tail percentile of the ranking (default 0.99)"),
+		OPT_DURATION(0, "length", &tui.length,
+			     "segment length (default 1s)"),
+		OPT_INTEGER(0, "tree-top", &tui.top,
+			    "variance-tree factors refined (default 5)"),
+		OPT_END()
+	};
+	struct vs_browser_input in = { 0 };
+	const char *why = "the trace has no samples (record with --sample)";
+	char err[512];
+	int ret;
+
+	if (parse_options(argc, argv, options, tui_usage, 0))
+		usage_with_options(tui_usage, options);
+	if (tui.rank.ptarget <= 0 || tui.rank.ptarget >= 1)
+		option_error("ptarget", "must be in (0, 1)");
+	if (!tui.length)
+		option_error("length", "must be more than 0");
+	if (tui.top < 1)
+		option_error("tree-top", "must be 1 or more");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "varscope tui: not a terminal (varscope report "
+			"prints the same as text)\n");
+		return 1;
+	}
+	ret = load(&tui, err, sizeof(err));
+	if (!ret)
+		ret = load_segments(&tui, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "varscope tui: %s\n", err);
+		tui_release(&tui);
+		return ret;
+	}
+	if (tui.samples)
+		tui.vt = vs_vtree_from_samples(tui.samples, tui.tr.type, &why);
+	tui.view = (struct vs_vtree_view){ tui.vt, vs_vtree_sample_symbol,
+					   tui.samples, tui.tr.type,
+					   (unsigned int)tui.top };
+	in.path = tui.input;
+	in.ts = tui.ts;
+	in.rank = &tui.tr;
+	in.tree = tui.vt ? &tui.view : NULL;
+	in.no_tree = why;
+	in.nr_segments = tui.nr_seg;
+	in.segments = tui.seg;
+	ret = vs_browser_run(&in);
+	if (ret)
+		fprintf(stderr, "varscope tui: cannot set up the terminal\n");
+	tui_release(&tui);
+	return ret ? 1 : 0;
 }

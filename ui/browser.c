@@ -8,6 +8,7 @@
  * drawing (the CDF); one list widget scrolls, selects and searches them.
  */
 #include <curses.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -303,7 +304,11 @@ static void draw_list(struct list *ls)
 	}
 }
 
-/* The CDF of the chosen event: p up, value right; '|' at its threshold. */
+/*
+ * The CDF of the chosen event: p up, value right, up to its p99 (or the
+ * threshold, if above) so a far tail does not flatten the rest; '|' at
+ * the threshold.
+ */
 static void draw_cdf(struct browser *b)
 {
 	const struct vs_event_rank *er = &b->in->rank->events[b->cdf_event];
@@ -323,7 +328,9 @@ static void draw_cdf(struct browser *b)
 		return;
 	}
 	lo = er->cdf[0];
-	hi = er->cdf[VS_CDF_POINTS - 1];
+	hi = er->cdf[(VS_CDF_POINTS - 1) * 99 / 100];
+	if (er->thr.value * 1.05 > hi)
+		hi = er->thr.value * 1.05;
 	if (hi <= lo)
 		hi = lo + 1;
 	for (y = 0; y <= h; y += h / 4 > 0 ? h / 4 : 1)
@@ -582,6 +589,7 @@ int vs_browser_run(const struct vs_browser_input *in)
 	atexit(screen_restore);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], screen_signal);
+	setlocale(LC_ALL, "");
 	if (!initscr()) {
 		browser_free(&b);
 		return -1;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# t5100-tree-record: the variance tree of real cpu-clock samples
+# (varscope record --sample, report --tree) on examples/vtreebench:
+# requests of parse, lookup and render.  When only lookup's time varies,
+# Var(lookup) is the top factor; when lookup and render vary together,
+# their covariance is.
+
+load test-lib
+
+setup() {
+	vs_setup
+	require_root
+	require_tracefs
+	require_example vtreebench
+}
+
+# record_bench [BENCH-OPTIONS]: 300 requests, sampled every 50 us
+record_bench() {
+	"$VARSCOPE" record --sample=cpu-clock --sample-period 50000 \
+		-o t.data -- "$EXAMPLES/vtreebench" "$@" > out 2> err ||
+		{ cat err; return 1; }
+}
+
+# factor N: the label of the N-th factor of the tree (from 0)
+factor() {
+	python3 -c "
+import json, sys
+t = json.load(open('t.json'))['task_types'][0]['variance_tree']
+print(t['factors'][$1]['factor'])"
+}
+
+@test "the one child whose time varies is the top factor" {
+	record_bench
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	run factor 0
+	assert_output "Var(lookup)"
+}
+
+@test "two children that vary together: their covariance is on top" {
+	record_bench --covary
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	run factor 0
+	assert_output --regexp '^Cov\((lookup, render|render, lookup)\)$'
+}
+
+@test "the decomposition holds on the recorded tree" {
+	record_bench --covary
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	run python3 -c "
+import json
+t = json.load(open('t.json'))['task_types'][0]['variance_tree']
+nodes = {n['id']: n for n in t['nodes']}
+worst = 0
+for n in t['nodes']:
+    kids = [m for m in t['nodes'] if m['parent'] == n['id']]
+    if not kids:
+        continue
+    s = n['self_var'] + sum(k['var'] for k in kids)
+    s += 2 * sum(n['self_cov']) + 2 * sum(c['cov'] for c in n['cov'])
+    worst = max(worst, abs(s - n['var']) / max(abs(n['var']), 1))
+print('ok' if worst < 1e-6 else 'off by %g' % worst)"
+	assert_output ok
+}
+
+@test "report --tree prints the tree, the factors and the next --probe" {
+	record_bench
+	run "$VARSCOPE" report -i t.data --tree
+	assert_success
+	assert_output --partial "Variance tree of type 1: 300 tasks"
+	assert_output --partial "sampling noise subtracted"
+	assert_line --regexp '^ +[-0-9.]+% +[-0-9.]+% .*  serve$'
+	assert_line --regexp '^ +1 .*Var\(lookup\)$'
+	assert_line --regexp '^next --probe: .*lookup'
+}
+
+@test "a trace without samples says why there is no tree" {
+	"$VARSCOPE" record -o t.data -- "$EXAMPLES/vtreebench" -n 50 \
+		> out 2> err
+	run "$VARSCOPE" report -i t.data --tree
+	assert_success
+	assert_output --partial "No variance tree of type 1: the trace has no samples (record with --sample)"
+}
+
+@test "report --tree-top must be positive" {
+	run "$VARSCOPE" report -i t.data --tree --tree-top 0
+	assert_failure 129
+	assert_output --partial "tree-top"
+}
