@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "../core/func-times.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/task-samples.h"
@@ -59,6 +60,7 @@ struct report {
 	int tree_top;			/* --tree-top */
 	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
 	const char **no_tree;		/* ... why there is no tree */
+	struct vs_func_times *func_times;	/* --tree: probed calls */
 };
 
 static const char *const report_usage[] = {
@@ -650,27 +652,30 @@ static int load_samples(struct report *rep, struct vs_taskset_opts *o)
 static int make_trees(struct report *rep, const struct vs_type_rank *trs,
 		      unsigned int n)
 {
+	struct vs_reader *r;
 	unsigned int i;
+	char err[512];
 
 	rep->trees = calloc(n, sizeof(*rep->trees));
 	rep->no_tree = calloc(n, sizeof(*rep->no_tree));
 	if (!rep->trees || !rep->no_tree)
 		return -1;
+	r = vs_reader_open(rep->input, err, sizeof(err));
+	if (r) {
+		rep->func_times = vs_func_times_read(r, err, sizeof(err));
+		vs_reader_close(r);
+	}
+	if (!rep->func_times)
+		fprintf(stderr, "varscope report: %s\n", err);
 	for (i = 0; i < n; i++) {
 		struct vs_vtree_view *v = &rep->trees[i];
 
 		v->type = trs[i].type;
 		v->top = rep->tree_top;
-		v->name = vs_vtree_sample_symbol;
-		v->arg = rep->samples;
-		if (!rep->samples) {
-			rep->no_tree[i] = "the trace has no samples (record "
-					  "with --sample)";
-			continue;
-		}
-		v->vt = vs_vtree_from_samples(rep->samples, trs[i].type,
-					      &rep->no_tree[i]);
-		if (!v->vt && !strcmp(rep->no_tree[i], "out of memory"))
+		rep->no_tree[i] = vs_vtree_view_build(v, rep->func_times,
+						      rep->samples);
+		if (rep->no_tree[i] && !strcmp(rep->no_tree[i],
+					       "out of memory"))
 			return -1;
 	}
 	return 0;
@@ -807,10 +812,11 @@ out:
 	for (i = 0; trs && i < n; i++) {
 		vs_type_rank_free(&trs[i]);
 		if (rep.trees)
-			vs_vtree_free((struct vs_vtree *)rep.trees[i].vt);
+			vs_vtree_free(rep.trees[i].vt);
 	}
 	free(rep.trees);
 	free(rep.no_tree);
+	vs_func_times_free(rep.func_times);
 	free(trs);
 	vs_taskset_free(rep.ts);
 	vs_func_events_free(rep.funcs);

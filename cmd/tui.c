@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "../core/func-times.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
@@ -29,7 +30,7 @@ struct tui {
 	struct vs_func_events *funcs;
 	struct vs_taskset *ts;
 	struct vs_type_rank tr;
-	struct vs_vtree *vt;
+	struct vs_func_times *func_times;	/* probed calls */
 	struct vs_vtree_view view;
 	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
@@ -127,7 +128,8 @@ static int load_segments(struct tui *tui, char *err, size_t errlen)
 
 static void tui_release(struct tui *tui)
 {
-	vs_vtree_free(tui->vt);
+	vs_vtree_free(tui->view.vt);
+	vs_func_times_free(tui->func_times);
 	if (tui->ts)
 		vs_type_rank_free(&tui->tr);
 	vs_taskset_free(tui->ts);
@@ -157,7 +159,7 @@ int cmd_tui(int argc, const char **argv)
 		OPT_END()
 	};
 	struct vs_browser_input in = { 0 };
-	const char *why = "the trace has no samples (record with --sample)";
+	struct vs_reader *r;
 	char err[512];
 	int ret;
 
@@ -182,16 +184,21 @@ int cmd_tui(int argc, const char **argv)
 		tui_release(&tui);
 		return ret;
 	}
-	if (tui.samples)
-		tui.vt = vs_vtree_from_samples(tui.samples, tui.tr.type, &why);
-	tui.view = (struct vs_vtree_view){ tui.vt, vs_vtree_sample_symbol,
-					   tui.samples, tui.tr.type,
-					   (unsigned int)tui.top };
+	r = vs_reader_open(tui.input, err, sizeof(err));
+	if (r) {
+		tui.func_times = vs_func_times_read(r, err, sizeof(err));
+		vs_reader_close(r);
+	}
+	if (!tui.func_times)
+		fprintf(stderr, "varscope tui: %s\n", err);
+	tui.view.type = tui.tr.type;
+	tui.view.top = (unsigned int)tui.top;
+	in.no_tree = vs_vtree_view_build(&tui.view, tui.func_times,
+					 tui.samples);
 	in.path = tui.input;
 	in.ts = tui.ts;
 	in.rank = &tui.tr;
-	in.tree = tui.vt ? &tui.view : NULL;
-	in.no_tree = why;
+	in.tree = tui.view.vt ? &tui.view : NULL;
 	in.nr_segments = tui.nr_seg;
 	in.segments = tui.seg;
 	ret = vs_browser_run(&in);

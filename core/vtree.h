@@ -139,4 +139,18 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 /* The name of symbol @id of the struct vs_task_samples @samples. */
 const char *vs_vtree_sample_symbol(void *samples, uint32_t id);
 
+struct vs_func_times;
+
+/**
+ * vs_vtree_from_probes - the exact variance tree of the tasks of @type
+ * from the call paths of probed functions (record --probe,
+ * core/func-times.h); no sampling noise.  Symbol ids are @ft's.
+ * @why: as vs_vtree_from_samples()
+ */
+struct vs_vtree *vs_vtree_from_probes(const struct vs_func_times *ft,
+				      uint32_t type, const char **why);
+
+/* The name of symbol @id of the struct vs_func_times @func_times. */
+const char *vs_vtree_probe_symbol(void *func_times, uint32_t id);
+
 #endif /* VS_CORE_VTREE_H */

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	};
 	struct wl_config cfg = WL_CONFIG("vtreebench", 300);
 	struct wl_thread *threads;
-	uint64_t elapsed;
+	struct wl_run run;
 	int c;
 
 	while ((c = wl_getopt(&cfg, argc, argv, "u:" WL_COMMON_SHORTOPTS,
@@ -120,8 +120,8 @@ int main(int argc, char **argv)
 	}
 	calibrate();
 	threads = wl_threads_new(&cfg, &ops);
-	elapsed = wl_threads_run(&cfg, threads);
-	wl_report(&cfg, threads, elapsed, NULL, 0);
+	run = wl_threads_run(&cfg, threads);
+	wl_report(&cfg, threads, &run, NULL, 0);
 	wl_threads_free(&cfg, threads);
 	return 0;
 }

@@ -78,7 +78,7 @@ print('ok' if worst < 1e-6 else 'off by %g' % worst)"
 		> out 2> err
 	run "$VARSCOPE" report -i t.data --tree
 	assert_success
-	assert_output --partial "No variance tree of type 1: the trace has no samples (record with --sample)"
+	assert_output --partial "No variance tree of type 1: the trace has no samples (record with --sample) and no probed functions (--probe)"
 }
 
 @test "report --tree-top must be positive" {

@@ -15,6 +15,31 @@
 /* Nodes below this share of the latency variance (and mean): folded. */
 #define NODE_SHOWN	0.001
 
+const char *vs_vtree_view_build(struct vs_vtree_view *v,
+				const struct vs_func_times *ft,
+				const struct vs_task_samples *samples)
+{
+	const char *why = "the trace has no samples (record with --sample) "
+			  "and no probed functions (--probe)";
+
+	const char *probe_why = NULL;
+
+	v->vt = NULL;
+	if (ft) {
+		v->vt = vs_vtree_from_probes(ft, v->type, &probe_why);
+		v->name = vs_vtree_probe_symbol;
+		v->arg = (void *)ft;
+		if (probe_why && !strcmp(probe_why, "out of memory"))
+			return probe_why;
+	}
+	if (!v->vt && samples) {
+		v->vt = vs_vtree_from_samples(samples, v->type, &why);
+		v->name = vs_vtree_sample_symbol;
+		v->arg = (void *)samples;
+	}
+	return v->vt ? NULL : why;
+}
+
 const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 			       unsigned int node)
 {

@@ -16,12 +16,27 @@ struct json_out;
 typedef const char *(*vs_vtree_name_fn)(void *arg, uint32_t symbol);
 
 struct vs_vtree_view {
-	const struct vs_vtree *vt;
+	struct vs_vtree *vt;
 	vs_vtree_name_fn name;
 	void *arg;
 	uint32_t type;		/* the task type */
 	unsigned int top;	/* factors listed and refined */
 };
+
+struct vs_func_times;
+struct vs_task_samples;
+
+/**
+ * vs_vtree_view_build - the tree of task type @v->type: exact from the
+ * probed call paths of @ft when its tasks have some, else from the
+ * callchains of @samples (either may be NULL)
+ *
+ * Fills @v->vt (NULL when there is no tree), @v->name and @v->arg;
+ * returns why there is no tree, or NULL.  "out of memory" is one reason.
+ */
+const char *vs_vtree_view_build(struct vs_vtree_view *v,
+				const struct vs_func_times *ft,
+				const struct vs_task_samples *samples);
 
 /* The name of node @node: "latency" for the root. */
 const char *vs_vtree_node_name(const struct vs_vtree_view *v,

@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# t5000-tui: varscope tui in a real terminal (tmux): it opens on the
+# variance tree of a sampled recording of examples/vtreebench, moves,
+# expands, searches, follows a resize, switches views and quits, and the
+# terminal is sane afterwards, also after ^C.  A trace without samples
+# opens on the ranking and says why there is no tree.
+
+load test-lib
+
+SESSION=vs-t5000-$$
+
+setup() {
+	vs_setup
+	require_cmd tmux
+}
+
+teardown() {
+	tmux kill-session -t "$SESSION" 2>/dev/null || true
+}
+
+# start_tui ARGS...: a shell in an 80x24 tmux window running varscope tui
+start_tui() {
+	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && '$VARSCOPE' tui $*" \
+		Enter
+	wait_for "varscope tui:"
+}
+
+screen() {
+	tmux capture-pane -p -t "$SESSION"
+}
+
+# wait_for TEXT: until the screen shows TEXT (5 s at most)
+wait_for() {
+	local i
+
+	for i in $(seq 50); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "never on screen: $1"
+	screen
+	return 1
+}
+
+keys() {
+	tmux send-keys -t "$SESSION" "$@"
+	sleep 0.3
+}
+
+# The selected (reverse video) line of the screen.
+selected() {
+	tmux capture-pane -p -e -t "$SESSION" | grep -E $'\e\\[([0-9]+;)*7m' |
+		sed 's/\x1b\[[0-9;]*m//g'
+}
+
+record_sampled() {
+	require_root
+	require_tracefs
+	require_example vtreebench
+	"$VARSCOPE" record --sample=cpu-clock --sample-period 50000 \
+		-o t.data -- "$EXAMPLES/vtreebench" -n 100 > out 2> err ||
+		{ cat err; return 1; }
+}
+
+# The shell is back, and the tty echoes and reads lines again.
+assert_terminal_restored() {
+	wait_for 'vs-prompt$'
+	keys "stty -a | tr ' ' '\n' | grep -x -e echo -e icanon | sort" Enter
+	wait_for icanon
+	run screen
+	assert_line echo
+	assert_line icanon
+}
+
+@test "tui: not a terminal is one line and an error" {
+	"$VARSCOPE" record -o t.data -- true 2>/dev/null || true
+	run "$VARSCOPE" tui -i t.data < /dev/null
+	assert_failure
+	assert_output "varscope tui: not a terminal (varscope report prints the same as text)"
+}
+
+@test "tui: open on the tree, move, expand, search, resize, views, quit" {
+	record_sampled
+	start_tui -i t.data
+	run screen
+	assert_line --regexp '^varscope tui: t.data - Variance tree \(type 1\)'
+	assert_line --regexp ' latency$'
+	assert_line --regexp '  - serve$'
+	assert_line --regexp '\+ lookup$'
+	assert_line --regexp '^next --probe: '
+
+	# the selection starts at the top and moves down
+	run selected
+	assert_output --partial "var"
+	keys Down Down
+	run selected
+	assert_output --regexp '- serve *$'
+
+	# search, then expand the match: its children show under it
+	keys / lookup Enter
+	run selected
+	assert_output --regexp '\+ lookup *$'
+	keys +
+	run selected
+	assert_output --regexp '- lookup *$'
+	keys -
+	run selected
+	assert_output --regexp '\+ lookup *$'
+
+	# a larger window: the status line moves to the new last line
+	tmux resize-window -t "$SESSION" -x 100 -y 30
+	sleep 0.5
+	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 30p"
+	assert_output --regexp '^next --probe: '
+	tmux resize-window -t "$SESSION" -x 80 -y 24
+	sleep 0.5
+	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 24p"
+	assert_output --regexp '^next --probe: '
+
+	keys Tab
+	wait_for "Segments (type 1)"
+	keys Tab
+	wait_for "Ranking (type 1)"
+	keys h
+	wait_for "this help"
+	keys q
+	wait_for "Ranking (type 1)"
+	keys q
+	assert_terminal_restored
+}
+
+@test "tui: the CDF of a ranked event, with its threshold" {
+	record_sampled
+	start_tui -i t.data
+	keys Tab Tab
+	wait_for "Ranking (type 1)"
+	keys Down Down Enter
+	wait_for "CDF of "
+	run screen
+	assert_output --partial "threshold"
+	assert_output --partial "*"
+	keys q
+	wait_for "Ranking (type 1)"
+	keys q
+	assert_terminal_restored
+}
+
+@test "tui: ^C restores the terminal" {
+	record_sampled
+	start_tui -i t.data
+	keys C-c
+	assert_terminal_restored
+}
+
+@test "tui: a trace without samples opens on the ranking, says why" {
+	require_root
+	require_tracefs
+	require_example vtreebench
+	"$VARSCOPE" record -o t.data -- "$EXAMPLES/vtreebench" -n 50 \
+		> out 2> err
+	start_tui -i t.data
+	run screen
+	assert_line --regexp '^varscope tui: t.data - Ranking \(type 1\)'
+	assert_output --partial "No variance tree: the trace has no samples"
+	keys q
+	assert_terminal_restored
+}
