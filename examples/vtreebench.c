@@ -2,17 +2,17 @@
 /*
  * vtreebench - a workload for the variance tree (VProfiler): every
  * request calls parse(), lookup() and render(), each spinning on the CPU.
- * parse() and render() always spin --unit ns; lookup() spins 1 to 8
+ * parse() and render() always spin --unit ns; lookup() spins 1 or 12
  * units, chosen per request by a fixed pseudo-random sequence: lookup()'s
  * time is the one that varies, and it must come out as the top factor.
  *
- * With --covary, lookup() and render() both spin the same 1 to 8 units
+ * With --covary, lookup() and render() both spin the same 1 or 12 units
  * of each request: they vary together, and their covariance must be the
  * top factor.
  */
 #include "workload.h"
 
-static uint64_t unit_ns = 200000;
+static uint64_t unit_ns = 100000;
 static uint64_t unit_loops;	/* iterations of spin() per unit */
 static bool covary;
 
@@ -69,7 +69,7 @@ static void serve(struct wl_thread *t)
 	x ^= x >> 29;
 	x *= 0xbf58476d1ce4e5b9ull;
 	x ^= x >> 32;
-	units = 1 + (unsigned int)(x % 8);
+	units = x % 2 ? 12 : 1;
 	parse();
 	lookup(units);
 	render(covary ? units : 1);
