@@ -4,7 +4,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "core/func-times.h"
 #include "core/vtree.h"
 #include "tap.h"
 
@@ -206,11 +208,85 @@ static void test_sampled(void)
 	vs_vtree_free(vt);
 }
 
+static void add(struct vs_writer *w, const struct vs_record *rec)
+{
+	vs_writer_add(w, rec);
+}
+
+/*
+ * From record --probe: three tasks of 100, 200, 300 ns on one thread, A
+ * running 40, 80, 120 ns in them and B, inside A, 10, 40, 70 ns.  The
+ * exact tree has Var(latency) 10000, Var(A) 1600, Var(A/B) 900.
+ */
+static void test_probes(void)
+{
+	static const uint64_t lat[] = { 100, 200, 300 }, a[] = { 40, 80, 120 },
+		b[] = { 10, 40, 70 };
+	char path[] = "/tmp/vs-vtree-XXXXXX", err[256];
+	int fd = mkstemp(path);
+	struct vs_writer *w = vs_writer_fdopen(fd, &(struct vs_header){ 0 });
+	struct vs_func_times *ft = NULL;
+	const struct vs_vtree_node *na, *nb;
+	struct vs_vtree *vt = NULL;
+	struct vs_reader *r;
+	const char *why = "no trace";
+	unsigned int t;
+
+	add(w, &(struct vs_record){ .kind = VS_REC_SYMBOL_DEF,
+		.symbol_def = { A, 0x1000, "A", "app" } });
+	add(w, &(struct vs_record){ .kind = VS_REC_SYMBOL_DEF,
+		.symbol_def = { B, 0x2000, "B", "app" } });
+	for (t = 0; t < 3; t++) {
+		uint64_t s0 = 1000 * (t + 1);
+
+		add(w, &(struct vs_record){ .kind = VS_REC_FUNC,
+			.func = { s0 + 10, 10, 0, A, VS_FUNC_ENTER } });
+		add(w, &(struct vs_record){ .kind = VS_REC_FUNC,
+			.func = { s0 + 20, 10, 0, B, VS_FUNC_ENTER } });
+		add(w, &(struct vs_record){ .kind = VS_REC_FUNC,
+			.func = { s0 + 20 + b[t], 10, 0, B, VS_FUNC_EXIT } });
+		add(w, &(struct vs_record){ .kind = VS_REC_FUNC,
+			.func = { s0 + 10 + a[t], 10, 0, A, VS_FUNC_EXIT } });
+		add(w, &(struct vs_record){ .kind = VS_REC_TASK,
+			.task = { .id = t + 1, .type = 1, .pid = 10, .tid = 10,
+				  .start = s0, .end = s0 + lat[t] } });
+	}
+	vs_writer_close(w);
+	r = vs_reader_open(path, err, sizeof(err));
+	if (r) {
+		ft = vs_func_times_read(r, err, sizeof(err));
+		vs_reader_close(r);
+	}
+	if (ft)
+		vt = vs_vtree_from_probes(ft, 1, &why);
+	unlink(path);
+	if (!ok(vt != NULL, "tree from probed calls (%s)", vt ? "" : why))
+		goto out;
+	na = child(vt, 0, A);
+	nb = na ? child(vt, na - vt->nodes, B) : NULL;
+	ok(!vt->sampled && na && nb && vt->nr_nodes == 3,
+	   "exact tree: root, A, A/B");
+	if (!na || !nb)
+		goto out;
+	ok(near(vt->nodes[0].var, 10000) && near(na->var, 1600) &&
+	   near(nb->var, 900) && near(na->mean, 80) && near(nb->mean, 40),
+	   "Var latency 10000, A 1600, A/B 900; means 80, 40");
+	ok(na->noise == 0 && nb->noise == 0, "no sampling noise subtracted");
+	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
+	vs_vtree_free(vt);
+	vt = vs_vtree_from_probes(ft, 2, &why);
+	ok(!vt && !strcmp(why, "fewer than 2 tasks"), "no tasks of type 2");
+out:
+	vs_vtree_free(vt);
+	vs_func_times_free(ft);
+}
+
 int main(void)
 {
 	test_exact();
 	test_covary();
 	test_sampled();
+	test_probes();
 	ok(!vs_vtree_new(1, false), "one task: no tree");
 	return done_testing();
 }
