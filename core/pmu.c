@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
+#include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/pmu.h"
 #include "core/trace.h"
@@ -154,6 +155,23 @@ void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len)
 			 "counters per epoch, %u fixed, PEBS %s", cpu,
 			 pmu->table->desc, vs_pmu_epoch_width(pmu),
 			 pmu->nr_fixed, pmu->max_precise ? "yes" : "no");
+}
+
+uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_x86_table *t,
+		       const struct vs_x86_event *e)
+{
+	const struct vs_x86_event *p = e->parent ?
+				       vs_x86_event_lookup(t, e->parent) : NULL;
+	uint16_t parent = VS_EVENT_NO_PARENT;
+
+	/* Parent chains are a few links long (Table 2 nests twice). */
+	if (p) {
+		parent = vs_pmu_intern(cat, t, p);
+		if (parent == VS_EVENT_NO_PARENT)
+			return VS_EVENT_NO_PARENT;
+	}
+	return vs_catalog_intern(cat, e->vs_name, vs_x86_event_unit(e),
+				 e->group, parent);
 }
 
 /* --- counter groups ---------------------------------------------------- */

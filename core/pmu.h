@@ -17,7 +17,7 @@
  *	if (pmu.hw):
  *	    the events: every e of pmu.table with vs_x86_event_recorded(e)
  *	    (or -e NAME / -e cpu/../ through vs_x86_event_lookup() and
- *	    vs_x86_parse_raw()), interned with their parents first
+ *	    vs_x86_parse_raw()), each interned with vs_pmu_intern()
  *	    s = vs_epoch_schedule_new(ids, n, vs_pmu_epoch_width(&pmu))
  *	    each epoch: set = vs_epoch_schedule_set(s, epoch, &nr); per
  *	    thread vs_counter_group_open() of the fixed counters and the
@@ -102,6 +102,18 @@ void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len);
  * a hardware event ("cycles not supported", "not permitted ...")
  */
 const char *vs_pmu_errno_reason(int err);
+
+struct vs_catalog;
+
+/**
+ * vs_pmu_intern - the catalog id of hardware event @e of table @t, its
+ * parents interned first (so a parent's id exists before its child's
+ * VS_REC_EVENT_DEF names it), with the event's unit and group
+ *
+ * Returns VS_EVENT_NO_PARENT when the catalog is full.
+ */
+uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_x86_table *t,
+		       const struct vs_x86_event *e);
 
 /* --- counter groups ---------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/pmu.h"
 #include "core/trace.h"
@@ -147,6 +148,35 @@ static void test_period_flags(void)
 	b.nr = 1;
 	ok(vs_counter_period_flags(&a, &b) == VS_TASK_DISTORTED,
 	   "snapshots with different numbers of values are flagged");
+}
+
+static void test_intern(void)
+{
+	const struct vs_x86_table *t = vs_x86_skylakex();
+	struct vs_catalog *cat = vs_catalog_new(NULL, NULL);
+	const struct vs_event_def *d, *p, *pp;
+	uint16_t id;
+	unsigned int i;
+	bool all = true;
+
+	id = vs_pmu_intern(cat, t, vs_x86_event_lookup(t,
+				"CYCLE_ACTIVITY.STALLS_L2_MISS"));
+	d = vs_catalog_get(cat, id);
+	p = d ? vs_catalog_get(cat, d->parent) : NULL;
+	pp = p ? vs_catalog_get(cat, p->parent) : NULL;
+	ok(vs_catalog_size(cat) == 3 && d && p && pp &&
+	   !strcmp(d->name, "hw.CYCLE_ACTIVITY.STALLS_L2_MISS") &&
+	   !strcmp(d->unit, "cycles") && d->group == VS_GROUP_CYCLE &&
+	   !strcmp(p->name, "hw.CYCLE_ACTIVITY.STALLS_TOTAL") &&
+	   !strcmp(pp->name, VS_HW_CYCLES) && pp->parent == VS_EVENT_NO_PARENT &&
+	   pp->id < p->id && p->id < d->id,
+	   "interning a child interns its parents first, with units and groups");
+	for (i = 0; i < t->nr; i++)
+		if (vs_pmu_intern(cat, t, &t->events[i]) == VS_EVENT_NO_PARENT)
+			all = false;
+	ok(all && vs_catalog_size(cat) == t->nr,
+	   "the whole table interns once per event (%u)", vs_catalog_size(cat));
+	vs_catalog_free(cat);
 }
 
 static void test_cpu_freq(void)
@@ -492,6 +522,7 @@ int main(void)
 	test_multiplex();
 	test_dte();
 	test_period_flags();
+	test_intern();
 	test_cpu_freq();
 	test_sampling();
 	test_status();
