@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/attach.h"
 #include "core/func-times.h"
 
 struct ft_call {
@@ -77,12 +78,15 @@ static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
 	return ft->symbols[d->id] ? 0 : -1;
 }
 
-static int collect(struct vs_func_times *ft, struct vs_reader *r)
+static int collect(struct vs_func_times *ft, struct vs_reader *r,
+		   struct vs_attach_map *attach)
 {
 	struct vs_record rec;
 	int ret;
 
 	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (vs_attach_map_add(attach, &rec))
+			return -1;
 		if (rec.kind == VS_REC_FUNC) {
 			if (vs_grow(&ft->calls, &ft->cap_calls,
 				    ft->nr_calls + 1, sizeof(*ft->calls)))
@@ -98,7 +102,9 @@ static int collect(struct vs_func_times *ft, struct vs_reader *r)
 			ft->tasks[ft->nr_tasks++] = (struct vs_ft_task){
 				.id = rec.task.id, .type = rec.task.type,
 				.tid = rec.task.tid, .start = rec.task.start,
-				.end = rec.task.end };
+				.end = rec.task.end,
+				.serves = vs_attach_map_served(attach,
+							       &rec.task) };
 		} else if (rec.kind == VS_REC_SYMBOL_DEF) {
 			if (add_symbol(ft, &rec.symbol_def))
 				return -1;
@@ -134,7 +140,7 @@ static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
 }
 
 static struct vs_ft_path *task_path(struct vs_ft_task *t,
-				    const struct ft_open *stack, uint32_t depth)
+				    const uint32_t *symbols, uint32_t depth)
 {
 	struct vs_ft_path *p;
 	uint32_t i, j;
@@ -144,7 +150,7 @@ static struct vs_ft_path *task_path(struct vs_ft_task *t,
 	for (i = 0; i < t->nr_paths; i++) {
 		p = &t->paths[i];
 		for (j = 0; p->depth == depth && j < depth; j++)
-			if (p->symbols[j] != stack[j].symbol)
+			if (p->symbols[j] != symbols[j])
 				break;
 		if (p->depth == depth && j == depth)
 			return p;
@@ -154,8 +160,7 @@ static struct vs_ft_path *task_path(struct vs_ft_task *t,
 	p = &t->paths[t->nr_paths++];
 	memset(p, 0, sizeof(*p));
 	p->depth = depth;
-	for (j = 0; j < depth; j++)
-		p->symbols[j] = stack[j].symbol;
+	memcpy(p->symbols, symbols, depth * sizeof(*symbols));
 	return p;
 }
 
@@ -176,8 +181,11 @@ static int close_call(struct vs_ft_task **tasks, size_t n,
 		      uint64_t exit)
 {
 	uint64_t enter = stack[depth - 1].enter;
+	uint32_t symbols[VS_FT_MAX_DEPTH], i;
 	size_t lo = 0, hi = n;
 
+	for (i = 0; i < depth && i < VS_FT_MAX_DEPTH; i++)
+		symbols[i] = stack[i].symbol;
 	while (lo < hi) {	/* first task ending after @enter */
 		size_t mid = (lo + hi) / 2;
 
@@ -190,7 +198,7 @@ static int close_call(struct vs_ft_task **tasks, size_t n,
 		struct vs_ft_task *t = tasks[lo];
 		uint64_t from = enter > t->start ? enter : t->start;
 		uint64_t to = exit < t->end ? exit : t->end;
-		struct vs_ft_path *p = task_path(t, stack, depth);
+		struct vs_ft_path *p = task_path(t, symbols, depth);
 		struct vs_ft_func *f;
 
 		if (!p)
@@ -243,6 +251,32 @@ static int replay(struct vs_func_times *ft, const struct ft_call *c, size_t nc,
 	return 0;
 }
 
+/* Add the calls of attached interval @a to the task it serves. */
+static int merge_attached(struct vs_func_times *ft, const struct vs_ft_task *a)
+{
+	struct vs_ft_task *t = NULL;
+	struct vs_ft_func *f;
+	struct vs_ft_path *p;
+	size_t i;
+
+	for (i = 0; i < ft->nr_tasks && !t; i++)
+		if (ft->tasks[i].id == a->serves && !ft->tasks[i].serves)
+			t = &ft->tasks[i];
+	for (i = 0; t && i < a->nr_funcs; i++) {
+		if (!(f = task_func(t, a->funcs[i].symbol)))
+			return -1;
+		f->time += a->funcs[i].time;
+		f->calls += a->funcs[i].calls;
+	}
+	for (i = 0; t && i < a->nr_paths; i++) {
+		if (!(p = task_path(t, a->paths[i].symbols, a->paths[i].depth)))
+			return -1;
+		p->time += a->paths[i].time;
+		p->calls += a->paths[i].calls;
+	}
+	return 0;
+}
+
 static int compute(struct vs_func_times *ft)
 {
 	size_t i, j, t = 0, u;
@@ -266,6 +300,9 @@ static int compute(struct vs_func_times *ft)
 		if (replay(ft, ft->calls + i, j - i, ft->by_tid + t, u - t))
 			return -1;
 	}
+	for (i = 0; i < ft->nr_tasks; i++)
+		if (ft->tasks[i].serves && merge_attached(ft, &ft->tasks[i]))
+			return -1;
 	return 0;
 }
 
@@ -273,13 +310,17 @@ struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
 					 size_t errlen)
 {
 	struct vs_func_times *ft = calloc(1, sizeof(*ft));
+	struct vs_attach_map *attach = vs_attach_map_new();
 	int ret;
 
-	if (!ft) {
+	if (!ft || !attach) {
 		snprintf(err, errlen, "out of memory");
+		free(ft);
+		vs_attach_map_free(attach);
 		return NULL;
 	}
-	ret = collect(ft, r);
+	ret = collect(ft, r, attach);
+	vs_attach_map_free(attach);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", vs_reader_error(r) ?
 			 vs_reader_error(r) : "out of memory");

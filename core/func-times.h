@@ -15,6 +15,10 @@
  *    (the input of the variance tree: a path's children are the paths one
  *    longer that start with it, and its self time is its time less theirs).
  *
+ * The calls of a thread attached to a task (vs_task_attach(), see
+ * core/attach.h) count for that task too: an attached interval's functions
+ * and paths are added to the served task's.
+ *
  * An exit without a matching enter, and calls still open at the end of
  * the data, are counted in vs_func_times_unmatched() and otherwise left out.
  */
@@ -45,6 +49,7 @@ struct vs_ft_task {
 	uint64_t id;		/* vs_task.id */
 	uint32_t type, tid;
 	uint64_t start, end;
+	uint64_t serves;	/* an attached interval: the task it serves */
 	uint32_t nr_funcs, nr_paths;
 	struct vs_ft_func *funcs;	/* only the functions called in it */
 	struct vs_ft_path *paths;

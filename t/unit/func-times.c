@@ -3,7 +3,8 @@
  * func-times - exact function times per task from a synthetic stream of
  * FUNC records: nesting into paths, clipping to the task, recursion
  * counted once, calls of threads without tasks ignored, unpaired records
- * counted; and the one name of a function's event.
+ * counted, calls of an attached thread added to the task it serves; and
+ * the one name of a function's event.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,7 +37,8 @@ static void add_task(struct vs_writer *w, uint64_t id, uint32_t tid,
 {
 	struct vs_record rec = { .kind = VS_REC_TASK };
 
-	rec.task = (struct vs_task){ .id = id, .type = 1, .pid = 10,
+	rec.task = (struct vs_task){ .id = id, .type = tid == 20 ? 0 : 1,
+				     .pid = 10,
 				     .tid = tid, .start = start, .end = end };
 	vs_writer_add(w, &rec);
 }
@@ -73,6 +75,12 @@ static void write_stream(int fd)
 	add_task(w, 2, 10, 2000, 3000);
 	/* task 3 on thread 12: no probed function called */
 	add_task(w, 3, 12, 100, 200);
+	/* thread 20 works for task 1 from 300 to 500: B there counts for it */
+	vs_writer_add(w, &(struct vs_record){ .kind = VS_REC_ATTACH,
+		.attach = { 300, 20, VS_ATTACH, 1 } });
+	add_func(w, 320, 20, B, VS_FUNC_ENTER);
+	add_func(w, 420, 20, B, VS_FUNC_EXIT);
+	add_task(w, 5, 20, 300, 500);
 	vs_writer_close(w);
 }
 
@@ -102,7 +110,7 @@ int main(void)
 	ft = r ? vs_func_times_read(r, err, sizeof(err)) : NULL;
 	if (!ok(ft != NULL, "the stream is read: %s", ft ? "" : err))
 		return done_testing();
-	is_u64(vs_func_times_nr_tasks(ft), 3, "three tasks");
+	is_u64(vs_func_times_nr_tasks(ft), 4, "three tasks and an interval");
 	t1 = vs_func_times_task(ft, 0);
 	t2 = vs_func_times_task(ft, 1);
 	t3 = vs_func_times_task(ft, 2);
@@ -110,12 +118,17 @@ int main(void)
 	is_str(vs_func_times_symbol(ft, 7), "?", "an undefined symbol is ?");
 
 	is_u64(vs_ft_func_time(t1, A), 750, "task 1: A from enter to exit");
-	is_u64(vs_ft_func_time(t1, B), 200, "task 1: B nested in A");
+	is_u64(vs_ft_func_time(t1, B), 300,
+	       "task 1: B nested in A, and B on the attached thread");
+	is_u64(path_time(t1, 1, (uint32_t[]){ B }), 100,
+	       "task 1: path B from the attached thread");
+	is_u64(vs_func_times_task(ft, 3)->serves, 1,
+	       "the interval knows the task it serves");
 	is_u64(vs_ft_func_time(t1, C), 50, "task 1: C after a thread-11 call");
 	is_u64(path_time(t1, 1, (uint32_t[]){ A }), 750, "task 1: path A");
 	is_u64(path_time(t1, 2, (uint32_t[]){ A, B }), 200, "task 1: path A>B");
 	is_u64(path_time(t1, 2, (uint32_t[]){ A, C }), 50, "task 1: path A>C");
-	is_u64(t1->nr_paths, 3, "task 1: three paths");
+	is_u64(t1->nr_paths, 4, "task 1: four paths");
 
 	is_u64(vs_ft_func_time(t2, A), 100, "task 2: A clipped to its start");
 	is_u64(vs_ft_func_time(t2, B), 300, "task 2: recursive B counted once");
