@@ -713,8 +713,8 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 int cmd_report(int argc, const char **argv)
 {
 	struct report rep = {
-		.input = VS_DEFAULT_FILE, .format_name = "text", .func_time = "count",
-		.tree_top = 5,
+		.input = VS_DEFAULT_FILE, .format_name = "text",
+		.func_time = "count", .tree_top = 5,
 		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
 		.rank = VS_RANK_OPTS_INIT,
 	};
