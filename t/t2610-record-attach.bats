@@ -64,6 +64,17 @@ attached() {
 	attached 'sum(a["values"]["sched.blocked.time"] for a in A) >= 1000000'
 }
 
+@test "--corunner: the worker's run-queue waits are in its attached intervals" {
+	require_example crossthread
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/crossthread" -n 30 --work-us 5000 --corunner
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	attached 'len(A) == 30'
+	# a busy thread shares CPU 0 with the worker: 5 ms of handle() is
+	# longer than a scheduler slice, so most intervals wait for the CPU
+	attached 'sum(a["values"]["sched.runnable.time"] > 100000 for a in A) >= 10'
+}
+
 @test "odd call orders do not crash and are said in the trace" {
 	require_example crossthread
 	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/crossthread" -n 3 --odd
