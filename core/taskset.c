@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "bitmap.h"
 #include "sort.h"
 #include "taskset.h"
@@ -31,6 +32,20 @@ struct epoch_events {
 	uint16_t *events;
 };
 
+/* An attached interval: its values are those from @first in att_values. */
+struct attached {
+	uint64_t serves;		/* id of the task it works for */
+	size_t first;
+	uint32_t nr;
+};
+
+/* One attached value of task @task of a type, while applying them. */
+struct addition {
+	uint16_t event;
+	size_t task;
+	float value;
+};
+
 struct vs_taskset_build {
 	struct vs_taskset *ts;
 	struct vs_task_type *last;	/* type of the previous task */
@@ -39,6 +54,10 @@ struct vs_taskset_build {
 	uint64_t *stamp;		/* by event id: task that set it */
 	size_t alloc_stamp;
 	uint64_t seq;
+	struct attached *attached;
+	size_t nr_attached, alloc_attached;
+	struct vs_value *att_values;	/* values of the attached intervals */
+	size_t nr_att_values, alloc_att_values;
 };
 
 /* Room for @need elements of @size bytes at @p, growing by half. */
@@ -197,6 +216,25 @@ static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t
 	return gc ? column_append(gc, task, value) : -1;
 }
 
+/* Room for @need tasks in @tt's latencies and ids. */
+static int grow_tasks(struct vs_task_type *tt, size_t need)
+{
+	size_t alloc = tt->alloc_tasks;
+	void *p;
+
+	if (need <= alloc)
+		return 0;
+	p = grow(tt->ids, &alloc, need, sizeof(*tt->ids));
+	if (!p)
+		return -1;
+	tt->ids = p;
+	p = grow(tt->latency, &tt->alloc_tasks, need, sizeof(*tt->latency));
+	if (!p)
+		return -1;
+	tt->latency = p;
+	return 0;
+}
+
 static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 {
 	struct vs_task_type *tt = find_type(l, t->type);
@@ -204,16 +242,11 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 	struct vs_taskset *ts = l->ts;
 	size_t task;
 	uint32_t i;
-	void *p;
 
-	if (!tt)
+	if (!tt || grow_tasks(tt, tt->nr_tasks + 1))
 		return -1;
-	p = grow(tt->latency, &tt->alloc_tasks, tt->nr_tasks + 1,
-		 sizeof(*tt->latency));
-	if (!p)
-		return -1;
-	tt->latency = p;
 	task = tt->nr_tasks++;
+	tt->ids[task] = t->id;
 	tt->latency[task] = t->end > t->start ? t->end - t->start : 0;
 	if (t->flags & FLAGGED_TASK)
 		tt->nr_flagged++;
@@ -280,6 +313,8 @@ static int finish_type(struct vs_task_type *tt)
 	tt->col_of = NULL;
 	tt->alloc_col_of = 0;
 
+	free(tt->ids);
+	tt->ids = NULL;
 	p = realloc(tt->latency, (tt->nr_tasks ? tt->nr_tasks : 1) *
 		    sizeof(*tt->latency));
 	if (p)
@@ -289,6 +324,205 @@ static int finish_type(struct vs_task_type *tt)
 	if (!tt->by_latency)
 		return -1;
 	return vs_order_desc(tt->latency, tt->nr_tasks, tt->by_latency);
+}
+
+static int add_attached(struct vs_taskset_build *l, uint64_t serves,
+			const struct vs_task *t)
+{
+	struct attached *a;
+	void *p;
+
+	p = grow(l->attached, &l->alloc_attached, l->nr_attached + 1,
+		 sizeof(*l->attached));
+	if (!p)
+		return -1;
+	l->attached = p;
+	p = grow(l->att_values, &l->alloc_att_values,
+		 l->nr_att_values + t->nr_values + 1, sizeof(*l->att_values));
+	if (!p)
+		return -1;
+	l->att_values = p;
+	a = &l->attached[l->nr_attached++];
+	*a = (struct attached){ serves, l->nr_att_values, t->nr_values };
+	memcpy(l->att_values + a->first, t->values,
+	       t->nr_values * sizeof(*t->values));
+	l->nr_att_values += t->nr_values;
+	return 0;
+}
+
+static int cmp_attached(const void *a, const void *b)
+{
+	const struct attached *x = a, *y = b;
+
+	return (x->serves > y->serves) - (x->serves < y->serves);
+}
+
+static int cmp_addition(const void *a, const void *b)
+{
+	const struct addition *x = a, *y = b;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/* The first attached interval serving @id in sorted @l, or NULL. */
+static const struct attached *first_serving(const struct vs_taskset_build *l,
+					    uint64_t id)
+{
+	size_t lo = 0, hi = l->nr_attached;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->attached[mid].serves < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->nr_attached && l->attached[lo].serves == id ?
+		&l->attached[lo] : NULL;
+}
+
+/*
+ * Column @event of @tt plus the sorted additions @a[0..@n) (one per task):
+ * the column is rebuilt in task order, a task it lacked gets the addition
+ * alone.
+ */
+static int column_add(struct vs_task_type *tt, uint16_t event,
+		      const struct addition *a, size_t n)
+{
+	struct growing_column *gc = find_column(tt, event), sum = { 0 };
+	size_t task, k = 0, j = 0;
+
+	if (!gc)
+		return -1;
+	sum.col.event = event;
+	for (task = 0; task < tt->nr_tasks; task++) {
+		bool has = task / VS_BITS_PER_WORD < gc->alloc_words &&
+			   vs_bit_test(gc->col.present, task);
+		float v = has ? gc->col.values[k++] : 0;
+
+		if (j < n && a[j].task == task)
+			v += a[j++].value;
+		else if (!has)
+			continue;
+		if (column_append(&sum, task, v))
+			goto fail;
+	}
+	free(gc->col.present);
+	free(gc->col.values);
+	*gc = sum;
+	return 0;
+fail:
+	free(sum.col.present);
+	free(sum.col.values);
+	return -1;
+}
+
+/* The id of event "attached.<name of @event>", added to the catalog. */
+static int attached_event(struct vs_taskset *ts, uint16_t event)
+{
+	const struct vs_event_def *e = vs_taskset_event(ts, event);
+	struct vs_event_def def;
+	char name[256];
+	int id;
+
+	if (!e)
+		return -1;
+	snprintf(name, sizeof(name), "attached.%s", e->name);
+	id = vs_taskset_event_by_name(ts, name);
+	if (id >= 0)
+		return id;
+	if (ts->nr_events > VS_EVENT_MAX)
+		return -1;
+	def = (struct vs_event_def){ ts->nr_events, event, e->group, name,
+				     e->unit };
+	if (vs_taskset_add_event(ts, &def))
+		return -1;
+	return def.id;
+}
+
+/* The additions of @n sorted ones @a for one event, to @tt. */
+static int add_event_additions(struct vs_taskset *ts, struct vs_task_type *tt,
+			       const struct addition *a, size_t n)
+{
+	int att = attached_event(ts, a[0].event);
+	struct growing_column *gc;
+	size_t j;
+
+	if (column_add(tt, a[0].event, a, n))
+		return -1;
+	if (att < 0)		/* not in the catalog: the sum alone */
+		return 0;
+	gc = find_column(tt, att);
+	for (j = 0; gc && j < n; j++)
+		if (column_append(gc, a[j].task, a[j].value))
+			return -1;
+	return gc ? 0 : -1;
+}
+
+/* Add the attached intervals' values to the tasks of @tt they serve. */
+static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
+{
+	const struct vs_taskset_build *l = ts->build;
+	struct addition *add = NULL;
+	size_t nr = 0, alloc = 0, task, i, j, k;
+	int ret = 0;
+
+	for (task = 0; task < tt->nr_tasks; task++) {
+		const struct attached *a = first_serving(l, tt->ids[task]);
+
+		for (; a && a < l->attached + l->nr_attached &&
+		       a->serves == tt->ids[task]; a++) {
+			for (i = 0; i < a->nr; i++) {
+				const struct vs_value *v =
+					&l->att_values[a->first + i];
+				void *p = grow(add, &alloc, nr + 1,
+					       sizeof(*add));
+
+				if (!p) {
+					free(add);
+					return -1;
+				}
+				add = p;
+				add[nr++] = (struct addition){ v->event, task,
+							       (float)v->value };
+			}
+		}
+	}
+	if (nr)
+		qsort(add, nr, sizeof(*add), cmp_addition);
+	/* one addition per (event, task): intervals of a task summed */
+	for (i = 0, k = 0; i < nr; i++) {
+		if (k && add[k - 1].event == add[i].event &&
+		    add[k - 1].task == add[i].task)
+			add[k - 1].value += add[i].value;
+		else
+			add[k++] = add[i];
+	}
+	for (i = 0; i < k && !ret; i = j) {
+		for (j = i; j < k && add[j].event == add[i].event; j++)
+			;
+		ret = add_event_additions(ts, tt, add + i, j - i);
+	}
+	free(add);
+	return ret;
+}
+
+static int apply_attached(struct vs_taskset *ts)
+{
+	struct vs_taskset_build *l = ts->build;
+	unsigned int i;
+
+	if (!l->nr_attached)
+		return 0;
+	qsort(l->attached, l->nr_attached, sizeof(*l->attached),
+	      cmp_attached);
+	for (i = 0; i < ts->nr_types; i++)
+		if (apply_type(ts, &ts->types[i]))
+			return -1;
+	return 0;
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -346,6 +580,12 @@ int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t)
 	return add_task(ts->build, t);
 }
 
+int vs_taskset_add_attached(struct vs_taskset *ts, uint64_t serves,
+			    const struct vs_task *t)
+{
+	return add_attached(ts->build, serves, t);
+}
+
 static void free_build(struct vs_taskset_build *l)
 {
 	size_t i;
@@ -354,6 +594,8 @@ static void free_build(struct vs_taskset_build *l)
 		free(l->epochs[i].events);
 	free(l->epochs);
 	free(l->stamp);
+	free(l->attached);
+	free(l->att_values);
 	free(l);
 }
 
@@ -361,6 +603,8 @@ int vs_taskset_finish(struct vs_taskset *ts)
 {
 	unsigned int i;
 
+	if (apply_attached(ts))
+		return -1;
 	for (i = 0; i < ts->nr_types; i++)
 		if (finish_type(&ts->types[i]))
 			return -1;
@@ -382,12 +626,10 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	if (!dt)
 		return -1;
 	na = dt->nr_tasks;
-	p = grow(dt->latency, &dt->alloc_tasks, na + nb + 1,
-		 sizeof(*dt->latency));
-	if (!p)
+	if (grow_tasks(dt, na + nb + 1))
 		return -1;
-	dt->latency = p;
 	memcpy(dt->latency + na, st->latency, nb * sizeof(*dt->latency));
+	memcpy(dt->ids + na, st->ids, nb * sizeof(*dt->ids));
 	dt->nr_tasks += nb;
 	dt->nr_flagged += st->nr_flagged;
 
@@ -436,6 +678,25 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	}
 	free(st->latency);
 	st->latency = NULL;
+	free(st->ids);
+	st->ids = NULL;
+	return 0;
+}
+
+/* Move the attached intervals of unfinished @src after those of @dst. */
+static int merge_attached(struct vs_taskset_build *dst,
+			  const struct vs_taskset_build *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr_attached; i++) {
+		const struct attached *a = &src->attached[i];
+		struct vs_task t = { .nr_values = a->nr,
+				     .values = src->att_values + a->first };
+
+		if (add_attached(dst, a->serves, &t))
+			return -1;
+	}
 	return 0;
 }
 
@@ -447,6 +708,8 @@ static int merge_taskset(struct vs_taskset *dst, struct vs_taskset *src)
 
 	for (i = 0; i < src->nr_types && !ret; i++)
 		ret = merge_type(dst->build, &src->types[i]);
+	if (!ret)
+		ret = merge_attached(dst->build, src->build);
 	if (src->first_ns && (!dst->first_ns || src->first_ns < dst->first_ns))
 		dst->first_ns = src->first_ns;
 	if (src->last_ns > dst->last_ns)
@@ -475,6 +738,7 @@ struct part {
 	unsigned int nr_parts;
 	struct vs_value *values;	/* a task's values with the extra ones */
 	size_t alloc_values;
+	struct vs_attach_map *attach;	/* the attach records read */
 };
 
 #define MAX_EXTRA_VALUES	64
@@ -499,6 +763,24 @@ static int add_extra_values(struct part *p, const struct vs_task *t)
 	return vs_taskset_add_task(p->ts, &more);
 }
 
+/*
+ * An attached interval goes to the task it serves whatever its time: its
+ * values from the record alone (function times from samples or probes
+ * are already the served task's), none for a latency-only set.  One whose
+ * attach record this part did not see is dropped.
+ */
+static int take_attached(struct part *p, const struct vs_task *t)
+{
+	uint64_t serves = vs_attach_map_served(p->attach, t);
+	struct vs_task bare = *t;
+
+	if (!serves)
+		return 0;
+	if (p->opts->latency_only)
+		bare.nr_values = 0;
+	return vs_taskset_add_attached(p->ts, serves, &bare);
+}
+
 static int take_record(struct part *p, const struct vs_record *rec)
 {
 	const struct vs_taskset_opts *o = p->opts;
@@ -508,8 +790,13 @@ static int take_record(struct part *p, const struct vs_record *rec)
 
 	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
 		return vs_taskset_add_epoch(p->ts, &rec->epoch);
+	if (rec->kind == VS_REC_ATTACH)
+		return vs_attach_map_add(p->attach, rec);
 	if (rec->kind != VS_REC_TASK || vs_reader_offset(p->r) < p->start_off)
 		return 0;
+	if (t->type == 0 && (t->flags & VS_TASK_ATTACHED ||
+			     vs_attach_map_served(p->attach, t)))
+		return take_attached(p, t);
 	if (o->one_type && t->type != o->type)
 		return 0;
 	if (t->end < o->from_ns || (o->to_ns && t->end >= o->to_ns))
@@ -578,6 +865,8 @@ static int start_part(struct part *p, uint64_t time)
 		if (p->rec.kind == VS_REC_EPOCH && !p->opts->latency_only &&
 		    vs_taskset_add_epoch(p->ts, &p->rec.epoch))
 			return -1;
+		if (vs_attach_map_add(p->attach, &p->rec))
+			return -1;
 	}
 	return ret;
 }
@@ -628,6 +917,7 @@ static void free_parts(struct part *parts, unsigned int n)
 		if (parts[k].r)
 			vs_reader_close(parts[k].r);
 		free(parts[k].values);
+		vs_attach_map_free(parts[k].attach);
 		vs_taskset_free(parts[k].ts);
 	}
 	free(parts);
@@ -661,7 +951,8 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 			goto out;
 		}
 		p->ts = vs_taskset_new();
-		if (!p->ts)
+		p->attach = vs_attach_map_new();
+		if (!p->ts || !p->attach)
 			goto nomem;
 		p->opts = opts;
 		p->end_off = UINT64_MAX;
@@ -748,6 +1039,7 @@ static void free_type(struct vs_task_type *tt)
 	}
 	free(tt->columns);
 	free(tt->latency);
+	free(tt->ids);
 	free(tt->by_latency);
 }
 

@@ -17,6 +17,13 @@
  * A task recorded an event when its record carries a value for it, or when
  * the event is live in the task's epoch (VS_REC_EPOCH): a live event
  * missing from the record counts as 0.
+ *
+ * Attached intervals (vs_task_attach() to vs_task_detach(): task records
+ * of type 0 named by a VS_REC_ATTACH record) are not tasks of their own:
+ * their values are added to the task they serve, event by event, and each
+ * such event E also gets a column "attached.E" (child of E) holding the
+ * attached part alone.  Intervals whose task is not in the set (another
+ * time range or type, an unselected task) are dropped.
  */
 #ifndef VS_CORE_TASKSET_H
 #define VS_CORE_TASKSET_H
@@ -46,6 +53,7 @@ struct vs_task_type {
 	size_t alloc_tasks;		/* capacity of @latency */
 	struct vs_column **col_of;	/* event id -> column, while loading */
 	unsigned int alloc_col_of;
+	uint64_t *ids;			/* task ids, while loading */
 };
 
 struct vs_taskset {
@@ -114,6 +122,9 @@ struct vs_taskset *vs_taskset_new(void);
 int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def);
 int vs_taskset_add_epoch(struct vs_taskset *ts, const struct vs_epoch *ep);
 int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t);
+/* an attached interval @t whose values go to the task of id @serves */
+int vs_taskset_add_attached(struct vs_taskset *ts, uint64_t serves,
+			    const struct vs_task *t);
 int vs_taskset_finish(struct vs_taskset *ts);
 
 /**
