@@ -8,6 +8,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "core/catalog.h"
 #include "core/symbols.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
@@ -682,18 +683,18 @@ static int cmp_total_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The event id of func:@name.time, made on first use; -1: no memory. */
+/* The event id of @name's time (vs_func_event_name()), made on first use. */
 static int func_event(struct vs_func_events *fe, const char *name)
 {
 	struct vs_event_def *defs;
 	char *full;
-	size_t len = strlen(name) + sizeof("func:.time");
+	size_t len = vs_func_event_name(NULL, 0, name) + 1;
 	unsigned int i;
 
 	full = malloc(len);
 	if (!full)
 		return -1;
-	snprintf(full, len, "func:%s.time", name);
+	vs_func_event_name(full, len, name);
 	for (i = 0; i < fe->nr_defs; i++)
 		if (!strcmp(fe->defs[i].name, full)) {
 			free(full);
