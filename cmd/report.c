@@ -15,10 +15,9 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "../core/func-times.h"
+#include "../core/func-events.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
-#include "../core/task-samples.h"
 #include "../core/taskset.h"
 #include "../core/trace.h"
 #include "../core/vtree.h"
@@ -54,13 +53,11 @@ struct report {
 	struct vs_rank_opts rank;
 	struct vs_taskset *ts;
 	const char *func_time;		/* --func-time estimator */
-	struct vs_task_samples *samples;	/* NULL: no samples */
-	struct vs_func_events *funcs;
+	struct vs_func_sources *funcs;	/* samples, probes, their events */
 	bool tree;			/* --tree */
 	int tree_top;			/* --tree-top */
 	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
 	const char **no_tree;		/* ... why there is no tree */
-	struct vs_func_times *func_times;	/* --tree: probed calls */
 };
 
 static const char *const report_usage[] = {
@@ -607,44 +604,30 @@ static void check_options(struct report *rep)
 	rep->rank.seed = rep->seed;
 }
 
-static uint32_t func_values(void *arg, const struct vs_task *t,
-			    struct vs_value *buf, uint32_t max)
-{
-	return vs_func_events_values(arg, t, buf, max);
-}
-
 /*
- * A trace recorded with --sample: tie its samples to their tasks and make
- * their function times events (func:<symbol>.time) of the ranking.
+ * Function times from samples (record --sample) and probes (--probe) as
+ * events (func:<symbol>.time) of the ranking.
  */
-static int load_samples(struct report *rep, struct vs_taskset_opts *o)
+static int load_funcs(struct report *rep, struct vs_taskset_opts *o)
 {
 	struct vs_task_samples *ts;
 	char err[512];
 	size_t i;
 	int ret;
 
-	if (!vs_trace_has_samples(rep->input))
-		return 0;
-	ret = vs_task_samples_read(rep->input, &rep->samples, err, sizeof(err));
+	ret = vs_func_sources_load(rep->input,
+				   vs_func_estimator_parse(rep->func_time),
+				   &rep->funcs, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "varscope report: %s\n", err);
 		return ret;
 	}
-	ts = rep->samples;
-	for (i = 0; i < ts->nr_stale; i++)
+	ts = rep->funcs->samples;
+	for (i = 0; ts && i < ts->nr_stale; i++)
 		fprintf(stderr, "varscope report: warning: %s changed since the "
 			"recording (build-id differs): its frames are not "
 			"symbolized\n", ts->stale[i]);
-	rep->funcs = vs_func_events_new(ts, vs_func_estimator_parse(rep->func_time),
-					ts->nr_trace_events);
-	if (!rep->funcs) {
-		fprintf(stderr, "varscope report: out of memory\n");
-		return VS_LOAD_ERROR;
-	}
-	o->task_values = func_values;
-	o->task_values_arg = rep->funcs;
-	o->extra_events = vs_func_events_defs(rep->funcs, &o->nr_extra_events);
+	vs_func_sources_hook(rep->funcs, o);
 	return 0;
 }
 
@@ -652,28 +635,19 @@ static int load_samples(struct report *rep, struct vs_taskset_opts *o)
 static int make_trees(struct report *rep, const struct vs_type_rank *trs,
 		      unsigned int n)
 {
-	struct vs_reader *r;
 	unsigned int i;
-	char err[512];
 
 	rep->trees = calloc(n, sizeof(*rep->trees));
 	rep->no_tree = calloc(n, sizeof(*rep->no_tree));
 	if (!rep->trees || !rep->no_tree)
 		return -1;
-	r = vs_reader_open(rep->input, err, sizeof(err));
-	if (r) {
-		rep->func_times = vs_func_times_read(r, err, sizeof(err));
-		vs_reader_close(r);
-	}
-	if (!rep->func_times)
-		fprintf(stderr, "varscope report: %s\n", err);
 	for (i = 0; i < n; i++) {
 		struct vs_vtree_view *v = &rep->trees[i];
 
 		v->type = trs[i].type;
 		v->top = rep->tree_top;
-		rep->no_tree[i] = vs_vtree_view_build(v, rep->func_times,
-						      rep->samples);
+		rep->no_tree[i] = vs_vtree_view_build(v, rep->funcs->probes,
+						      rep->funcs->samples);
 		if (rep->no_tree[i] && !strcmp(rep->no_tree[i],
 					       "out of memory"))
 			return -1;
@@ -690,7 +664,7 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	char err[512];
 	int ret;
 
-	if (!lo->latency_only && (ret = load_samples(rep, &o)))
+	if (!lo->latency_only && (ret = load_funcs(rep, &o)))
 		return ret;
 
 	vs_progress_start(&progress, "Reading tasks");
@@ -816,10 +790,8 @@ out:
 	}
 	free(rep.trees);
 	free(rep.no_tree);
-	vs_func_times_free(rep.func_times);
 	free(trs);
 	vs_taskset_free(rep.ts);
-	vs_func_events_free(rep.funcs);
-	vs_task_samples_free(rep.samples);
+	vs_func_sources_free(rep.funcs);
 	return ret;
 }

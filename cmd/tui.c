@@ -9,11 +9,10 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "../core/func-times.h"
+#include "../core/func-events.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
-#include "../core/task-samples.h"
 #include "../core/taskset.h"
 #include "../core/vtree.h"
 #include "../ui/browser.h"
@@ -26,11 +25,9 @@ struct tui {
 	uint64_t length;		/* --length of a segment */
 	int top;			/* --tree-top */
 	struct vs_rank_opts rank;
-	struct vs_task_samples *samples;
-	struct vs_func_events *funcs;
+	struct vs_func_sources *funcs;	/* samples, probes, their events */
 	struct vs_taskset *ts;
 	struct vs_type_rank tr;
-	struct vs_func_times *func_times;	/* probed calls */
 	struct vs_vtree_view view;
 	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
@@ -42,13 +39,7 @@ static const char *const tui_usage[] = {
 	NULL
 };
 
-static uint32_t func_values(void *arg, const struct vs_task *t,
-			    struct vs_value *buf, uint32_t max)
-{
-	return vs_func_events_values(arg, t, buf, max);
-}
-
-/* The tasks, with function times from samples as report has them. */
+/* The tasks, with function times from samples and probes as report has. */
 static int load(struct tui *tui, char *err, size_t errlen)
 {
 	struct vs_taskset_opts o = { 0 };
@@ -60,20 +51,11 @@ static int load(struct tui *tui, char *err, size_t errlen)
 				     tui->type);
 		o.one_type = true;
 	}
-	if (vs_trace_has_samples(tui->input)) {
-		ret = vs_task_samples_read(tui->input, &tui->samples, err,
-					   errlen);
-		if (ret)
-			return ret;
-		tui->funcs = vs_func_events_new(tui->samples, VS_FUNC_COUNT,
-						tui->samples->nr_trace_events);
-		if (!tui->funcs)
-			goto nomem;
-		o.task_values = func_values;
-		o.task_values_arg = tui->funcs;
-		o.extra_events = vs_func_events_defs(tui->funcs,
-						     &o.nr_extra_events);
-	}
+	ret = vs_func_sources_load(tui->input, VS_FUNC_COUNT, &tui->funcs,
+				   err, errlen);
+	if (ret)
+		return ret;
+	vs_func_sources_hook(tui->funcs, &o);
 	ret = vs_taskset_read(tui->input, &o, &tui->ts, err, errlen);
 	if (ret)
 		return ret;
@@ -83,12 +65,11 @@ static int load(struct tui *tui, char *err, size_t errlen)
 			 tui->type ? tui->type : "");
 		return VS_LOAD_ERROR;
 	}
-	if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank, &tui->tr))
-		goto nomem;
+	if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank, &tui->tr)) {
+		snprintf(err, errlen, "out of memory");
+		return VS_LOAD_ERROR;
+	}
 	return 0;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	return VS_LOAD_ERROR;
 }
 
 /* Latency figures of the type in each segment of --length. */
@@ -129,12 +110,10 @@ static int load_segments(struct tui *tui, char *err, size_t errlen)
 static void tui_release(struct tui *tui)
 {
 	vs_vtree_free(tui->view.vt);
-	vs_func_times_free(tui->func_times);
 	if (tui->ts)
 		vs_type_rank_free(&tui->tr);
 	vs_taskset_free(tui->ts);
-	vs_func_events_free(tui->funcs);
-	vs_task_samples_free(tui->samples);
+	vs_func_sources_free(tui->funcs);
 	free(tui->seg);
 	vs_segment_list_release(&tui->segs);
 }
@@ -159,7 +138,6 @@ int cmd_tui(int argc, const char **argv)
 		OPT_END()
 	};
 	struct vs_browser_input in = { 0 };
-	struct vs_reader *r;
 	char err[512];
 	int ret;
 
@@ -184,17 +162,10 @@ int cmd_tui(int argc, const char **argv)
 		tui_release(&tui);
 		return ret;
 	}
-	r = vs_reader_open(tui.input, err, sizeof(err));
-	if (r) {
-		tui.func_times = vs_func_times_read(r, err, sizeof(err));
-		vs_reader_close(r);
-	}
-	if (!tui.func_times)
-		fprintf(stderr, "varscope tui: %s\n", err);
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
-	in.no_tree = vs_vtree_view_build(&tui.view, tui.func_times,
-					 tui.samples);
+	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
+					 tui.funcs->samples);
 	in.path = tui.input;
 	in.ts = tui.ts;
 	in.rank = &tui.tr;

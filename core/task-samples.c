@@ -600,29 +600,6 @@ out:
 	return status;
 }
 
-bool vs_trace_has_samples(const char *path)
-{
-	struct vs_reader *r = vs_reader_open(path, NULL, 0);
-	struct vs_record rec;
-	bool found = false;
-	int i;
-
-	if (!r)
-		return false;
-	/* the META records come first; the first task ends the search */
-	for (i = 0; i < 100000 && vs_reader_next(r, &rec) > 0; i++) {
-		if (rec.kind == VS_REC_SAMPLE ||
-		    (rec.kind == VS_REC_META && !strcmp(rec.meta.key, "sample"))) {
-			found = true;
-			break;
-		}
-		if (rec.kind == VS_REC_TASK)
-			break;
-	}
-	vs_reader_close(r);
-	return found;
-}
-
 /* --- function times ------------------------------------------------------- */
 
 int vs_func_estimator_parse(const char *name)

@@ -87,12 +87,6 @@ struct vs_task_samples {
  */
 
 /**
- * vs_trace_has_samples - whether the trace at @path was recorded with
- * --sample (its META "sample" record, or a sample, near its start)
- */
-bool vs_trace_has_samples(const char *path);
-
-/**
  * vs_task_samples_read - read the tasks and samples of a trace, tie each
  * sample to its task, symbolize the callchains
  * @err: one line on failure ("FILE: what at byte N")
