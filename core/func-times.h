@@ -9,7 +9,8 @@
  *    each call that overlaps the task's [start, end]; a recursive call is
  *    counted once, at its outermost instance) -- the value of the event
  *    vs_func_event_name() names, "func:<symbol>.time", which wins over the
- *    sampled estimate of the same name when both exist for a task;
+ *    sampled estimate of the same name when both exist for a task
+ *    (core/func-events.h merges the two);
  *  - its call paths: each distinct stack of probed functions, root to leaf
  *    as symbol ids, with the inclusive time of the leaf along that path
  *    (the input of the variance tree: a path's children are the paths one

@@ -77,8 +77,9 @@ struct vs_taskset_opts {
 	void *progress_arg;
 	/*
 	 * Values a task record does not carry, added to it (function times
-	 * from samples, core/task-samples.h): called once per task, from
-	 * the reader threads at once, returns how many it put in @buf.
+	 * from samples and probes, core/func-events.h): called once per
+	 * task, from the reader threads at once, returns how many it put
+	 * in @buf.
 	 * Their events are @extra_events (ids above the trace's catalog).
 	 */
 	uint32_t (*task_values)(void *arg, const struct vs_task *t,
