@@ -268,8 +268,8 @@ int vs_func_sources_load(const char *path, enum vs_func_estimator est,
 	return VS_LOAD_OK;
 }
 
-const struct vs_event_def *vs_func_sources_defs(const struct vs_func_sources *fs,
-						unsigned int *nr)
+const struct vs_event_def *
+vs_func_sources_defs(const struct vs_func_sources *fs, unsigned int *nr)
 {
 	*nr = fs->state->nr_defs;
 	return fs->state->defs;

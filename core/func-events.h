@@ -58,8 +58,8 @@ struct vs_func_sources *vs_func_sources_new(struct vs_task_samples *samples,
 void vs_func_sources_free(struct vs_func_sources *fs);
 
 /* The event definitions, ids first_id ... */
-const struct vs_event_def *vs_func_sources_defs(const struct vs_func_sources *fs,
-						unsigned int *nr);
+const struct vs_event_def *
+vs_func_sources_defs(const struct vs_func_sources *fs, unsigned int *nr);
 
 /**
  * vs_func_sources_values - the function events of task record @t into
