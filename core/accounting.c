@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/accounting.h"
+#include "core/pmu.h"
 
 #define VS_STACK_DEPTH		16
 #define VS_THREAD_BUCKETS	4096
@@ -69,6 +70,8 @@ struct vs_acct_thread {
 	uint32_t nr_snap;
 	uint16_t snap_ids[VS_ACCT_MAX_COUNTERS];
 	uint64_t snap[VS_ACCT_MAX_COUNTERS];
+	bool have_snap_read;		/* @snap_read is the snapshot's read */
+	struct vs_counter_read snap_read;
 	/* the open task and its values, indexed by catalog id */
 	struct vs_task task;
 	uint64_t *val;
@@ -279,7 +282,8 @@ static void add_counters(struct vs_acct_thread *th,
  * boundary that has a snapshot closes it (the interrupt is then included).
  */
 static void stop_running(struct vs_acct *acct, struct vs_acct_thread *th,
-			 uint64_t time, const struct vs_acct_counters *snap)
+			 uint64_t time, const struct vs_acct_counters *snap,
+			 const struct vs_counter_read *read)
 {
 	if (!th->running)
 		return;
@@ -288,12 +292,16 @@ static void stop_running(struct vs_acct *acct, struct vs_acct_thread *th,
 		add(th, acct->run_time, time - th->run_since);
 	if (snap->nr && th->nr_snap) {
 		add_counters(th, snap);
+		if (read && th->have_snap_read)
+			th->task.flags |= vs_counter_period_flags(&th->snap_read,
+								  read);
 		th->nr_snap = 0;
 	}
 }
 
 static void start_running(struct vs_acct *acct, struct vs_acct_thread *th,
-			  uint64_t time, const struct vs_acct_counters *snap)
+			  uint64_t time, const struct vs_acct_counters *snap,
+			  const struct vs_counter_read *read)
 {
 	struct vs_shadow_stack *s = get_stack(acct, th->cpu);
 
@@ -306,6 +314,9 @@ static void start_running(struct vs_acct *acct, struct vs_acct_thread *th,
 			      snap->nr : VS_ACCT_MAX_COUNTERS;
 		memcpy(th->snap_ids, snap->ids, th->nr_snap * sizeof(uint16_t));
 		memcpy(th->snap, snap->values, th->nr_snap * sizeof(uint64_t));
+		th->have_snap_read = read;
+		if (read)
+			th->snap_read = *read;
 	}
 }
 
@@ -325,7 +336,7 @@ static void emit_task(struct vs_acct *acct, struct vs_acct_thread *th,
 {
 	unsigned int nr_cat = vs_catalog_size(acct->cat), n = 0, id;
 
-	stop_running(acct, th, end, &(struct vs_acct_counters){ 0 });
+	stop_running(acct, th, end, &(struct vs_acct_counters){ 0 }, NULL);
 	th->in_task = false;
 	if (nr_cat > acct->nr_out) {
 		struct vs_value *out = realloc(acct->out, nr_cat * sizeof(*out));
@@ -404,7 +415,7 @@ static void task_begin(struct vs_acct *acct, struct vs_acct_thread *th,
 	th->have_wait = false;
 	th->cpu = ev->cpu;
 	th->nr_snap = 0;
-	start_running(acct, th, ev->time, &ev->snapshot);
+	start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 }
 
 static void task_end(struct vs_acct *acct, struct vs_acct_thread *th,
@@ -414,7 +425,7 @@ static void task_end(struct vs_acct *acct, struct vs_acct_thread *th,
 
 	if (!th->in_task)
 		return;
-	stop_running(acct, th, ev->time, &ev->snapshot);
+	stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 	for (i = 0; i < ev->deltas.nr; i++)
 		add(th, ev->deltas.ids[i], ev->deltas.values[i]);
 	emit_task(acct, th, ev->time, ev->flags);
@@ -425,7 +436,7 @@ static void switch_out(struct vs_acct *acct, struct vs_acct_thread *th,
 {
 	struct vs_shadow_stack *s = get_stack(acct, ev->cpu);
 
-	stop_running(acct, th, ev->time, &ev->snapshot);
+	stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 	/* A fault that sleeps: its frames wait with the thread. */
 	th->nr_saved = 0;
 	if (s && s->level && s->frame[0].tid == th->tid) {
@@ -469,7 +480,7 @@ static void switch_in(struct vs_acct *acct, struct vs_acct_thread *th,
 	th->on_cpu = true;
 	th->cpu = ev->cpu;
 	th->have_wait = false;
-	start_running(acct, th, ev->time, &ev->snapshot);
+	start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 }
 
 /* The catalog ids of a breakdown: "irq.hard.<name>.time" and ".count". */
@@ -503,7 +514,7 @@ static void frame_entry(struct vs_acct *acct, struct vs_acct_thread *th,
 		return;
 	}
 	if (!s->level)
-		stop_running(acct, th, ev->time, &ev->snapshot);
+		stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 	f = &s->frame[s->level++];
 	f->start = ev->time;
 	f->preempted = 0;
@@ -549,7 +560,7 @@ static void frame_exit(struct vs_acct *acct, const struct vs_acct_event *ev,
 		add(th, f->count_id, 1);
 	}
 	if (!s->level && th->on_cpu && th->cpu == ev->cpu)
-		start_running(acct, th, ev->time, &ev->snapshot);
+		start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 }
 
 static void lost(struct vs_acct *acct, struct vs_acct_thread *th,
@@ -580,8 +591,8 @@ static void counters(struct vs_acct *acct, struct vs_acct_thread *th,
 {
 	if (!th->running)
 		return;
-	stop_running(acct, th, ev->time, &ev->snapshot);
-	start_running(acct, th, ev->time, &ev->snapshot);
+	stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
+	start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 }
 
 int vs_acct_feed(struct vs_acct *acct, const struct vs_acct_event *ev)

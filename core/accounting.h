@@ -52,6 +52,8 @@ enum vs_wait_state {
 	VS_WAIT_IOWAIT,		/* uninterruptible (D) */
 };
 
+struct vs_counter_read;
+
 /* Counter values with their catalog ids. */
 struct vs_acct_counters {
 	uint32_t nr;
@@ -75,6 +77,13 @@ struct vs_acct_event {
 	uint32_t flags;		/* TASK_BEGIN/END: VS_TASK_* to add */
 	/* absolute counter values at this instant, when the source has them */
 	struct vs_acct_counters snapshot;
+	/*
+	 * the group read @snapshot comes from (core/pmu.h), when it has one:
+	 * a running period whose two snapshots both have one ORs the
+	 * period's vs_counter_period_flags() (multiplexed, distorted) into
+	 * the task's flags
+	 */
+	const struct vs_counter_read *snapshot_read;
 	/* TASK_END: counter deltas measured over the whole task */
 	struct vs_acct_counters deltas;
 };
