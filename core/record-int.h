@@ -13,6 +13,7 @@
 
 #include "core/accounting.h"
 #include "core/catalog.h"
+#include "core/hwcount.h"
 #include "core/perf-ring.h"
 #include "core/record.h"
 #include "core/rotating-writer.h"
@@ -89,6 +90,10 @@ struct vs_session {
 	struct perf_event_attr sample_attr;
 	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
 	uint64_t samples_written;
+	struct vs_hwcount *hw;		/* hardware counters, NULL: no PMU */
+	uint32_t hw_gen;		/* the epoch's group generation */
+	uint64_t hw_failures;		/* per-thread groups that failed */
+	char hw_error[160];		/* the first failure */
 };
 
 /**
@@ -99,8 +104,21 @@ struct vs_session {
 struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 				   uint32_t tid);
 
-/* The descriptors for the thread's library, in enum vs_reg_fd order. */
-void vs_rthread_fds(const struct vs_rthread *rt, int fds[VS_REG_NR_FDS]);
+/*
+ * The descriptors for the thread's library, in enum vs_reg_fd order;
+ * returns how many (VS_REG_MAX_FDS with hardware counters).
+ */
+unsigned int vs_rthread_fds(const struct vs_rthread *rt,
+			    int fds[VS_REG_MAX_FDS]);
+
+/**
+ * vs_rthread_hw_rotate - open the thread's hardware group of generation
+ * @s->hw_gen (vs_hwcount_group()'s members), enabled, pass its leader to
+ * the library and bump the task ring's hw_gen.  The previous group stays
+ * open for tasks begun before; the one before it is closed.  A failure
+ * is counted in @s->hw_failures and leaves the thread's last group.
+ */
+void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt);
 
 /* They were sent: close what the recorder no longer needs. */
 void vs_rthread_sent(struct vs_rthread *rt);

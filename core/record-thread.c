@@ -9,7 +9,11 @@
  * tracepoint opened as a group member under the dummy loses samples, so no
  * groups here.  The ring starts paused; the library resumes it inside
  * selected tasks.  The software counters form one counting group the
- * library reads with a single read(2).
+ * library reads with a single read(2).  With a hardware PMU, the epoch's
+ * hardware counter group too: opened here at registration and at each
+ * epoch, its leader passed on a socket the library takes it from at its
+ * next begin; the library reads it at begin and end like the software
+ * group.
  *
  * Merge: perf records are queued in ring order (one thread: time order).
  * A task record in the task ring means every kernel event of that task is
@@ -18,11 +22,13 @@
  * its begin is visible, so a long task does not hold its events here.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +56,12 @@ struct vs_rthread {
 					 * loss not reported yet; 0: none */
 	struct vs_acct_event *queue;
 	unsigned int q_head, q_len, q_alloc;
+	/* hardware: the socket to the library, its end until sent */
+	int hw_sock, hw_lib_sock;
+	/* the current group [0] and the previous one [1], by generation */
+	struct vs_counter_group hw[2];
+	uint32_t hw_gen[2];
+	uint16_t hw_ids[2][VS_MAX_HW_COUNTERS];
 };
 
 static const struct {
@@ -108,6 +120,13 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 		munmap(rt->tasks, sizeof(*rt->tasks));
 	if (rt->tasks_fd >= 0)
 		close(rt->tasks_fd);
+	for (i = 0; i < 2; i++)
+		vs_counter_group_close(&rt->hw[i]);
+	if (rt->hw_sock >= 0)
+		close(rt->hw_sock);
+	if (rt->hw_lib_sock >= 0)
+		close(rt->hw_lib_sock);
+	rt->hw_sock = rt->hw_lib_sock = -1;
 	rt->nr_tp = 0;
 	rt->ring_fd = rt->tasks_fd = -1;
 	rt->tasks = NULL;
@@ -188,6 +207,79 @@ static int open_task_ring(struct vs_rthread *rt)
 	return 0;
 }
 
+/* Pass the leader of group @g, generation @gen, to the library. */
+static int send_hw_group(struct vs_rthread *rt, const struct vs_counter_group *g,
+			 uint32_t gen)
+{
+	struct vs_hw_group grp = { gen, g->nr };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &grp, sizeof(grp) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &g->fd[0], sizeof(int));
+	return sendmsg(rt->hw_sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	       sizeof(grp) ? 0 : -1;
+}
+
+static void hw_failed(struct vs_session *s, const char *what)
+{
+	if (!s->hw_failures++)
+		snprintf(s->hw_error, sizeof(s->hw_error), "%s", what);
+}
+
+void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt)
+{
+	const struct vs_hw_config *hw;
+	const uint16_t *ids;
+	struct vs_counter_group g;
+	unsigned int n = vs_hwcount_group(s->hw, &hw, &ids);
+	char err[128];
+
+	if (rt->hw_sock < 0 || rt->hw_gen[0] == s->hw_gen)
+		return;
+	if (vs_counter_group_open(&g, hw, n, rt->tid, -1, err, sizeof(err))) {
+		hw_failed(s, err);
+		return;
+	}
+	if (vs_counter_group_enable(&g) || send_hw_group(rt, &g, s->hw_gen)) {
+		hw_failed(s, strerror(errno));
+		vs_counter_group_close(&g);
+		return;
+	}
+	/* the library may still read the previous group: keep it */
+	vs_counter_group_close(&rt->hw[1]);
+	rt->hw[1] = rt->hw[0];
+	rt->hw_gen[1] = rt->hw_gen[0];
+	memcpy(rt->hw_ids[1], rt->hw_ids[0], sizeof(rt->hw_ids[0]));
+	rt->hw[0] = g;
+	rt->hw_gen[0] = s->hw_gen;
+	memcpy(rt->hw_ids[0], ids, n * sizeof(*ids));
+	__atomic_store_n(&rt->tasks->hw_gen, s->hw_gen, __ATOMIC_RELEASE);
+}
+
+static int open_hw(struct vs_session *s, struct vs_rthread *rt)
+{
+	int sv[2];
+
+	if (!s->hw)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	rt->hw_sock = sv[0];
+	rt->hw_lib_sock = sv[1];
+	vs_rthread_hw_rotate(s, rt);
+	return 0;
+}
+
 struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 				   uint32_t tid)
 {
@@ -199,12 +291,15 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	rt->pid = pid;
 	rt->tid = tid;
 	rt->ring_fd = rt->tasks_fd = rt->sample_fd = -1;
+	rt->hw_sock = rt->hw_lib_sock = -1;
+	for (i = 0; i < 2; i++)
+		vs_counter_group_close(&rt->hw[i]);	/* no fds: all -1 */
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
 	if (open_ring(s, rt) || open_tracepoints(s, rt) ||
 	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->ring_fd,
 							    &rt->sample_id)) < 0) ||
-	    open_counters(s, rt) || open_task_ring(rt)) {
+	    open_counters(s, rt) || open_task_ring(rt) || open_hw(s, rt)) {
 		err = errno;
 		close_fds(rt, s->epoll_fd);
 		free(rt);
@@ -214,17 +309,25 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	return rt;
 }
 
-void vs_rthread_fds(const struct vs_rthread *rt, int fds[VS_REG_NR_FDS])
+unsigned int vs_rthread_fds(const struct vs_rthread *rt,
+			    int fds[VS_REG_MAX_FDS])
 {
 	fds[VS_REG_FD_RING] = rt->ring_fd;
 	fds[VS_REG_FD_COUNTERS] = rt->counter_fd[0];
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
+	if (rt->hw_lib_sock < 0)
+		return VS_REG_NR_FDS;
+	fds[VS_REG_FD_HW] = rt->hw_lib_sock;
+	return VS_REG_MAX_FDS;
 }
 
 void vs_rthread_sent(struct vs_rthread *rt)
 {
 	close(rt->tasks_fd);	/* the mapping stays */
 	rt->tasks_fd = -1;
+	if (rt->hw_lib_sock >= 0)
+		close(rt->hw_lib_sock);
+	rt->hw_lib_sock = -1;
 }
 
 /* --- the perf stream ---------------------------------------------------- */
@@ -427,16 +530,57 @@ static void feed_begin(struct vs_session *s, struct vs_rthread *rt,
 	rt->begun_seq = seq;
 }
 
+/*
+ * The task's hardware deltas after its software ones in @ids, @values, if
+ * the group it read is one of the thread's two last; returns how many
+ * and ORs the fidelity of the begin-to-end period into @flags.
+ */
+static uint32_t hw_deltas(const struct vs_rthread *rt,
+			  const struct vs_ring_task *t, uint16_t *ids,
+			  uint64_t *values, uint32_t *flags)
+{
+	struct vs_counter_read from = { 0 }, to = { 0 };
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (t->hw_gen && t->hw_gen == rt->hw_gen[k] &&
+		    t->hw_nr == rt->hw[k].nr && t->hw_nr <= VS_MAX_HW_COUNTERS)
+			break;
+	if (k == 2)
+		return 0;
+	from.t_before = t->hw_clock[0];
+	from.t_after = t->hw_clock[1];
+	from.time_enabled = t->hw_enabled[0];
+	from.time_running = t->hw_running[0];
+	from.nr = to.nr = t->hw_nr;
+	to.t_before = t->hw_clock[2];
+	to.t_after = t->hw_clock[3];
+	to.time_enabled = t->hw_enabled[1];
+	to.time_running = t->hw_running[1];
+	memcpy(to.value, t->hw, t->hw_nr * sizeof(*t->hw));
+	*flags |= vs_counter_period_flags(&from, &to);
+	memcpy(ids, rt->hw_ids[k], t->hw_nr * sizeof(*ids));
+	memcpy(values, t->hw, t->hw_nr * sizeof(*values));
+	return t->hw_nr;
+}
+
 static void feed_task(struct vs_session *s, struct vs_rthread *rt,
 		      const struct vs_ring_task *t)
 {
+	uint32_t nr_sw = t->nr_counters < VS_NR_SW_COUNTERS ?
+			 t->nr_counters : VS_NR_SW_COUNTERS;
+	uint16_t ids[VS_NR_SW_COUNTERS + VS_MAX_HW_COUNTERS];
+	uint64_t values[VS_NR_SW_COUNTERS + VS_MAX_HW_COUNTERS];
 	struct vs_acct_event ev = {
 		.time = t->end, .cpu = t->cpu, .tid = rt->tid,
 		.kind = VS_ACCT_TASK_END, .flags = t->flags,
-		.deltas = { t->nr_counters < VS_NR_SW_COUNTERS ?
-			    t->nr_counters : VS_NR_SW_COUNTERS,
-			    s->sw_ids, t->counters },
 	};
+
+	memcpy(ids, s->sw_ids, nr_sw * sizeof(*ids));
+	memcpy(values, t->counters, nr_sw * sizeof(*values));
+	ev.deltas = (struct vs_acct_counters){ nr_sw, ids, values };
+	ev.deltas.nr += hw_deltas(rt, t, ids + nr_sw, values + nr_sw,
+				  &ev.flags);
 
 	/* the kernel has not said yet what it dropped: assume this task */
 	if (rt->overflow_since && t->end >= rt->overflow_since)

@@ -135,25 +135,52 @@ static void on_task(void *ctx, const struct vs_task *task)
 {
 	struct vs_session *s = ctx;
 	struct vs_record rec = { .kind = VS_REC_TASK };
+	struct vs_value *buf = NULL;
 
 	rec.task = *task;
+	/* cpu.freq: cycles over run.time */
+	if (s->hw && (buf = malloc((task->nr_values + 1) * sizeof(*buf))))
+		vs_hwcount_add_freq(s->hw, task, buf, &rec.task);
 	vs_session_write(s, &rec);
+	free(buf);
 	if (recorder_of(s)->recording)
 		s->tasks_written++;
 }
 
-/* The events live from now on: the whole catalog so far. */
+/*
+ * A new epoch: its hardware group on every thread (the schedule counts
+ * epochs from 0, the trace from 1).
+ */
+static void rotate_hw(struct vs_recorder *r)
+{
+	struct vs_rthread *rt;
+	unsigned int i;
+
+	if (!r->s.hw)
+		return;
+	vs_hwcount_set_epoch(r->s.hw, r->epoch - 1);
+	r->s.hw_gen = r->epoch;
+	for (i = 0; i < r->s.nr_buckets; i++)
+		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt))
+			vs_rthread_hw_rotate(&r->s, rt);
+}
+
+/*
+ * The events live from now on: the whole catalog so far, less the
+ * hardware events the epoch does not count.
+ */
 static void write_epoch(struct vs_recorder *r, uint64_t time)
 {
-	unsigned int n = vs_catalog_size(r->s.cat), i;
+	unsigned int n = vs_catalog_size(r->s.cat), i, nr = 0;
 	uint16_t *ids = calloc(n ? n : 1, sizeof(*ids));
 	struct vs_record rec = { .kind = VS_REC_EPOCH };
 
 	if (!ids)
 		return;
 	for (i = 0; i < n; i++)
-		ids[i] = i;
-	rec.epoch = (struct vs_epoch){ time, r->epoch, n, ids };
+		if (!r->s.hw || !vs_hwcount_hides(r->s.hw, i))
+			ids[nr++] = i;
+	rec.epoch = (struct vs_epoch){ time, r->epoch, nr, ids };
 	vs_acct_set_epoch(r->s.acct, r->epoch);
 	vs_session_write(&r->s, &rec);
 	free(ids);
@@ -572,10 +599,12 @@ static bool thread_of(pid_t pid, pid_t tid)
 	return !stat(path, &st);
 }
 
-static void reply(int fd, int status, const int *fds)
+/* @nr_fds descriptors @fds, or none */
+static void reply(int fd, int status, const int *fds, unsigned int nr_fds)
 {
-	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS };
-	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_NR_FDS)];
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS,
+				    nr_fds };
+	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cmsg;
@@ -583,12 +612,12 @@ static void reply(int fd, int status, const int *fds)
 	if (fds) {
 		memset(cbuf, 0, sizeof(cbuf));
 		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nr_fds);
 		cmsg = CMSG_FIRSTHDR(&msg);
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * VS_REG_NR_FDS);
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * VS_REG_NR_FDS);
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nr_fds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nr_fds);
 	}
 	sendmsg(fd, &msg, MSG_NOSIGNAL);
 }
@@ -603,7 +632,8 @@ static bool register_thread(struct vs_recorder *r)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct vs_rthread *rt, *old;
-	int fd, fds[VS_REG_NR_FDS];
+	int fd, fds[VS_REG_MAX_FDS];
+	unsigned int nr_fds;
 	struct timeval tv = { .tv_sec = 1 };
 
 	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -615,13 +645,13 @@ static bool register_thread(struct vs_recorder *r)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    (pid_t)req.pid != cred.pid || !thread_of(req.pid, req.tid) ||
 	    !in_command(r, req.pid)) {
-		reply(fd, EPERM, NULL);
+		reply(fd, EPERM, NULL, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
 	if (!r->recording) {
-		reply(fd, ENOSPC, NULL);
+		reply(fd, ENOSPC, NULL, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
@@ -633,7 +663,7 @@ static bool register_thread(struct vs_recorder *r)
 	rt = vs_rthread_open(&r->s, req.pid, req.tid);
 	if (!rt) {
 		r->refuse_errno = errno;
-		reply(fd, errno, NULL);
+		reply(fd, errno, NULL, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
@@ -642,8 +672,8 @@ static bool register_thread(struct vs_recorder *r)
 	r->s.threads[req.tid % r->s.nr_buckets] = rt;
 	r->s.nr_threads++;
 	r->s.stats.threads++;
-	vs_rthread_fds(rt, fds);
-	reply(fd, 0, fds);
+	nr_fds = vs_rthread_fds(rt, fds);
+	reply(fd, 0, fds, nr_fds);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;
@@ -744,26 +774,42 @@ static int probe_tracepoints(struct vs_recorder *r)
 }
 
 /*
- * The hardware PMU: one line when it is absent.  Hardware counters are
- * not recorded yet even when it is present (see varscope-record(1)).
+ * The hardware PMU: one line when it is absent (software counters only,
+ * -e raw events named in a note); with one, the hardware events and their
+ * epoch schedule, counted per thread (core/record-thread.c).
  */
-static void check_pmu(struct vs_recorder *r)
+static int check_pmu(struct vs_recorder *r)
 {
 	struct vs_pmu pmu;
-	char line[256];
+	unsigned int width;
+	char line[256], err[160];
 
 	vs_pmu_probe(&pmu);
 	vs_pmu_status(&pmu, line, sizeof(line));
 	if (!pmu.hw)
 		fprintf(stderr, "varscope record: %s\n", line);
 	write_meta(&r->s, "pmu", line);
-	if (*r->raw_events) {
-		snprintf(line, sizeof(line), "hardware events not recorded (%s): %s",
-			 pmu.hw ? "counters are not recorded yet" :
-				  "no hardware PMU", r->raw_events);
-		fprintf(stderr, "varscope record: %s\n", line);
-		write_meta(&r->s, "note", line);
+	if (!pmu.hw) {
+		if (*r->raw_events) {
+			snprintf(line, sizeof(line), "hardware events not "
+				 "recorded (no hardware PMU): %s",
+				 r->raw_events);
+			fprintf(stderr, "varscope record: %s\n", line);
+			write_meta(&r->s, "note", line);
+		}
+		return 0;
 	}
+	/* a group is the fixed counters and at most this many more */
+	width = vs_pmu_epoch_width(&pmu);
+	if (width > VS_MAX_HW_COUNTERS - pmu.nr_fixed)
+		width = VS_MAX_HW_COUNTERS - pmu.nr_fixed;
+	r->s.hw = vs_hwcount_new(r->s.cat, pmu.table, r->raw_events, width,
+				 err, sizeof(err));
+	if (!r->s.hw) {
+		fprintf(stderr, "varscope record: hardware counters: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 static void write_metas(struct vs_recorder *r)
@@ -812,6 +858,7 @@ static void tick(struct vs_recorder *r)
 	}
 	if (now >= r->next_epoch) {
 		r->epoch++;
+		rotate_hw(r);
 		write_epoch(r, now);
 		r->next_epoch = now + r->opts->epoch_ns;
 	}
@@ -929,6 +976,11 @@ static void summary(struct vs_recorder *r)
 	if (r->s.stats.unmatched_ends)
 		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
 			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
+	if (r->s.hw_failures)
+		fprintf(stderr, "varscope record: %llu hardware counter groups "
+			"could not be opened (%s): tasks of those threads lack "
+			"hardware values\n", (unsigned long long)r->s.hw_failures,
+			r->s.hw_error);
 	if (r->s.stats.refused)
 		fprintf(stderr, "varscope record: %llu threads not recorded%s%s\n",
 			(unsigned long long)r->s.stats.refused,
@@ -1083,7 +1135,8 @@ static int setup(struct vs_recorder *r)
 	vs_rthread_sw_counters(&r->s);
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
-	check_pmu(r);
+	if (check_pmu(r))
+		return -1;
 	if (vs_sample_setup(&r->s, err, sizeof(err))) {
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
@@ -1159,6 +1212,7 @@ out:
 			strerror(errno));
 	vs_syscall_trace_close(r->syscalls);
 	vs_acct_free(r->s.acct);
+	vs_hwcount_free(r->s.hw);
 	vs_catalog_free(r->s.cat);
 	vs_probe_free(&r->s);
 	for (i = 0; i < r->nr_cpus; i++)

@@ -24,6 +24,7 @@
 
 #define VS_RING_ENTRIES		4096	/* power of two */
 #define VS_MAX_SW_COUNTERS	8
+#define VS_MAX_HW_COUNTERS	8	/* fixed counters + an epoch's set */
 
 /* Registration: the library sends this, the recorder answers. */
 #define VS_REG_MAGIC		0x76737265u	/* "vsre" */
@@ -39,13 +40,27 @@ enum vs_reg_fd {
 	VS_REG_FD_RING,		/* owner of the per-thread perf ring: pause/resume */
 	VS_REG_FD_COUNTERS,	/* software counter group leader */
 	VS_REG_FD_TASKS,	/* memfd holding struct vs_task_ring */
-	VS_REG_NR_FDS
+	VS_REG_NR_FDS,
+	/*
+	 * With a hardware PMU only: a datagram socket on which the recorder
+	 * passes each epoch's hardware counter group leader, one struct
+	 * vs_hw_group message with the fd, when it bumps the ring's hw_gen.
+	 */
+	VS_REG_FD_HW = VS_REG_NR_FDS,
+	VS_REG_MAX_FDS
 };
 
 struct vs_reg_reply {
 	uint32_t magic;
 	int32_t status;		/* 0, or a positive errno */
 	uint32_t nr_counters;	/* values in one PERF_FORMAT_GROUP read */
+	uint32_t nr_fds;	/* VS_REG_NR_FDS, or VS_REG_MAX_FDS */
+};
+
+/* The message that comes with a hardware group leader. */
+struct vs_hw_group {
+	uint32_t gen;		/* 1, 2, ...: the ring's hw_gen it answers */
+	uint32_t nr;		/* members (VS_PMU_READ_FORMAT read) */
 };
 
 /* One finished task, as the library saw it. */
@@ -59,6 +74,17 @@ struct vs_ring_task {
 	uint32_t pad;
 	uint64_t attach_id;		/* VS_TASK_ATTACHED: the task worked for */
 	uint64_t counters[VS_MAX_SW_COUNTERS];	/* deltas end - begin */
+	/*
+	 * Hardware counters, read at begin and end (@hw_gen 0: none): the
+	 * clock just before and after the begin read, then the end read;
+	 * time enabled and running of the group at begin and end; the
+	 * deltas in group order.
+	 */
+	uint32_t hw_gen;
+	uint32_t hw_nr;
+	uint64_t hw_clock[4];
+	uint64_t hw_enabled[2], hw_running[2];
+	uint64_t hw[VS_MAX_HW_COUNTERS];
 };
 
 struct vs_task_ring {
@@ -79,7 +105,9 @@ struct vs_task_ring {
 	char pad1[64 - 56];
 	/* written by the recorder */
 	uint64_t tail;			/* tasks consumed */
-	char pad2[64 - 8];
+	uint32_t hw_gen;		/* hardware group sent last, 0: none */
+	uint32_t hw_pad;
+	char pad2[64 - 16];
 	struct vs_ring_task slot[VS_RING_ENTRIES];
 };
 

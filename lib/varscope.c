@@ -15,6 +15,12 @@
  *   begin (selected):   resume the perf ring, read the counters, clock
  *   end:                clock, read the counters, pause the perf ring,
  *                       push {type, start, end, cpu, deltas} to the ring
+ *
+ * With a hardware PMU the recorder passes a fourth descriptor, a socket
+ * that brings the hardware counter group of each epoch: a begin that sees
+ * the ring's hw_gen move takes the new group's leader from it (one
+ * recvmsg, the group is already open), then begin and end read the group
+ * too, bracketed by clock reads, and the task carries the deltas.
  *   begin (unselected): one draw of a thread-local PRNG, a TLS store
  *   attach, detach:     as begin and end, of an interval pushed with
  *                       VS_TASK_ATTACHED and the id of the task it served
@@ -47,6 +53,13 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 enum vs_thread_state { VS_T_NEW, VS_T_READY, VS_T_DISABLED };
+
+/* One read of the hardware group, bracketed by clock reads. */
+struct vs_hw_read {
+	uint64_t before, after;
+	uint64_t enabled, running;
+	uint64_t value[VS_MAX_HW_COUNTERS];
+};
 enum vs_open { VS_OPEN_NONE, VS_OPEN_SELECTED, VS_OPEN_UNSELECTED };
 
 struct vs_thread {
@@ -62,6 +75,11 @@ struct vs_thread {
 	int ring_fd, counters_fd;
 	struct vs_task_ring *ring;
 	uint64_t counters_begin[VS_MAX_SW_COUNTERS];
+	/* hardware counters: the socket, the group of generation hw_gen */
+	int hw_sock, hw_fd;
+	uint32_t hw_gen, hw_nr;
+	bool hw_begun;			/* hw_begin holds the open task's read */
+	struct vs_hw_read hw_begin;
 };
 
 /* Read once by the constructor; the only thing the off path touches. */
@@ -109,8 +127,13 @@ static void vs_release(struct vs_thread *t)
 		close(t->ring_fd);
 	if (t->counters_fd >= 0)
 		close(t->counters_fd);
+	if (t->hw_sock >= 0)
+		close(t->hw_sock);
+	if (t->hw_fd >= 0)
+		close(t->hw_fd);
 	t->ring = NULL;
-	t->ring_fd = t->counters_fd = -1;
+	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
+	t->hw_gen = 0;
 }
 
 static void vs_thread_exit(void *arg)
@@ -130,12 +153,12 @@ static void vs_atfork_child(void)
 	if (t->state == VS_T_READY)
 		vs_release(t);
 	memset(t, 0, sizeof(*t));
-	t->ring_fd = t->counters_fd = -1;
+	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
 }
 
 static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_NR_FDS)];
+	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { reply, sizeof(*reply) };
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
@@ -149,9 +172,11 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 		return -1;
 	cmsg = CMSG_FIRSTHDR(&msg);
 	if (reply->status || !cmsg || cmsg->cmsg_type != SCM_RIGHTS ||
-	    cmsg->cmsg_len != CMSG_LEN(sizeof(int) * VS_REG_NR_FDS))
+	    (reply->nr_fds != VS_REG_NR_FDS &&
+	     reply->nr_fds != VS_REG_MAX_FDS) ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(int) * reply->nr_fds))
 		return -1;
-	memcpy(fds, CMSG_DATA(cmsg), sizeof(int) * VS_REG_NR_FDS);
+	memcpy(fds, CMSG_DATA(cmsg), sizeof(int) * reply->nr_fds);
 	return 0;
 }
 
@@ -167,12 +192,12 @@ static bool vs_register(struct vs_thread *t)
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 10 };
 	size_t len = strlen(vs_sock_name);
-	int fds[VS_REG_NR_FDS] = { -1, -1, -1 };
+	int fds[VS_REG_MAX_FDS] = { -1, -1, -1, -1 };
 	int sock;
 	void *ring;
 
 	t->state = VS_T_DISABLED;
-	t->ring_fd = t->counters_fd = -1;
+	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return false;
@@ -191,6 +216,7 @@ static bool vs_register(struct vs_thread *t)
 	close(fds[VS_REG_FD_TASKS]);
 	t->ring_fd = fds[VS_REG_FD_RING];
 	t->counters_fd = fds[VS_REG_FD_COUNTERS];
+	t->hw_sock = fds[VS_REG_FD_HW];
 	if (ring == MAP_FAILED) {
 		vs_release(t);
 		return false;
@@ -225,6 +251,95 @@ static void vs_read_counters(struct vs_thread *t, uint64_t *val)
 	memcpy(val, buf + 1, t->nr_counters * sizeof(uint64_t));
 }
 
+/*
+ * The ring's hw_gen moved: take the groups waiting on the socket, keep
+ * the last.  Called at a begin only, so a task reads one group.
+ */
+static void vs_hw_update(struct vs_thread *t)
+{
+	struct vs_hw_group grp;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &grp, sizeof(grp) };
+	struct msghdr msg;
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (__atomic_load_n(&t->ring->hw_gen, __ATOMIC_ACQUIRE) == t->hw_gen)
+		return;
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		if (recvmsg(t->hw_sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) !=
+		    sizeof(grp))
+			return;
+		cmsg = CMSG_FIRSTHDR(&msg);
+		if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
+		if (t->hw_fd >= 0)
+			close(t->hw_fd);
+		t->hw_fd = fd;
+		t->hw_gen = grp.gen;
+		t->hw_nr = grp.nr <= VS_MAX_HW_COUNTERS ? grp.nr : 0;
+	}
+}
+
+/*
+ * One read(2) of the hardware group (VS_PMU_READ_FORMAT: nr, enabled,
+ * running, {value, id}[nr]); false when it fails or the group shrank.
+ */
+static bool vs_hw_read(struct vs_thread *t, struct vs_hw_read *r)
+{
+	uint64_t buf[3 + 2 * VS_MAX_HW_COUNTERS];
+	ssize_t n;
+	uint32_t i;
+
+	r->before = vs_now();
+	n = read(t->hw_fd, buf, sizeof(buf));
+	r->after = vs_now();
+	if (n < (ssize_t)((3 + 2 * t->hw_nr) * sizeof(uint64_t)) ||
+	    buf[0] != t->hw_nr)
+		return false;
+	r->enabled = buf[1];
+	r->running = buf[2];
+	for (i = 0; i < t->hw_nr; i++)
+		r->value[i] = buf[3 + 2 * i];
+	return true;
+}
+
+/* The hardware part of a finished task's slot. */
+static void vs_hw_push(struct vs_thread *t, const struct vs_hw_read *end,
+		       bool have_end, struct vs_ring_task *slot)
+{
+	const struct vs_hw_read *b = &t->hw_begin;
+	uint32_t i;
+
+	slot->hw_gen = 0;
+	if (!t->hw_begun || !have_end)
+		return;
+	slot->hw_gen = t->hw_gen;
+	slot->hw_nr = t->hw_nr;
+	slot->hw_clock[0] = b->before;
+	slot->hw_clock[1] = b->after;
+	slot->hw_clock[2] = end->before;
+	slot->hw_clock[3] = end->after;
+	slot->hw_enabled[0] = b->enabled;
+	slot->hw_enabled[1] = end->enabled;
+	slot->hw_running[0] = b->running;
+	slot->hw_running[1] = end->running;
+	for (i = 0; i < t->hw_nr; i++) {
+		/* a value that went backwards: the group was reset */
+		if (end->value[i] < b->value[i])
+			slot->flags |= VS_TASK_DISTORTED;
+		slot->hw[i] = end->value[i] >= b->value[i] ?
+			      end->value[i] - b->value[i] : 0;
+	}
+}
+
 static void vs_pause(struct vs_thread *t, int pause)
 {
 	ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
@@ -237,8 +352,12 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	uint64_t counters[VS_MAX_SW_COUNTERS];
 	uint64_t end = vs_now(), head, tail;
 	struct vs_ring_task *slot;
+	struct vs_hw_read hw;
+	bool have_hw = false;
 	uint32_t i;
 
+	if (t->hw_begun)
+		have_hw = vs_hw_read(t, &hw);
 	vs_read_counters(t, counters);
 	if (pause)
 		vs_pause(t, 1);
@@ -266,6 +385,7 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	slot->nr_counters = t->nr_counters;
 	for (i = 0; i < t->nr_counters; i++)
 		slot->counters[i] = counters[i] - t->counters_begin[i];
+	vs_hw_push(t, &hw, have_hw, slot);
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 
@@ -292,6 +412,9 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 	ring = t->ring;
 	if (!running)
 		vs_pause(t, 0);
+	if (t->hw_sock >= 0)
+		vs_hw_update(t);
+	t->hw_begun = t->hw_fd >= 0 && vs_hw_read(t, &t->hw_begin);
 	vs_read_counters(t, t->counters_begin);
 	t->start = vs_now();
 	t->cpu = sched_getcpu();

@@ -134,7 +134,9 @@ load record-lib
 	check 'T["4"]["sum"]["run.time"] > 0.9 * T["4"]["sum"]["task-clock"]'
 	run "$VARSCOPE" record -o t.data -e 'cpu/event=0x3c,umask=0x00/,sched:sched_switch' -- "$IF" -n 1 --types compute
 	assert_success
-	assert_line --regexp "^varscope record: hardware events not recorded \(.*\): cpu/event=0x3c,umask=0x00/$"
+	# with a PMU the raw event is counted (t2910)
+	[ -d /sys/bus/event_source/devices/cpu ] ||
+		assert_line --regexp "^varscope record: hardware events not recorded \(.*\): cpu/event=0x3c,umask=0x00/$"
 	run "$VARSCOPE" record -e 'cpu/event=0xzz/' -- true
 	assert_failure 129
 	assert_output --partial "option \`--event'"
