@@ -299,6 +299,69 @@ static int release_child(struct vs_recorder *r)
  * on a CPU owns that CPU's ring; more (one per thread under -p) write
  * into it.
  */
+/*
+ * sched:sched_wakeup of @pid's threads on @cpu into ring @ring_fd: the
+ * wake-ups the command's threads make.  The event fires in the waker's
+ * context, whose own ring is paused outside tasks, so it is opened here,
+ * per CPU and inherited, like the tracking events.  Without it (no such
+ * tracepoint, not allowed) the trace has no wake-up edges.
+ */
+static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
+		       bool on_exec)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	if (r->s.wakeup_tp < 0)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = r->s.wakeup_tp;
+	attr.sample_period = 1;
+	attr.sample_type = VS_SAMPLE_TYPE;
+	attr.sample_id_all = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.inherit = 1;
+	attr.disabled = on_exec;
+	attr.enable_on_exec = on_exec;
+	fd = vs_perf_open(&attr, pid, cpu, -1);
+	if (fd < 0) {
+		fprintf(stderr, "varscope record: sched:sched_wakeup: %s: "
+			"no wake-up edges\n", strerror(errno));
+		r->s.wakeup_tp = -1;
+		return 0;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) || keep_fd(r, fd)) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A sched_wakeup sample: a VS_REC_WAKEUP when the wakee is a recorded
+ * thread (one that registered with the library); false when @h is not one.
+ */
+static bool take_wakeup(struct vs_recorder *r, const struct perf_event_header *h)
+{
+	const struct vs_raw_sample *smp = (const void *)h;
+	struct vs_record rec = { .kind = VS_REC_WAKEUP };
+	uint32_t wakee;
+
+	if (h->type != PERF_RECORD_SAMPLE || r->s.wakeup_tp < 0 ||
+	    smp->raw_size < 2 ||
+	    *(const uint16_t *)smp->raw != (uint16_t)r->s.wakeup_tp)
+		return false;
+	wakee = vs_tp_wakee(&r->s.tps, r->s.wakee, smp->raw, smp->raw_size);
+	if (!wakee || !vs_session_thread(&r->s, wakee))
+		return true;
+	rec.wakeup = (struct vs_wakeup){ smp->time, smp->tid, wakee,
+					 smp->cpu };
+	vs_session_write(&r->s, &rec);
+	return true;
+}
+
 static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
 {
 	unsigned int pages = r->s.probe ? VS_PROBE_PAGES : VS_TRACK_PAGES;
@@ -345,6 +408,8 @@ static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
 				  &(struct epoll_event){ .events = EPOLLIN,
 							 .data.u64 = VS_WAKE_RING });
 		}
+		if (open_wakeup(r, pid, cpu, r->track[cpu].fd, on_exec))
+			return -1;
 		if (r->s.probe && vs_probe_open_cpu(&r->s, pid, cpu,
 						    r->track[cpu].fd, on_exec,
 						    err, sizeof(err))) {
@@ -508,6 +573,8 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 	default:
+		if (take_wakeup(r, h))
+			return;
 		if (r->s.probe)
 			vs_probe_record(&r->s, h);
 		return;
@@ -1104,6 +1171,7 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
+	r->s.wakeup_tp = vs_tp_wakeup(&r->s.tps, &r->s.wakee);
 	if ((r->opts->task_funcs || r->opts->probe_funcs) &&
 	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->probe_funcs,
 			  command_binary(r, exe), err, sizeof(err))) {

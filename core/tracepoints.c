@@ -184,7 +184,7 @@ static void load_format(struct tep_handle *tep, const char *sys,
 static struct tep_handle *load_formats(void)
 {
 	static const char *const fixed[][2] = {
-		{ "sched", "sched_switch" },
+		{ "sched", "sched_switch" }, { "sched", "sched_wakeup" },
 		{ "irq", "irq_handler_entry" }, { "irq", "irq_handler_exit" },
 		{ "irq", "softirq_entry" }, { "irq", "softirq_exit" },
 		{ "exceptions", "page_fault_user" },
@@ -222,6 +222,26 @@ int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 		return -1;
 	}
 	return vs_tp_set_select(set, tep, select, err, errlen);
+}
+
+int vs_tp_wakeup(const struct vs_tp_set *set,
+		 const struct tep_format_field **wakee)
+{
+	struct tep_event *ev;
+
+	ev = tep_find_event_by_name(set->tep, "sched", "sched_wakeup");
+	*wakee = ev ? tep_find_field(ev, "pid") : NULL;
+	return *wakee ? ev->id : -1;
+}
+
+uint32_t vs_tp_wakee(const struct vs_tp_set *set,
+		     const struct tep_format_field *wakee, const void *raw,
+		     uint32_t size)
+{
+	if ((uint32_t)wakee->offset + wakee->size > size)
+		return 0;
+	return tep_read_number(set->tep, (const char *)raw + wakee->offset,
+			       wakee->size);
 }
 
 void vs_tp_set_exit(struct vs_tp_set *set)

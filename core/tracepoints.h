@@ -67,6 +67,21 @@ int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
 void vs_tp_set_exit(struct vs_tp_set *set);
 
 /**
+ * vs_tp_wakeup - the id of sched:sched_wakeup and its wakee field "pid"
+ * in *@wakee; -1 when the kernel lacks it
+ *
+ * It is not one of the per-thread tracepoints: it fires in the waker's
+ * context, and the recorder opens it on the command's processes instead.
+ */
+int vs_tp_wakeup(const struct vs_tp_set *set,
+		 const struct tep_format_field **wakee);
+
+/* The wakee tid in the raw data of a sched_wakeup sample (0: too short) */
+uint32_t vs_tp_wakee(const struct vs_tp_set *set,
+		     const struct tep_format_field *wakee, const void *raw,
+		     uint32_t size);
+
+/**
  * vs_tp_set_drop - remove tracepoint @i and the other half of its
  * entry/exit pair (for one that cannot be opened per thread)
  */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * wakeping - a known number of wake-ups, the ground truth of varscope
+ * record's wake-up edges (VS_REC_WAKEUP).
+ *
+ * A reader thread runs -n requests (AppTasks of type 1); in each it blocks
+ * in read(2) on a pipe.  The main thread writes one byte per request, but
+ * only once /proc says the reader sleeps in pipe_read: every request's
+ * wait is then ended by exactly one wake-up, made by the main thread.
+ * A warm-up request first (the reader registers with the recorder) is not
+ * counted.  It prints "waker TID wakee TID wakeups N".
+ *
+ * usage: wakeping [-n REQUESTS]
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "varscope.h"
+
+static int fds[2];
+static volatile pid_t reader_tid;
+
+static void *reader(void *arg)
+{
+	long i, n = *(long *)arg;
+	char c;
+
+	vs_task_begin(1);		/* warm-up: registers the thread */
+	vs_task_end(1);
+	__atomic_store_n(&reader_tid, gettid(), __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		vs_task_begin(1);
+		if (read(fds[0], &c, 1) != 1)
+			exit(1);
+		vs_task_end(1);
+	}
+	return NULL;
+}
+
+/* Whether thread @tid sleeps in (anon_)pipe_read now. */
+static int in_pipe_read(pid_t tid)
+{
+	char path[64], wchan[64] = "";
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, wchan, sizeof(wchan) - 1);
+	close(fd);
+	if (len > 0)
+		wchan[len] = 0;
+	return strstr(wchan, "pipe_read") != NULL;	/* anon_pipe_read */
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec tick = { 0, 50000 };
+	long i, n = 100, polls;
+	pthread_t th;
+	pid_t tid;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n' || (n = atol(optarg)) < 1 || n > 1000000) {
+			fprintf(stderr, "usage: wakeping [-n REQUESTS]\n");
+			return 129;
+		}
+	}
+	if (pipe(fds) || pthread_create(&th, NULL, reader, &n))
+		return 1;
+	while (!(tid = __atomic_load_n(&reader_tid, __ATOMIC_ACQUIRE)))
+		nanosleep(&tick, NULL);
+	for (i = 0; i < n; i++) {
+		/* bounded: 20 s a request */
+		for (polls = 0; !in_pipe_read(tid); polls++) {
+			if (polls > 400000) {
+				fprintf(stderr, "wakeping: reader not blocked\n");
+				return 1;
+			}
+			nanosleep(&tick, NULL);
+		}
+		if (write(fds[1], "x", 1) != 1)
+			return 1;
+	}
+	pthread_join(th, NULL);
+	printf("waker %d wakee %d wakeups %ld\n", gettid(), tid, n);
+	return 0;
+}
