@@ -456,6 +456,8 @@ void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all)
 			   read_time - VS_MERGE_MARGIN_NS : 0;
 	unsigned int i;
 
+	if (!p->nr_pending)	/* pending may still be NULL */
+		return;
 	qsort(p->pending, p->nr_pending, sizeof(*p->pending), cmp_pending);
 	for (i = 0; i < p->nr_pending; i++) {
 		if (!all && p->pending[i].ev.time >= horizon)

@@ -94,6 +94,8 @@ unsigned int vs_vtree_sorted_children(const struct vs_vtree *vt,
 {
 	const struct vs_vtree_node *n = &vt->nodes[node];
 
+	if (!n->nr_children)	/* a leaf: children may be NULL */
+		return 0;
 	memcpy(out, n->children, n->nr_children * sizeof(*out));
 	qsort_r(out, n->nr_children, sizeof(*out), by_variance,
 		(void *)vt);
