@@ -19,25 +19,33 @@ static bool covary;
 /*
  * A counted loop without calls: the sampled ip is in the function that
  * spins, so a frame-pointer callchain names its caller.  The functions
- * are noipa so the compiler does not fold identical ones into one.
+ * stay apart: gcc's noipa keeps it from folding identical ones into one
+ * or inlining them; clang (the SANITIZE=1 build) lacks noipa and folds
+ * no functions, noinline is what it needs.
  */
+#ifdef __clang__
+#define STANDALONE __attribute__((noinline))
+#else
+#define STANDALONE __attribute__((noipa))
+#endif
+
 #define SPIN(loops) do {						\
 	for (volatile uint64_t i = 0; i < (loops); i++)			\
 		;							\
 	__asm__ volatile("" ::: "memory");				\
 } while (0)
 
-static void __attribute__((noipa)) parse(void)
+static void STANDALONE parse(void)
 {
 	SPIN(unit_loops);
 }
 
-static void __attribute__((noipa)) lookup(unsigned int units)
+static void STANDALONE lookup(unsigned int units)
 {
 	SPIN(units * unit_loops);
 }
 
-static void __attribute__((noipa)) render(unsigned int units)
+static void STANDALONE render(unsigned int units)
 {
 	SPIN(units * unit_loops);
 }
