@@ -21,6 +21,7 @@
 #include "../core/taskset.h"
 #include "../core/trace.h"
 #include "../core/vtree.h"
+#include "../core/wakeup.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
 #include "../ui/svg.h"
@@ -58,6 +59,7 @@ struct report {
 	int tree_top;			/* --tree-top */
 	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
 	const char **no_tree;		/* ... why there is no tree */
+	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
 };
 
 static const char *const report_usage[] = {
@@ -138,6 +140,35 @@ static const char *event_notes(const struct report *rep,
 	return buf;
 }
 
+/* The wake-up edges that ended waits of a type's tasks, by waker. */
+static void print_text_wakeups(const struct vs_wake_type *w)
+{
+	if (!w)
+		return;
+	printf("# blocked waits woken by: the same task's threads %llu, "
+	       "threads in other tasks %llu, threads outside tasks %llu\n",
+	       (unsigned long long)w->edges[VS_WAKER_SAME_TASK],
+	       (unsigned long long)w->edges[VS_WAKER_OTHER_TASK],
+	       (unsigned long long)w->edges[VS_WAKER_OUTSIDE]);
+}
+
+static void json_wakeups(struct json_out *j, const struct vs_wake_type *w)
+{
+	int k;
+
+	json_key(j, "woken_by");
+	if (!w) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	for (k = 0; k < VS_WAKER__NR; k++) {
+		json_key(j, vs_waker_kind_name(k));
+		json_u64(j, w->edges[k]);
+	}
+	json_end_object(j);
+}
+
 static void print_text_type(const struct report *rep,
 			    const struct vs_type_rank *tr)
 {
@@ -156,6 +187,7 @@ static void print_text_type(const struct report *rep,
 	if (tr->flagged)
 		printf("# %zu tasks lost events or had distorted counters\n",
 		       tr->flagged);
+	print_text_wakeups(vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
 
 	vs_table_column(t, RANK, "Rank", VS_ALIGN_RIGHT);
@@ -407,6 +439,7 @@ static void print_json(const struct report *rep,
 		json_end_array(&j);
 		json_unranked(rep, &j, tr, VS_RANK_REMOVED, "removed");
 		json_unranked(rep, &j, tr, VS_RANK_TOO_FEW, "not_ranked");
+		json_wakeups(&j, vs_wake_blame_type(rep->wakeups, tr->type));
 		if (rep->tree) {
 			json_key(&j, "variance_tree");
 			if (rep->trees[t].vt)
@@ -733,6 +766,7 @@ int cmd_report(int argc, const char **argv)
 	struct vs_taskset_opts lo = { 0 };
 	struct vs_type_rank *trs = NULL;
 	unsigned int i, n = 0;
+	char err[512];
 	int ret;
 
 	if (parse_options(argc, argv, options, report_usage, 0))
@@ -767,6 +801,9 @@ int cmd_report(int argc, const char **argv)
 			goto nomem;
 	if (rep.tree && make_trees(&rep, trs, n))
 		goto nomem;
+	rep.wakeups = vs_wake_blame_read(rep.input, err, sizeof(err));
+	if (!rep.wakeups)
+		fprintf(stderr, "varscope report: %s\n", err);
 	if (rep.format == FORMAT_JSON)
 		print_json(&rep, trs, n);
 	else if (rep.format == FORMAT_CSV)
@@ -793,5 +830,6 @@ out:
 	free(trs);
 	vs_taskset_free(rep.ts);
 	vs_func_sources_free(rep.funcs);
+	vs_wake_blame_free(rep.wakeups);
 	return ret;
 }

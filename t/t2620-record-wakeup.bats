@@ -47,3 +47,19 @@ wakeups() {
 	# nearly every request's wait is ended by another thread, inside it
 	wakeups 'sum(1 for r in T if r["type"] == 1 and any(w["wakee_tid"] == r["tid"] and r["start_ns"] <= w["time_ns"] <= r["end_ns"] and w["waker_tid"] != r["tid"] for w in W)) >= 55'
 }
+
+@test "report: who woke the requests' blocked waits" {
+	require_example crossthread
+	require_example wakeping
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/crossthread" -n 60 --work-us 300 --lock --hold-us 2000
+	assert_success
+	"$VARSCOPE" report -i t.data --format json > r.json
+	# the worker, attached to the request, ends the front thread's wait
+	python3 -c 'import json; w = json.load(open("r.json"))["task_types"][0]["woken_by"]; assert w["same_task"] >= 60, w'
+	run "$VARSCOPE" report -i t.data
+	assert_line --regexp '^# blocked waits woken by: the same task.s threads [0-9]+, '
+	# wakeping's writer is in no task: all 300 edges are "outside tasks"
+	"$VARSCOPE" record -o p.data -- "$EXAMPLES/wakeping" -n 300 > /dev/null
+	"$VARSCOPE" report -i p.data --format json > p.json
+	python3 -c 'import json; w = json.load(open("p.json"))["task_types"][0]["woken_by"]; assert w == {"same_task": 0, "other_task": 0, "outside_tasks": 300}, w'
+}
