@@ -24,13 +24,6 @@ pc() {
 		pkg-config "$@" varscope
 }
 
-# The sanitizer build installs a sanitized library: programs link the
-# sanitizer runtimes of the same compiler with it.
-app_cflags() {
-	[ "${BUILD##*/}" = build-asan ] && echo "-fsanitize=address,undefined"
-	return 0
-}
-
 require_lib() {
 	nm -D "$ROOT/lib/libvarscope.so.0" 2>/dev/null | grep -q ' T vs_task_begin$' ||
 		skip "libvarscope has no vs_task_begin yet (lib/ is the record issue's)"
@@ -101,7 +94,7 @@ EOC
 @test "a program using vs_task_begin/end links to the installed shared library" {
 	require_lib
 	write_app
-	"${VS_CC:-cc}" $(app_cflags) -Wall -Werror -o app app.c $(pc --cflags --libs)
+	"$VS_CC" $VS_APP_CFLAGS -Wall -Werror -o app app.c $(pc --cflags --libs)
 	run ldd ./app
 	assert_output --partial "libvarscope.so.0 => not found"
 	LD_LIBRARY_PATH=$ROOT/lib run ./app
@@ -112,7 +105,7 @@ EOC
 @test "a program links the installed static library" {
 	require_lib
 	write_app
-	"${VS_CC:-cc}" $(app_cflags) -Wall -Werror -o app app.c $(pc --cflags) \
+	"$VS_CC" $VS_APP_CFLAGS -Wall -Werror -o app app.c $(pc --cflags) \
 		"$ROOT/lib/libvarscope.a" -lpthread
 	run ldd ./app
 	refute_output --partial libvarscope

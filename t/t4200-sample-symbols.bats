@@ -14,8 +14,7 @@ setup() {
 	vs_setup
 	require_root
 	require_tracefs
-	CC=${VS_CC:-cc}
-	"$CC" -O2 -fPIC -shared -fno-omit-frame-pointer -o libhot.so \
+	"$VS_CC" $VS_APP_CFLAGS -O2 -fPIC -shared -fno-omit-frame-pointer -o libhot.so \
 		"$PROG/lib.c"
 }
 
@@ -24,7 +23,8 @@ build() {
 	local name=$1
 
 	shift
-	"$CC" -O2 -fno-omit-frame-pointer -I"$SRC/include" "$@" -o "$name" \
+	"$VS_CC" $VS_APP_CFLAGS -O2 -fno-omit-frame-pointer -I"$SRC/include" \
+		"$@" -o "$name" \
 		"$PROG/prog.c" -L. -lhot -Wl,-rpath,"$TEST_TMP" \
 		"$VS_LIBDIR/libvarscope.a" -lpthread
 }

@@ -10,6 +10,7 @@
 #   $VARSCOPE  the varscope binary under test
 #   $EXAMPLES  the built example workloads ($BUILD/examples)
 #   $VS_LIBDIR the folder holding libvarscope.so and libvarscope.a
+#   $VS_CC, $VS_APP_CFLAGS  compiler and flags for programs a test builds
 #   $TEST_TMP  an empty folder of this test, removed afterwards; every test
 #              starts in it (cd), so relative outputs land there
 #   bats-support and bats-assert (run, assert_success, assert_output ...)
@@ -35,6 +36,14 @@ esac
 VS_LIBDIR=$(dirname "$VARSCOPE")
 EXAMPLES=$BUILD/examples
 export SRC BUILD VARSCOPE VS_LIBDIR EXAMPLES
+
+# Programs a test compiles use the build's compiler ($VS_CC) and
+# $VS_APP_CFLAGS: the sanitizer build's libraries are sanitized, so what
+# links them needs the same compiler's sanitizer runtimes.
+VS_CC=${VS_CC:-cc}
+VS_APP_CFLAGS=
+[ "${BUILD##*/}" = build-asan ] && VS_APP_CFLAGS="-fsanitize=address,undefined"
+export VS_CC VS_APP_CFLAGS
 
 # Commands never open a pager or man in tests.
 export VARSCOPE_NO_MAN=1 MANPAGER=cat PAGER=cat LC_ALL=C.UTF-8
