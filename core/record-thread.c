@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-thread.c - one recorded thread: its perf events, its paused perf
+ * record-thread.c - one recorded thread: its perf events, its gated perf
  * ring, its task ring, and the merge of both streams into the accounting.
  *
  * Per thread: a software dummy event owns the ring (context_switch=1 gives
- * the switch-in records); every tracepoint is opened on its own (pid=tid,
- * cpu=-1) and redirected into that ring with PERF_EVENT_IOC_SET_OUTPUT.  A
- * tracepoint opened as a group member under the dummy loses samples, so no
- * groups here.  The ring starts paused; the library resumes it inside
- * selected tasks.  The software counters form one counting group the
- * library reads with a single read(2).  With a hardware PMU, the epoch's
- * hardware counter group too: opened here at registration and at each
- * epoch, its leader passed on a socket the library takes it from at its
- * next begin; the library reads it at begin and end like the software
- * group.
+ * the switch-in records); every tracepoint (pid=tid, cpu=-1) is redirected
+ * into that ring with PERF_EVENT_IOC_SET_OUTPUT.  The tracepoints and the
+ * dummy form one group led by the first tracepoint, opened disabled; the
+ * library enables the group inside selected tasks.  (A group led by the
+ * dummy loses tracepoint samples: the leader is a tracepoint.)  With
+ * --sample the sampling event stays outside the group and the ring starts
+ * paused; the library resumes it too.  The software counters form one
+ * counting group the library reads with a single read(2).  With a hardware
+ * PMU, the epoch's hardware counter group too: opened here at registration
+ * and at each epoch, its leader passed on a socket the library takes it
+ * from at its next begin; the library reads it at begin and end like the
+ * software group.
  *
  * Merge: perf records are queued in ring order (one thread: time order).
  * A task record in the task ring means every kernel event of that task is
- * already in the perf ring (the library pushes after pausing), so queued
+ * already in the perf ring (the library pushes after disabling), so queued
  * events up to its end can be fed.  The task open now is fed as soon as
  * its begin is visible, so a long task does not hold its events here.
  */
@@ -152,6 +154,41 @@ static int open_counters(struct vs_session *s, struct vs_rthread *rt)
 	return 0;
 }
 
+/*
+ * The thread's tracepoints and the ring owner as one group, led by the
+ * first tracepoint: only the leader is opened disabled, the library
+ * enables and disables it, which schedules the whole group in and out, at
+ * the begin and end of a selected task.  (PERF_IOC_FLAG_GROUP would resched
+ * the thread's events once per member: tens of microseconds.)
+ * A disabled event costs next to nothing at a context switch; an active
+ * one, even with its output paused, is scheduled out and in at every one.
+ */
+static int open_group(struct vs_rthread *rt, struct perf_event_attr *attr,
+		      int *fd)
+{
+	int leader = rt->nr_tp ? rt->tp_fd[0] : -1;
+
+	attr->disabled = leader < 0;
+	*fd = vs_perf_open(attr, rt->tid, -1, leader);
+	return *fd < 0 ? -1 : 0;
+}
+
+static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
+			   int i)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
+	if (open_group(rt, &attr, &fd))
+		return -1;
+	rt->tp_fd[rt->nr_tp++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[i]))
+		return -1;
+	return rt->ring_fd < 0 ? 0 :
+	       ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->ring_fd);
+}
+
 static int open_ring(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct perf_event_attr attr;
@@ -161,11 +198,9 @@ static int open_ring(struct vs_session *s, struct vs_rthread *rt)
 	attr.context_switch = 1;
 	attr.watermark = 1;
 	attr.wakeup_watermark = pages * 4096 / 2;
-	rt->ring_fd = vs_perf_open(&attr, rt->tid, -1, -1);
-	if (rt->ring_fd < 0)
-		return -1;
-	if (vs_perf_ring_mmap(&rt->ring, rt->ring_fd, pages) ||
-	    ioctl(rt->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) ||
+	if (open_group(rt, &attr, &rt->ring_fd) ||
+	    vs_perf_ring_mmap(&rt->ring, rt->ring_fd, pages) ||
+	    (s->sampling && ioctl(rt->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)) ||
 	    ioctl(rt->ring_fd, PERF_EVENT_IOC_ID, &rt->ring_id))
 		return -1;
 	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, rt->ring_fd,
@@ -173,21 +208,21 @@ static int open_ring(struct vs_session *s, struct vs_rthread *rt)
 						.data.u64 = VS_WAKE_RING });
 }
 
+/* The leader first, then the ring owner and the other tracepoints. */
 static int open_tracepoints(struct vs_session *s, struct vs_rthread *rt)
 {
-	struct perf_event_attr attr;
-	int i, fd;
+	int i;
 
-	for (i = 0; i < s->tps.nr; i++) {
-		init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
-		fd = vs_perf_open(&attr, rt->tid, -1, -1);
-		if (fd < 0)
+	if (s->tps.nr && (open_tracepoint(s, rt, 0) ||
+			  open_ring(s, rt) ||
+			  ioctl(rt->tp_fd[0], PERF_EVENT_IOC_SET_OUTPUT,
+				rt->ring_fd)))
+		return -1;
+	if (!s->tps.nr && open_ring(s, rt))
+		return -1;
+	for (i = 1; i < s->tps.nr; i++)
+		if (open_tracepoint(s, rt, i))
 			return -1;
-		rt->tp_fd[rt->nr_tp++] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->ring_fd) ||
-		    ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[i]))
-			return -1;
-	}
 	return 0;
 }
 
@@ -296,7 +331,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 		vs_counter_group_close(&rt->hw[i]);	/* no fds: all -1 */
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
-	if (open_ring(s, rt) || open_tracepoints(s, rt) ||
+	if (open_tracepoints(s, rt) ||
 	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->ring_fd,
 							    &rt->sample_id)) < 0) ||
 	    open_counters(s, rt) || open_task_ring(rt) || open_hw(s, rt)) {
@@ -312,7 +347,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 unsigned int vs_rthread_fds(const struct vs_rthread *rt,
 			    int fds[VS_REG_MAX_FDS])
 {
-	fds[VS_REG_FD_RING] = rt->ring_fd;
+	fds[VS_REG_FD_RING] = rt->nr_tp ? rt->tp_fd[0] : rt->ring_fd;
 	fds[VS_REG_FD_COUNTERS] = rt->counter_fd[0];
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
 	if (rt->hw_lib_sock < 0)

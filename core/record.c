@@ -667,10 +667,11 @@ static bool thread_of(pid_t pid, pid_t tid)
 }
 
 /* @nr_fds descriptors @fds, or none */
-static void reply(int fd, int status, const int *fds, unsigned int nr_fds)
+static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
+		  uint32_t flags)
 {
 	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS,
-				    nr_fds };
+				    nr_fds, flags };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -712,13 +713,13 @@ static bool register_thread(struct vs_recorder *r)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    (pid_t)req.pid != cred.pid || !thread_of(req.pid, req.tid) ||
 	    !in_command(r, req.pid)) {
-		reply(fd, EPERM, NULL, 0);
+		reply(fd, EPERM, NULL, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
 	if (!r->recording) {
-		reply(fd, ENOSPC, NULL, 0);
+		reply(fd, ENOSPC, NULL, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
@@ -730,7 +731,7 @@ static bool register_thread(struct vs_recorder *r)
 	rt = vs_rthread_open(&r->s, req.pid, req.tid);
 	if (!rt) {
 		r->refuse_errno = errno;
-		reply(fd, errno, NULL, 0);
+		reply(fd, errno, NULL, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
@@ -740,7 +741,7 @@ static bool register_thread(struct vs_recorder *r)
 	r->s.nr_threads++;
 	r->s.stats.threads++;
 	nr_fds = vs_rthread_fds(rt, fds);
-	reply(fd, 0, fds, nr_fds);
+	reply(fd, 0, fds, nr_fds, r->s.sampling ? VS_REG_PAUSED_RING : 0);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;

@@ -37,7 +37,8 @@ struct vs_reg_request {
 
 /* Order of the descriptors passed back with SCM_RIGHTS. */
 enum vs_reg_fd {
-	VS_REG_FD_RING,		/* owner of the per-thread perf ring: pause/resume */
+	VS_REG_FD_RING,		/* leader of the thread's group writing its
+				 * perf ring: enable/disable (and pause) */
 	VS_REG_FD_COUNTERS,	/* software counter group leader */
 	VS_REG_FD_TASKS,	/* memfd holding struct vs_task_ring */
 	VS_REG_NR_FDS,
@@ -55,6 +56,7 @@ struct vs_reg_reply {
 	int32_t status;		/* 0, or a positive errno */
 	uint32_t nr_counters;	/* values in one PERF_FORMAT_GROUP read */
 	uint32_t nr_fds;	/* VS_REG_NR_FDS, or VS_REG_MAX_FDS */
+	uint32_t flags;		/* VS_REG_* */
 };
 
 /* The message that comes with a hardware group leader. */
@@ -62,6 +64,9 @@ struct vs_hw_group {
 	uint32_t gen;		/* 1, 2, ...: the ring's hw_gen it answers */
 	uint32_t nr;		/* members (VS_PMU_READ_FORMAT read) */
 };
+
+/* The ring also starts paused: resume and pause it with the group. */
+#define VS_REG_PAUSED_RING	1u
 
 /* One finished task, as the library saw it. */
 struct vs_ring_task {

@@ -8,12 +8,12 @@
  * Under record (VARSCOPE_CTL set, see core/task-ring.h), each thread, at
  * its first selected vs_task_begin(), registers with the recorder over a
  * unix socket; the recorder opens the thread's perf events (privilege stays
- * there) and passes back three descriptors: the owner of the thread's perf
- * ring, its software counter group, and a memfd holding the thread's ring
- * of finished tasks.  From then on:
+ * there) and passes back three descriptors: the leader of the thread's
+ * event group (writing its perf ring), its software counter group, and a
+ * memfd holding the thread's ring of finished tasks.  From then on:
  *
- *   begin (selected):   resume the perf ring, read the counters, clock
- *   end:                clock, read the counters, pause the perf ring,
+ *   begin (selected):   enable the group, read the counters, clock
+ *   end:                clock, read the counters, disable the group,
  *                       push {type, start, end, cpu, deltas} to the ring
  *
  * With a hardware PMU the recorder passes a fourth descriptor, a socket
@@ -25,8 +25,9 @@
  *   attach, detach:     as begin and end, of an interval pushed with
  *                       VS_TASK_ATTACHED and the id of the task it served
  *
- * The perf ring is paused outside selected tasks, so the kernel events of
- * a thread that is not inside a selected task never reach user space.
+ * The group is disabled outside selected tasks, so the kernel events of a
+ * thread that is not inside a selected task never reach user space, and
+ * its context switches do not schedule the events in and out.
  * Nothing here locks, allocates or waits once the thread is registered;
  * a full task ring drops the task and counts it.
  */
@@ -70,6 +71,7 @@ struct vs_thread {
 	uint32_t cpu;
 	uint32_t seq;			/* selected tasks so far */
 	uint32_t nr_counters;
+	bool paused_ring;		/* --sample: pause the ring as well */
 	uint64_t start;
 	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
 	int ring_fd, counters_fd;
@@ -222,6 +224,7 @@ static bool vs_register(struct vs_thread *t)
 		return false;
 	}
 	t->ring = ring;
+	t->paused_ring = reply.flags & VS_REG_PAUSED_RING;
 	t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
 			 reply.nr_counters : VS_MAX_SW_COUNTERS;
 	pthread_setspecific(vs_exit_key, t);
@@ -340,9 +343,15 @@ static void vs_hw_push(struct vs_thread *t, const struct vs_hw_read *end,
 	}
 }
 
+/* Disable (@pause) or enable the thread's event group: its leader. */
 static void vs_pause(struct vs_thread *t, int pause)
 {
-	ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
+	if (t->paused_ring && pause)
+		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+	ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE,
+	      0);
+	if (t->paused_ring && !pause)
+		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 }
 
 /* Close the open selected task: clock, counters, pause, push. */
