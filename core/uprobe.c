@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,29 @@ int vs_uprobe_create(const struct vs_func_probe *p, bool ret,
 		*dyn = NULL;
 	}
 	return id;
+}
+
+void vs_uprobe_remove_stale(const char *prefix)
+{
+	struct tracefs_dynevent **all;
+	size_t len = strlen(prefix);
+	char *system, *end;
+	long pid;
+	int i;
+
+	all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_UPROBE |
+				       TRACEFS_DYNEVENT_URETPROBE, NULL);
+	for (i = 0; all && all[i]; i++) {
+		system = NULL;
+		tracefs_dynevent_info(all[i], &system, NULL, NULL, NULL, NULL);
+		if (system && !strncmp(system, prefix, len)) {
+			pid = strtol(system + len, &end, 10);
+			if (!*end && pid > 0 && kill(pid, 0) && errno == ESRCH)
+				tracefs_dynevent_destroy(all[i], true);
+		}
+		free(system);
+	}
+	tracefs_dynevent_list_free(all);
 }
 
 void vs_uprobe_destroy(struct tracefs_dynevent *dyn)

@@ -54,4 +54,14 @@ int vs_uprobe_create(const struct vs_func_probe *p, bool ret,
 /* Remove a trace event made by vs_uprobe_create() (NULL: nothing). */
 void vs_uprobe_destroy(struct tracefs_dynevent *dyn);
 
+/**
+ * vs_uprobe_remove_stale - remove the uprobe events of dead recorders
+ * @prefix: the groups' common start; a group is @prefix followed by the
+ *          pid of the recorder that made it ("varscope_1234")
+ *
+ * A recorder killed with SIGKILL cannot remove its events; they stay in
+ * the machine-wide list.  Events of a recorder still running are kept.
+ */
+void vs_uprobe_remove_stale(const char *prefix);
+
 #endif /* VS_CORE_UPROBE_H */

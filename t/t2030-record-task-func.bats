@@ -48,6 +48,28 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "a recorder removes the uprobe events a killed recorder left behind" {
+	require_uprobes
+	local dead live=$$
+
+	# events as a recorder killed with SIGKILL leaves them, and one
+	# group of a recorder still running (this shell stands for it)
+	sh -c : & dead=$!
+	wait $dead
+	echo "p:varscope_$dead/f0_entry /bin/true:0x1000" >> "$TRACEFS/uprobe_events"
+	echo "r:varscope_$dead/f0_return /bin/true:0x1000" >> "$TRACEFS/uprobe_events"
+	echo "p:varscope_$live/f0_entry /bin/true:0x1000" >> "$TRACEFS/uprobe_events"
+	run "$VARSCOPE" record -o t.data --task-func one_task -- "$IF" -n 2 --types compute --work-us 100
+	# the running owner's are kept: removed only here, by the test
+	grep -q "^p:varscope_$live/" "$TRACEFS/uprobe_events" && live_kept=1
+	echo "-:varscope_$live/f0_entry" >> "$TRACEFS/uprobe_events"
+	assert_success
+	[ "${live_kept:-}" = 1 ]
+	run grep "varscope_$dead/" "$TRACEFS/uprobe_events"
+	assert_failure
+	no_probes_left
+}
+
 @test "--task-func on a shared library function: nanosleep in libc" {
 	require_uprobes
 	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
