@@ -780,7 +780,7 @@ int cmd_report(int argc, const char **argv)
 	}
 	ret = load(&rep, &lo);
 	if (ret)
-		return ret;
+		goto out;	/* the function times may be loaded */
 	if (!rep.ts->nr_types) {
 		if (rep.type)
 			fprintf(stderr, "varscope report: %s: no tasks of "
