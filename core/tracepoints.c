@@ -31,6 +31,27 @@ static const char *const default_select =
 	"sched:sched_switch,irq:irq_handler_entry,irq:softirq_entry,"
 	"irq_vectors:*,exceptions:page_fault_user,exceptions:page_fault_kernel";
 
+/*
+ * The vectors the default selection takes.  Each tracepoint is one more
+ * per-thread event to schedule in selected tasks: the vectors that
+ * practically never fire (spurious_apic, error_apic, thermal_apic,
+ * x86_platform_ipi, ...) are opt-in with -e irq_vectors:*.
+ */
+static const char *const default_vectors[] = {
+	"local_timer", "reschedule", "call_function", "call_function_single",
+	"irq_work", NULL
+};
+
+static bool default_vector(const char *vector)
+{
+	int i;
+
+	for (i = 0; default_vectors[i]; i++)
+		if (!strcmp(default_vectors[i], vector))
+			return true;
+	return false;
+}
+
 /* Mount tracefs when it is absent; 0 when the events can be read. */
 static int mount_tracefs(char *err, size_t errlen)
 {
@@ -89,7 +110,7 @@ static struct vs_tp *add_tp(struct vs_tp_set *set, const char *sys,
 
 /* One selection item; 0 if it named something, -1 if not. */
 static int select_item(struct vs_tp_set *set, const char *sys,
-		       const char *name)
+		       const char *name, bool by_default)
 {
 	char entry[80], exit_name[80];
 	int found = 0, i;
@@ -111,7 +132,9 @@ static int select_item(struct vs_tp_set *set, const char *sys,
 			snprintf(entry, sizeof(entry), "%s_entry", vs_x86_vectors[i]);
 			snprintf(exit_name, sizeof(exit_name), "%s_exit",
 				 vs_x86_vectors[i]);
-			if (fnmatch(name, entry, 0) && fnmatch(name, exit_name, 0))
+			if ((fnmatch(name, entry, 0) &&
+			     fnmatch(name, exit_name, 0)) ||
+			    (by_default && !default_vector(vs_x86_vectors[i])))
 				continue;
 			if (add_tp(set, sys, entry, VS_TP_VECTOR_ENTRY,
 				   vs_x86_vectors[i]) &&
@@ -142,7 +165,7 @@ int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
 	     item = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(item, ':');
 
-		if (!colon || !colon[1] || (*colon = 0, select_item(set, item, colon + 1))) {
+		if (!colon || !colon[1] || (*colon = 0, select_item(set, item, colon + 1, !select))) {
 			if (colon)
 				*colon = ':';
 			snprintf(err, errlen, "unknown or unsupported tracepoint '%s'",
