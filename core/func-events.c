@@ -194,7 +194,8 @@ struct vs_func_sources *vs_func_sources_new(struct vs_task_samples *samples,
 		st->defs = malloc((nr + 1) * sizeof(*st->defs));
 		if (!st->defs)
 			goto fail;
-		memcpy(st->defs, defs, nr * sizeof(*defs));
+		if (nr)		/* defs is NULL without sampled functions */
+			memcpy(st->defs, defs, nr * sizeof(*defs));
 		st->nr_defs = st->nr_sampled = nr;
 	}
 	if (probes && add_probes(st, probes))
