@@ -343,8 +343,7 @@ static int signature_infer(int argc, const char **argv)
 	} else {
 		print_text(&res, t0, nth);
 	}
-	if (ret >= 0)
-		vs_infer_result_free(&res);
+	vs_infer_result_free(&res);	/* also after "no system call records" */
 	vs_thread_calls_free(threads, nth);
 	vs_signatures_free(sig);
 	return ret < 0 ? 1 : 0;
