@@ -23,8 +23,9 @@ check() {
 
 # record_if ARGS: record interfere ARGS into t.data, its ground truth
 # lines (stdout) into truth, record's messages into err, the trace as
-# JSON lines into t.json
+# JSON lines into t.json; $RECORD_OPTS are options of record
 record_if() {
-	"$VARSCOPE" record -o t.data -- "$IF" "$@" > truth 2> err
+	# shellcheck disable=SC2086
+	"$VARSCOPE" record -o t.data ${RECORD_OPTS-} -- "$IF" "$@" > truth 2> err
 	"$VARSCOPE" script -i t.data --format json > t.json
 }

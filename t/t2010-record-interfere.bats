@@ -18,7 +18,10 @@ load record-lib
 }
 
 @test "fault storm: fault count at least the pages touched" {
-	record_if -n 20 --types fault --pages 512
+	# a ring that holds a whole task's faults even when the recorder is
+	# slowed by a loaded machine: this test is about counting, the one
+	# below about losing
+	RECORD_OPTS="-m 512" record_if -n 20 --types fault --pages 512
 	pages=$(sed -n 's/.*type=2 .*pages=\([0-9]*\).*/\1/p' truth)
 	[ "$pages" = 10240 ]
 	check 'T["2"]["tasks"] == 20 and not T["2"]["flagged"]'
@@ -76,8 +79,9 @@ load record-lib
 }
 
 @test "lost kernel events are counted and their tasks flagged" {
-	# a one-page ring cannot hold a 512-fault task
-	run "$VARSCOPE" record -o t.data -m 1 -- "$IF" -n 10 --types fault --pages 512
+	# a one-page ring cannot hold a 4096-fault task, however fast the
+	# recorder drains it
+	run "$VARSCOPE" record -o t.data -m 1 -- "$IF" -n 10 --types fault --pages 4096
 	assert_success
 	assert_line --regexp '^varscope record: [0-9]+ kernel events lost \(ring full\), [0-9]+ tasks flagged'
 	"$VARSCOPE" script -i t.data --format json > t.json
@@ -87,7 +91,7 @@ load record-lib
 	import json
 	for l in open("t.json"):
 	    r = json.loads(l)
-	    if r["kind"] == "task" and r["values"]["fault.page.count"] < 512:
+	    if r["kind"] == "task" and r["values"]["fault.page.count"] < 4096:
 	        assert r["flags"] & 1, r
 	EOF
 }
