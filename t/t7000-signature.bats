@@ -3,6 +3,10 @@
 # (PerfScope): signatures from a normal run, then for each switchable bug
 # the buggy function ranks in the top 5 of a recording of the buggy run;
 # the JSON shape and the errors of bad input.
+#
+# Execution units are cut at gaps above mean + 2 sigma of a thread's
+# system calls, which another test file running beside it stretches:
+# varscope-test: exclusive
 
 load test-lib
 
