@@ -11,6 +11,10 @@
  *              2 ms bursts (run-queue time)
  *   4 compute  the same computation pinned to CPU 0, without co-runner
  *
+ * With --burst-us N the co-runner is not periodic: each corun task wakes
+ * it half-way through its work and it is busy N us, so every task waits
+ * exactly N us in the run queue, whatever the phase of the bursts.
+ *
  * When allowed (root), types 3 and 4 run SCHED_FIFO priority 1 and the
  * co-runner priority 2: the co-runner preempts corun tasks exactly, and
  * other load on the machine preempts neither type, so the ground truth
@@ -33,6 +37,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,6 +66,7 @@ static struct {
 	long threads;
 	long wave;			/* threads alive at once, 0: all */
 	long outside_pages;
+	long burst_us;			/* 0: periodic co-runner */
 	const char *types;
 	bool fork, exec, crash, odd;
 	const char *argv0;
@@ -71,6 +77,7 @@ static struct {
 
 static long loops_per_us;
 static volatile int corun_stop;
+static sem_t burst_request;		/* --burst-us: one post per task */
 
 struct truth {
 	long tasks;
@@ -188,6 +195,14 @@ void one_task(int type)
 	case T_FAULT:
 		pages = touch_pages(opt.pages);
 		break;
+	case T_CORUN:
+		if (opt.burst_us) {
+			work(opt.work_us / 2 * loops_per_us);
+			sem_post(&burst_request);
+			work((opt.work_us - opt.work_us / 2) * loops_per_us);
+			break;
+		}
+		/* fall through */
 	default:
 		work(opt.work_us * loops_per_us);
 		break;
@@ -209,6 +224,12 @@ static void *corunner(void *arg)
 	pin(0);
 	set_fifo(2);
 	while (!corun_stop) {
+		if (opt.burst_us) {
+			sem_wait(&burst_request);
+			if (!corun_stop)
+				work(opt.burst_us * loops_per_us);
+			continue;
+		}
 		work(2000 * loops_per_us);
 		nanosleep(&burst, NULL);
 	}
@@ -259,6 +280,7 @@ static void run_phase(int type)
 		lock_cpu0(true);
 	if (type == T_CORUN) {
 		corun_stop = 0;
+		sem_init(&burst_request, 0, 0);
 		pthread_create(&co, NULL, corunner, NULL);
 	}
 	for (done = 0; done < opt.threads; done += wave) {
@@ -272,6 +294,7 @@ static void run_phase(int type)
 	}
 	if (type == T_CORUN) {
 		corun_stop = 1;
+		sem_post(&burst_request);
 		pthread_join(co, NULL);
 	}
 	if (type == T_CORUN || type == T_COMPUTE)
@@ -340,7 +363,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: interfere [-n TASKS] [--types sleep,fault,corun,compute]\n"
 		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
-		"                 [--wave N] [--outside-pages N] [--fork] [--exec] [--crash] [--odd]\n");
+		"                 [--wave N] [--outside-pages N] [--burst-us N]\n"
+		"                 [--fork] [--exec] [--crash] [--odd]\n");
 	exit(2);
 }
 
@@ -377,6 +401,8 @@ int main(int argc, char **argv)
 			opt.wave = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--outside-pages"))
 			opt.outside_pages = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--burst-us"))
+			opt.burst_us = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--types") && i + 1 < argc)
 			opt.types = argv[++i];
 		else if (!strcmp(argv[i], "--fork"))
