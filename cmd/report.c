@@ -146,10 +146,12 @@ static void print_text_wakeups(const struct vs_wake_type *w)
 	if (!w)
 		return;
 	printf("# blocked waits woken by: the same task's threads %llu, "
-	       "threads in other tasks %llu, threads outside tasks %llu\n",
+	       "threads in other tasks %llu, threads outside tasks %llu, "
+	       "interrupts %llu\n",
 	       (unsigned long long)w->edges[VS_WAKER_SAME_TASK],
 	       (unsigned long long)w->edges[VS_WAKER_OTHER_TASK],
-	       (unsigned long long)w->edges[VS_WAKER_OUTSIDE]);
+	       (unsigned long long)w->edges[VS_WAKER_OUTSIDE],
+	       (unsigned long long)w->edges[VS_WAKER_INTERRUPT]);
 }
 
 static void json_wakeups(struct json_out *j, const struct vs_wake_type *w)

@@ -78,8 +78,7 @@ struct vs_session {
 	struct vs_tp_set tps;
 	int epoll_fd;			/* rings past their watermark wake it */
 	bool have_switch_tp;		/* sched_switch gives the wait state */
-	int wakeup_tp;			/* sched:sched_wakeup id, or -1 */
-	const struct tep_format_field *wakee;	/* its "pid" field */
+	struct vs_tp_waking waking;	/* wake-up edges; id -1: none */
 	uint16_t sw_ids[VS_NR_SW_COUNTERS];
 	struct vs_rthread **threads;	/* hash by tid, chained */
 	unsigned int nr_buckets;

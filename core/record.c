@@ -300,7 +300,7 @@ static int release_child(struct vs_recorder *r)
  * into it.
  */
 /*
- * sched:sched_wakeup of @pid's threads on @cpu into ring @ring_fd: the
+ * sched:sched_waking of @pid's threads on @cpu into ring @ring_fd: the
  * wake-ups the command's threads make.  The event fires in the waker's
  * context, whose own ring is paused outside tasks, so it is opened here,
  * per CPU and inherited, like the tracking events.  Without it (no such
@@ -312,11 +312,11 @@ static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
 	struct perf_event_attr attr;
 	int fd;
 
-	if (r->s.wakeup_tp < 0)
+	if (r->s.waking.id < 0)
 		return 0;
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = r->s.wakeup_tp;
+	attr.config = r->s.waking.id;
 	attr.sample_period = 1;
 	attr.sample_type = VS_SAMPLE_TYPE;
 	attr.sample_id_all = 1;
@@ -327,9 +327,9 @@ static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
 	attr.enable_on_exec = on_exec;
 	fd = vs_perf_open(&attr, pid, cpu, -1);
 	if (fd < 0) {
-		fprintf(stderr, "varscope record: sched:sched_wakeup: %s: "
+		fprintf(stderr, "varscope record: sched:sched_waking: %s: "
 			"no wake-up edges\n", strerror(errno));
-		r->s.wakeup_tp = -1;
+		r->s.waking.id = -1;
 		return 0;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) || keep_fd(r, fd)) {
@@ -340,24 +340,27 @@ static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
 }
 
 /*
- * A sched_wakeup sample: a VS_REC_WAKEUP when the wakee is a recorded
+ * A sched_waking sample: a VS_REC_WAKEUP when the wakee is a recorded
  * thread (one that registered with the library); false when @h is not one.
+ * A wake-up made in interrupt context was made by no thread: waker 0.
  */
 static bool take_wakeup(struct vs_recorder *r, const struct perf_event_header *h)
 {
 	const struct vs_raw_sample *smp = (const void *)h;
 	struct vs_record rec = { .kind = VS_REC_WAKEUP };
+	bool in_irq = false;
 	uint32_t wakee;
 
-	if (h->type != PERF_RECORD_SAMPLE || r->s.wakeup_tp < 0 ||
+	if (h->type != PERF_RECORD_SAMPLE || r->s.waking.id < 0 ||
 	    smp->raw_size < 2 ||
-	    *(const uint16_t *)smp->raw != (uint16_t)r->s.wakeup_tp)
+	    *(const uint16_t *)smp->raw != (uint16_t)r->s.waking.id)
 		return false;
-	wakee = vs_tp_wakee(&r->s.tps, r->s.wakee, smp->raw, smp->raw_size);
+	wakee = vs_tp_wakee(&r->s.tps, &r->s.waking, smp->raw, smp->raw_size,
+			    &in_irq);
 	if (!wakee || !vs_session_thread(&r->s, wakee))
 		return true;
-	rec.wakeup = (struct vs_wakeup){ smp->time, smp->tid, wakee,
-					 smp->cpu };
+	rec.wakeup = (struct vs_wakeup){ smp->time, in_irq ? 0 : smp->tid,
+					 wakee, smp->cpu };
 	vs_session_write(&r->s, &rec);
 	return true;
 }
@@ -1172,7 +1175,7 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
-	r->s.wakeup_tp = vs_tp_wakeup(&r->s.tps, &r->s.wakee);
+	vs_tp_waking(&r->s.tps, &r->s.waking);
 	if ((r->opts->task_funcs || r->opts->probe_funcs) &&
 	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->probe_funcs,
 			  command_binary(r, exe), err, sizeof(err))) {

@@ -207,7 +207,7 @@ static void load_format(struct tep_handle *tep, const char *sys,
 static struct tep_handle *load_formats(void)
 {
 	static const char *const fixed[][2] = {
-		{ "sched", "sched_switch" }, { "sched", "sched_wakeup" },
+		{ "sched", "sched_switch" }, { "sched", "sched_waking" },
 		{ "irq", "irq_handler_entry" }, { "irq", "irq_handler_exit" },
 		{ "irq", "softirq_entry" }, { "irq", "softirq_exit" },
 		{ "exceptions", "page_fault_user" },
@@ -247,24 +247,41 @@ int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 	return vs_tp_set_select(set, tep, select, err, errlen);
 }
 
-int vs_tp_wakeup(const struct vs_tp_set *set,
-		 const struct tep_format_field **wakee)
+int vs_tp_waking(const struct vs_tp_set *set, struct vs_tp_waking *w)
 {
 	struct tep_event *ev;
 
-	ev = tep_find_event_by_name(set->tep, "sched", "sched_wakeup");
-	*wakee = ev ? tep_find_field(ev, "pid") : NULL;
-	return *wakee ? ev->id : -1;
+	ev = tep_find_event_by_name(set->tep, "sched", "sched_waking");
+	w->pid = ev ? tep_find_field(ev, "pid") : NULL;
+	w->flags = ev ? tep_find_common_field(ev, "common_flags") : NULL;
+	w->id = w->pid && w->flags ? ev->id : -1;
+	return w->id;
+}
+
+/* common_flags of a trace entry (include/linux/trace_events.h) */
+#define VS_TRACE_FLAG_HARDIRQ	0x08
+#define VS_TRACE_FLAG_SOFTIRQ	0x10
+#define VS_TRACE_FLAG_NMI	0x40
+
+static bool field_fits(const struct tep_format_field *f, uint32_t size)
+{
+	return (uint32_t)f->offset + f->size <= size;
 }
 
 uint32_t vs_tp_wakee(const struct vs_tp_set *set,
-		     const struct tep_format_field *wakee, const void *raw,
-		     uint32_t size)
+		     const struct vs_tp_waking *w, const void *raw,
+		     uint32_t size, bool *in_irq)
 {
-	if ((uint32_t)wakee->offset + wakee->size > size)
+	unsigned long long flags;
+
+	if (!field_fits(w->pid, size) || !field_fits(w->flags, size))
 		return 0;
-	return tep_read_number(set->tep, (const char *)raw + wakee->offset,
-			       wakee->size);
+	flags = tep_read_number(set->tep, (const char *)raw + w->flags->offset,
+				w->flags->size);
+	*in_irq = flags & (VS_TRACE_FLAG_HARDIRQ | VS_TRACE_FLAG_SOFTIRQ |
+			   VS_TRACE_FLAG_NMI);
+	return tep_read_number(set->tep, (const char *)raw + w->pid->offset,
+			       w->pid->size);
 }
 
 void vs_tp_set_exit(struct vs_tp_set *set)

@@ -7,6 +7,7 @@
 #ifndef VS_CORE_TRACEPOINTS_H
 #define VS_CORE_TRACEPOINTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,20 +67,36 @@ int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
 
 void vs_tp_set_exit(struct vs_tp_set *set);
 
+/*
+ * sched:sched_waking, the wake-up edges of the recording.  Not
+ * sched_wakeup: the kernel may fire that one on the wakee's CPU, from the
+ * IPI that queues it there (try_to_wake_up()'s wake list, taken when that
+ * CPU is idle), where the current task is not the waker; sched_waking
+ * always fires in the waking context.
+ */
+struct vs_tp_waking {
+	int id;					/* -1: the kernel lacks it */
+	const struct tep_format_field *pid;	/* the wakee */
+	const struct tep_format_field *flags;	/* common_flags */
+};
+
 /**
- * vs_tp_wakeup - the id of sched:sched_wakeup and its wakee field "pid"
- * in *@wakee; -1 when the kernel lacks it
+ * vs_tp_waking - find sched:sched_waking in @set's formats
+ * Returns its id (also in @w->id), or -1 when the kernel lacks it.
  *
  * It is not one of the per-thread tracepoints: it fires in the waker's
  * context, and the recorder opens it on the command's processes instead.
  */
-int vs_tp_wakeup(const struct vs_tp_set *set,
-		 const struct tep_format_field **wakee);
+int vs_tp_waking(const struct vs_tp_set *set, struct vs_tp_waking *w);
 
-/* The wakee tid in the raw data of a sched_wakeup sample (0: too short) */
+/**
+ * vs_tp_wakee - the wakee tid in the raw data of a sched_waking sample
+ * (0: too short); *@in_irq says whether the wake-up was made in hard or
+ * soft interrupt (or NMI) context, by no thread
+ */
 uint32_t vs_tp_wakee(const struct vs_tp_set *set,
-		     const struct tep_format_field *wakee, const void *raw,
-		     uint32_t size);
+		     const struct vs_tp_waking *w, const void *raw,
+		     uint32_t size, bool *in_irq);
 
 /**
  * vs_tp_set_drop - remove tracepoint @i and the other half of its

@@ -144,6 +144,8 @@ static enum vs_waker_kind judge(const struct vs_wake_build *b,
 {
 	const struct interval *w = last_before(b, e->waker_tid, e->time);
 
+	if (!e->waker_tid)
+		return VS_WAKER_INTERRUPT;
 	if (w && w->task == wakee_iv->task && w->end >= wakee_iv->start)
 		return VS_WAKER_SAME_TASK;
 	if (w && w->end >= e->time)
@@ -242,6 +244,7 @@ const char *vs_waker_kind_name(enum vs_waker_kind k)
 		[VS_WAKER_SAME_TASK] = "same_task",
 		[VS_WAKER_OTHER_TASK] = "other_task",
 		[VS_WAKER_OUTSIDE] = "outside_tasks",
+		[VS_WAKER_INTERRUPT] = "interrupt",
 	};
 
 	return k < VS_WAKER__NR ? names[k] : "?";

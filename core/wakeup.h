@@ -12,7 +12,9 @@
  *     during the wakee's task or interval: the wait is that work's time;
  *   - other task: it was inside a task of its own, or attached to another
  *     task: the wait is the time of unrelated work (a lock holder, ...);
- *   - outside tasks: a thread of the command outside any task.
+ *   - outside tasks: a thread of the command outside any task;
+ *   - interrupt: no thread, an interrupt or softirq (waker tid 0): a
+ *     timer that expired, an I/O that completed.
  */
 #ifndef VS_CORE_WAKEUP_H
 #define VS_CORE_WAKEUP_H
@@ -25,6 +27,7 @@ enum vs_waker_kind {
 	VS_WAKER_SAME_TASK,
 	VS_WAKER_OTHER_TASK,
 	VS_WAKER_OUTSIDE,
+	VS_WAKER_INTERRUPT,
 	VS_WAKER__NR
 };
 

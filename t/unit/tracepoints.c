@@ -66,6 +66,12 @@ static const struct {
 	  "\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	  "\tfield:unsigned long error_code;\toffset:24;\tsize:8;\tsigned:0;\n\n"
 	  "print fmt: \"address=%lx\", REC->address\n" },
+	{ "sched", "name: sched_waking\nID: 311\nformat:\n" COMMON
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	  "print fmt: \"pid=%d\", REC->pid\n" },
 };
 
 static struct tep_handle *parse_formats(void)
@@ -174,6 +180,32 @@ static void test_softirq_vector_fault(struct vs_tp_set *set)
 	ok(ev.kind == VS_ACCT_FAULT, "page_fault_user counts a fault");
 }
 
+/* The wakee and the context of a sched_waking sample's raw data. */
+static void test_waking(struct vs_tp_set *set)
+{
+	unsigned char raw[40] = { 0 };
+	struct vs_tp_waking w;
+	uint16_t type = 311;
+	int32_t wakee = 4242;
+	bool in_irq = true;
+
+	ok(vs_tp_waking(set, &w) == 311 && w.id == 311,
+	   "sched_waking found, not part of the per-thread set");
+	memcpy(raw, &type, sizeof(type));
+	memcpy(raw + 24, &wakee, sizeof(wakee));
+	raw[2] = 0x01 | 0x04;		/* irqs off, need resched: a thread */
+	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && !in_irq,
+	   "a wake-up made by a thread");
+	raw[2] = 0x01 | 0x08;		/* hardirq */
+	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && in_irq,
+	   "a wake-up made in a hard interrupt");
+	raw[2] = 0x10;			/* softirq */
+	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && in_irq,
+	   "a wake-up made in a softirq");
+	ok(vs_tp_wakee(set, &w, raw, 26, &in_irq) == 0,
+	   "a sample too short for the pid field");
+}
+
 int main(void)
 {
 	struct tep_handle *tep = parse_formats();
@@ -192,6 +224,7 @@ int main(void)
 	test_switch_states(&set);
 	test_irq_name(&set);
 	test_softirq_vector_fault(&set);
+	test_waking(&set);
 	before = set.nr;
 	vs_tp_set_drop(&set, find(&set, "reschedule_exit") - set.tp);
 	ok(set.nr == before - 2 && !find(&set, "reschedule_entry") &&

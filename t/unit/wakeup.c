@@ -2,7 +2,8 @@
 /*
  * wakeup - wake-up edges on a synthetic stream: the front thread's wait
  * woken by the worker attached to the same request, by a thread in a task
- * of its own, by a thread outside tasks; edges outside tasks not counted.
+ * of its own, by a thread outside tasks, by an interrupt; edges outside
+ * tasks not counted.
  */
 #include "core/wakeup.h"
 #include "tap.h"
@@ -56,6 +57,9 @@ int main(void)
 	wakeup(2500, 40, 10);
 	/* outside any task of the wakee: not counted */
 	wakeup(5000, 20, 10);
+	/* request 6: a timer interrupt ended its wait (waker 0) */
+	task(6, 1, 10, 4000, 4100, 0);
+	wakeup(4050, 0, 10);
 	/* the worker's wait inside its interval for request 5 counts for
 	 * request 5's type, woken by the front thread inside request 5 */
 	attach(3000, 20, 5);
@@ -71,6 +75,8 @@ int main(void)
 	   "a thread in a task of its own woke one");
 	ok(t && t->edges[VS_WAKER_OUTSIDE] == 1,
 	   "a thread outside tasks woke one");
+	ok(t && t->edges[VS_WAKER_INTERRUPT] == 1,
+	   "an interrupt woke one, no thread blamed");
 	ok(wb && wb->nr_types == 1 && !vs_wake_blame_type(wb, 0),
 	   "no edges for type 0 or the waker's type");
 	vs_wake_blame_free(wb);
