@@ -37,6 +37,7 @@
 #define SVG_TYPE_HEAD	34
 #define SVG_CUT		3	/* cut the x axis when max > 3 x p99 */
 #define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
+#define VS_WAKE_SHOWN	5	/* wakers listed per type in text */
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
@@ -141,8 +142,14 @@ static const char *event_notes(const struct report *rep,
 }
 
 /* The wake-up edges that ended waits of a type's tasks, by waker. */
-static void print_text_wakeups(const struct vs_wake_type *w)
+static void print_text_wakeups(const struct report *rep,
+			       const struct vs_wake_type *w)
 {
+	const struct vs_task_samples *ts = rep->funcs ? rep->funcs->samples :
+							NULL;
+	char a[32], b[32];
+	unsigned int i, f;
+
 	if (!w)
 		return;
 	printf("# blocked waits woken by: the same task's threads %llu, "
@@ -152,14 +159,87 @@ static void print_text_wakeups(const struct vs_wake_type *w)
 	       (unsigned long long)w->edges[VS_WAKER_OTHER_TASK],
 	       (unsigned long long)w->edges[VS_WAKER_OUTSIDE],
 	       (unsigned long long)w->edges[VS_WAKER_INTERRUPT]);
+	if (!w->nr_wakers)
+		return;
+	printf("# waits blamed along wake-up edges: %s blocked in %llu "
+	       "tasks\n", vs_format_ns(a, sizeof(a), (double)w->wait_ns),
+	       (unsigned long long)w->tasks);
+	for (i = 0; i < w->nr_wakers && i < VS_WAKE_SHOWN; i++) {
+		const struct vs_waker *k = &w->wakers[i];
+
+		printf("#   %s %s (tid %u, %s, %u edge%s deep), %llu waits",
+		       vs_format_ns(a, sizeof(a), (double)k->ns),
+		       k->tid ? (*k->comm ? k->comm : "?") : "[interrupt]",
+		       k->tid, vs_waker_kind_name(k->kind), k->depth,
+		       k->depth > 1 ? "s" : "", (unsigned long long)k->waits);
+		for (f = 0; ts && f < k->nr_funcs; f++)
+			printf("%s %s %s", f ? "," : ":",
+			       vs_vtree_sample_symbol((void *)ts,
+						      k->funcs[f].symbol),
+			       vs_format_ns(b, sizeof(b),
+					    (double)k->funcs[f].ns));
+		printf("\n");
+	}
 }
 
-static void json_wakeups(struct json_out *j, const struct vs_wake_type *w)
+static void json_wakers(struct json_out *j, const struct report *rep,
+			const struct vs_wake_type *w)
+{
+	const struct vs_task_samples *ts = rep->funcs ? rep->funcs->samples :
+							NULL;
+	unsigned int i, f;
+
+	json_key(j, "wait_blame");
+	json_begin_object(j);
+	json_key(j, "tasks");
+	json_u64(j, w->tasks);
+	json_key(j, "wait_ns");
+	json_u64(j, w->wait_ns);
+	json_key(j, "wakers");
+	json_begin_array(j);
+	for (i = 0; i < w->nr_wakers; i++) {
+		const struct vs_waker *k = &w->wakers[i];
+
+		json_begin_object(j);
+		json_key(j, "tid");
+		json_u64(j, k->tid);
+		json_key(j, "comm");
+		json_string(j, k->comm);
+		json_key(j, "kind");
+		json_string(j, vs_waker_kind_name(k->kind));
+		json_key(j, "depth");
+		json_u64(j, k->depth);
+		json_key(j, "waits");
+		json_u64(j, k->waits);
+		json_key(j, "ns");
+		json_u64(j, k->ns);
+		json_key(j, "functions");
+		json_begin_array(j);
+		for (f = 0; ts && f < k->nr_funcs; f++) {
+			json_begin_object(j);
+			json_key(j, "name");
+			json_string(j, vs_vtree_sample_symbol((void *)ts,
+							      k->funcs[f].symbol));
+			json_key(j, "ns");
+			json_u64(j, k->funcs[f].ns);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+static void json_wakeups(struct json_out *j, const struct report *rep,
+			 const struct vs_wake_type *w)
 {
 	int k;
 
 	json_key(j, "woken_by");
 	if (!w) {
+		json_null(j);
+		json_key(j, "wait_blame");
 		json_null(j);
 		return;
 	}
@@ -169,6 +249,7 @@ static void json_wakeups(struct json_out *j, const struct vs_wake_type *w)
 		json_u64(j, w->edges[k]);
 	}
 	json_end_object(j);
+	json_wakers(j, rep, w);
 }
 
 static void print_text_type(const struct report *rep,
@@ -189,7 +270,7 @@ static void print_text_type(const struct report *rep,
 	if (tr->flagged)
 		printf("# %zu tasks lost events or had distorted counters\n",
 		       tr->flagged);
-	print_text_wakeups(vs_wake_blame_type(rep->wakeups, tr->type));
+	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
 
 	vs_table_column(t, RANK, "Rank", VS_ALIGN_RIGHT);
@@ -441,7 +522,7 @@ static void print_json(const struct report *rep,
 		json_end_array(&j);
 		json_unranked(rep, &j, tr, VS_RANK_REMOVED, "removed");
 		json_unranked(rep, &j, tr, VS_RANK_TOO_FEW, "not_ranked");
-		json_wakeups(&j, vs_wake_blame_type(rep->wakeups, tr->type));
+		json_wakeups(&j, rep, vs_wake_blame_type(rep->wakeups, tr->type));
 		if (rep->tree) {
 			json_key(&j, "variance_tree");
 			if (rep->trees[t].vt)
@@ -803,7 +884,9 @@ int cmd_report(int argc, const char **argv)
 			goto nomem;
 	if (rep.tree && make_trees(&rep, trs, n))
 		goto nomem;
-	rep.wakeups = vs_wake_blame_read(rep.input, err, sizeof(err));
+	rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
+					 rep.funcs->samples : NULL, err,
+					 sizeof(err));
 	if (!rep.wakeups)
 		fprintf(stderr, "varscope report: %s\n", err);
 	if (rep.format == FORMAT_JSON)

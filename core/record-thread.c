@@ -440,12 +440,33 @@ bool vs_decode_switch(const struct vs_session *s,
 	return true;
 }
 
+/*
+ * The switches of a thread inside its selected tasks (its ring runs only
+ * then) as VS_REC_SWITCH records: where its waits begin and end, for the
+ * blame along wake-up edges (core/wakeup.h).  --syscalls writes every
+ * switch of the command already.
+ */
+static void write_switch(struct vs_session *s, const struct perf_event_header *h)
+{
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	struct vs_record rec = { .kind = VS_REC_SWITCH };
+
+	if (s->opts->syscalls)
+		return;
+	rec.switch_ = (struct vs_switch){
+		.time = sid->time, .tid = sid->tid, .cpu = sid->cpu,
+		.out = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
+		.preempt = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) };
+	vs_session_write(s, &rec);
+}
+
 static void on_switch(struct vs_session *s, struct vs_rthread *rt,
 		      const struct perf_event_header *h)
 {
 	struct vs_acct_event ev = { 0 }, *q;
 
 	rt->last_time = vs_sample_id_of(h)->time;
+	write_switch(s, h);
 	if (!vs_decode_switch(s, h, &ev))
 		return;
 	q = queue_add(rt);

@@ -1,25 +1,41 @@
 // SPDX-License-Identifier: MIT
 /*
  * wakeup.c - wake-up edges judged against the tasks and attached
- * intervals of both threads: collect them, sort the intervals by thread
- * and start, then place each edge.
+ * intervals of both threads, and the waits they ended blamed along them:
+ * collect intervals, edges and switches, sort each by thread and time,
+ * then place each edge and walk each wait's chain.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/array.h"
 #include "core/attach.h"
+#include "core/task-samples.h"
 #include "core/wakeup.h"
 
 struct interval {
 	uint32_t tid;
 	uint64_t start, end;
 	uint64_t task;			/* the task it is or serves */
+	bool attached;			/* serves it */
 };
 
 struct task_type_of {
 	uint64_t id;
 	uint32_t type;
+	bool blamed;			/* a wait of it was blamed */
+};
+
+struct switch_of {
+	uint64_t time;
+	uint32_t tid;
+	bool out, preempt;
+};
+
+struct comm_of {
+	uint32_t tid;
+	char *comm;
 };
 
 struct vs_wake_build {
@@ -28,8 +44,16 @@ struct vs_wake_build {
 	size_t nr_iv, cap_iv;
 	struct task_type_of *tasks;
 	size_t nr_tasks, cap_tasks;
-	struct vs_wakeup *edges;
+	struct vs_wakeup *edges;	/* by wakee, then time, once finished */
 	size_t nr_edges, cap_edges;
+	struct switch_of *sw;		/* by thread, then time, once finished */
+	size_t nr_sw, cap_sw;
+	struct comm_of *comms;		/* by thread, once finished */
+	size_t nr_comms, cap_comms;
+	/* finishing */
+	const struct vs_task_samples *ts;
+	size_t *ts_by_tid;		/* ts task indices by thread, start */
+	struct vs_wake_blame *wb;
 };
 
 struct vs_wake_build *vs_wake_build_new(void)
@@ -45,11 +69,44 @@ struct vs_wake_build *vs_wake_build_new(void)
 
 static void build_free(struct vs_wake_build *b)
 {
+	size_t i;
+
 	vs_attach_map_free(b->attach);
 	free(b->iv);
 	free(b->tasks);
 	free(b->edges);
+	free(b->sw);
+	for (i = 0; i < b->nr_comms; i++)
+		free(b->comms[i].comm);
+	free(b->comms);
+	free(b->ts_by_tid);
 	free(b);
+}
+
+static int add_comm(struct vs_wake_build *b, uint32_t tid, const char *name)
+{
+	char *comm = strdup(name);
+
+	if (!comm || vs_grow(&b->comms, &b->cap_comms, b->nr_comms + 1,
+			     sizeof(*b->comms))) {
+		free(comm);
+		return -1;
+	}
+	b->comms[b->nr_comms++] = (struct comm_of){ tid, comm };
+	return 0;
+}
+
+/* A new thread has its creator's name until it names itself. */
+static int feed_fork(struct vs_wake_build *b, const struct vs_process *p)
+{
+	size_t i = b->nr_comms;
+
+	if (p->what != VS_PROCESS_FORK)
+		return 0;
+	while (i-- > 0)
+		if (b->comms[i].tid == p->ptid)
+			return add_comm(b, p->tid, b->comms[i].comm);
+	return 0;
 }
 
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
@@ -59,27 +116,42 @@ int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 
 	if (vs_attach_map_add(b->attach, rec))
 		return -1;
-	if (rec->kind == VS_REC_WAKEUP) {
+	switch (rec->kind) {
+	case VS_REC_WAKEUP:
 		if (vs_grow(&b->edges, &b->cap_edges, b->nr_edges + 1,
 			    sizeof(*b->edges)))
 			return -1;
 		b->edges[b->nr_edges++] = rec->wakeup;
 		return 0;
-	}
-	if (rec->kind != VS_REC_TASK)
+	case VS_REC_SWITCH:
+		if (vs_grow(&b->sw, &b->cap_sw, b->nr_sw + 1, sizeof(*b->sw)))
+			return -1;
+		b->sw[b->nr_sw++] = (struct switch_of){ rec->switch_.time,
+			rec->switch_.tid, rec->switch_.out,
+			rec->switch_.preempt };
 		return 0;
+	case VS_REC_COMM:
+		return add_comm(b, rec->comm.tid,
+				rec->comm.comm ? rec->comm.comm : "");
+	case VS_REC_PROCESS:
+		return feed_fork(b, &rec->process);
+	case VS_REC_TASK:
+		break;
+	default:
+		return 0;
+	}
 	serves = vs_attach_map_served(b->attach, t);
 	if (!serves && !(t->flags & VS_TASK_ATTACHED)) {
 		if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
 			    sizeof(*b->tasks)))
 			return -1;
-		b->tasks[b->nr_tasks++] = (struct task_type_of){ t->id,
-								 t->type };
+		b->tasks[b->nr_tasks++] = (struct task_type_of){
+			.id = t->id, .type = t->type };
 	}
 	if (vs_grow(&b->iv, &b->cap_iv, b->nr_iv + 1, sizeof(*b->iv)))
 		return -1;
 	b->iv[b->nr_iv++] = (struct interval){ t->tid, t->start, t->end,
-					       serves ? serves : t->id };
+		serves ? serves : t->id, serves || (t->flags & VS_TASK_ATTACHED) };
 	return 0;
 }
 
@@ -99,22 +171,80 @@ static int cmp_task(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct vs_wakeup *x = a, *y = b;
+
+	if (x->wakee_tid != y->wakee_tid)
+		return x->wakee_tid < y->wakee_tid ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+static int cmp_switch(const void *a, const void *b)
+{
+	const struct switch_of *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+/* by thread; the last name of a thread last (a stable sort by hand) */
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct comm_of *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Binary search over an array sorted by (thread, time): the number of
+ * elements before (@tid, @time), i.e. the index of the first at or after.
+ */
+#define COUNT_BEFORE(arr, nr, tid_of, time_of, tid, time) ({		\
+	size_t lo_ = 0, hi_ = (nr);					\
+	while (lo_ < hi_) {						\
+		size_t mid_ = lo_ + (hi_ - lo_) / 2;			\
+		if (tid_of((arr)[mid_]) < (tid) ||			\
+		    (tid_of((arr)[mid_]) == (tid) &&			\
+		     time_of((arr)[mid_]) < (time)))			\
+			lo_ = mid_ + 1;					\
+		else							\
+			hi_ = mid_;					\
+	}								\
+	lo_; })
+
+#define IV_TID(x)	((x).tid)
+#define IV_START(x)	((x).start)
+#define EDGE_TID(x)	((x).wakee_tid)
+#define EDGE_TIME(x)	((x).time)
+#define SW_TID(x)	((x).tid)
+#define SW_TIME(x)	((x).time)
+
 /* The last interval of @tid that starts at or before @time, or NULL. */
 static const struct interval *last_before(const struct vs_wake_build *b,
 					  uint32_t tid, uint64_t time)
 {
-	size_t lo = 0, hi = b->nr_iv;
+	size_t lo = COUNT_BEFORE(b->iv, b->nr_iv, IV_TID, IV_START, tid,
+				 time + 1);
 
-	while (lo < hi) {	/* first after (tid, time) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct interval *m = &b->iv[mid];
-
-		if (m->tid < tid || (m->tid == tid && m->start <= time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && b->iv[lo - 1].tid == tid ? &b->iv[lo - 1] : NULL;
+}
+
+/* The first wake-up of @tid at or after @from, up to @to; NULL: none. */
+static const struct vs_wakeup *edge_in(const struct vs_wake_build *b,
+				       uint32_t tid, uint64_t from,
+				       uint64_t to)
+{
+	size_t i = COUNT_BEFORE(b->edges, b->nr_edges, EDGE_TID, EDGE_TIME,
+				tid, from);
+
+	if (i < b->nr_edges && b->edges[i].wakee_tid == tid &&
+	    b->edges[i].time <= to)
+		return &b->edges[i];
+	return NULL;
 }
 
 static struct vs_wake_type *type_counts(struct vs_wake_blame *wb,
@@ -153,30 +283,288 @@ static enum vs_waker_kind judge(const struct vs_wake_build *b,
 	return VS_WAKER_OUTSIDE;
 }
 
-struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b)
+static const char *comm_of(const struct vs_wake_build *b, uint32_t tid)
 {
-	struct vs_wake_blame *wb = calloc(1, sizeof(*wb));
+	size_t lo = 0, hi = b->nr_comms;
+
+	while (lo < hi) {	/* first after tid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->comms[mid].tid <= tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && b->comms[lo - 1].tid == tid ? b->comms[lo - 1].comm :
+		   "";
+}
+
+static struct vs_waker *waker_of(const struct vs_wake_build *b,
+				 struct vs_wake_type *tc, uint32_t tid,
+				 enum vs_waker_kind kind, unsigned int depth)
+{
+	struct vs_waker *w;
+	unsigned int i;
+
+	for (i = 0; i < tc->nr_wakers; i++) {
+		w = &tc->wakers[i];
+		if (w->tid == tid && w->kind == kind) {
+			if (depth < w->depth)
+				w->depth = depth;
+			return w;
+		}
+	}
+	w = realloc(tc->wakers, (tc->nr_wakers + 1) * sizeof(*w));
+	if (!w)
+		return NULL;
+	tc->wakers = w;
+	w = &w[tc->nr_wakers++];
+	*w = (struct vs_waker){ .tid = tid, .comm = comm_of(b, tid),
+				.kind = kind, .depth = depth };
+	return w;
+}
+
+static int add_func(struct vs_waker *w, uint32_t symbol, uint64_t ns,
+		    size_t *cap)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_funcs; i++)
+		if (w->funcs[i].symbol == symbol) {
+			w->funcs[i].ns += ns;
+			return 0;
+		}
+	if (vs_grow(&w->funcs, cap, w->nr_funcs + 1, sizeof(*w->funcs)))
+		return -1;
+	w->funcs[w->nr_funcs++] = (struct vs_wake_func){ symbol, ns };
+	return 0;
+}
+
+/*
+ * The function a sample names: its innermost frame of the application
+ * (not the kernel's, not unknown: a vDSO), else its sampled ip.
+ */
+static uint32_t app_frame(const struct vs_task_samples *ts,
+			  const struct vs_ts_sample *sm)
+{
+	const uint32_t *f = ts->frames + sm->chain;
+	uint32_t i;
+
+	for (i = 0; i < sm->nr_frames; i++)
+		if (f[i] && f[i] < ts->nr_symbols && ts->symbols[f[i]].file &&
+		    strcmp(ts->symbols[f[i]].file, "[kernel]"))
+			return f[i];
+	return f[0];
+}
+
+/* The samples of thread @tid in [@lo, @hi]: the functions of waker @w. */
+static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
+			 uint32_t tid, uint64_t lo, uint64_t hi)
+{
+	const struct vs_task_samples *ts = b->ts;
+	size_t i, cap = w->nr_funcs;
+	uint64_t s;
+
+	if (!ts || !tid)
+		return 0;
+	for (i = 0; i < ts->nr_tasks; i++) {
+		const struct vs_ts_task *t = &ts->tasks[b->ts_by_tid[i]];
+
+		if (t->tid != tid || t->end < lo || t->start > hi)
+			continue;
+		for (s = t->first; s < t->first + t->nr; s++) {
+			const struct vs_ts_sample *sm = &ts->samples[s];
+
+			if (sm->time >= lo && sm->time <= hi &&
+			    add_func(w, app_frame(ts, sm), sm->weight_ns, &cap))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Blame [@lo, @hi] of a wait of task @root (type counts @tc) on the waker
+ * of @e, and on along the edges that ended the waker's own waits.
+ */
+static int blame(const struct vs_wake_build *b, struct vs_wake_type *tc,
+		 const struct interval *root, const struct vs_wakeup *e,
+		 uint64_t lo, uint64_t hi, unsigned int depth)
+{
+	uint32_t tid = e->waker_tid;
+	uint64_t own = hi - lo;
+	struct vs_waker *w;
 	size_t i;
 
-	if (!wb)
-		goto fail;
+	i = COUNT_BEFORE(b->sw, b->nr_sw, SW_TID, SW_TIME, tid, lo + 1);
+	if (i && b->sw[i - 1].tid == tid)
+		i--;		/* a wait that began before @lo */
+	for (; tid && depth < VS_WAKE_CHAIN_MAX && i < b->nr_sw &&
+	       b->sw[i].tid == tid && b->sw[i].time < hi; i++) {
+		const struct switch_of *out = &b->sw[i];
+		uint64_t in = i + 1 < b->nr_sw && b->sw[i + 1].tid == tid ?
+			      b->sw[i + 1].time : UINT64_MAX;
+		const struct vs_wakeup *e2;
+		uint64_t from;
+
+		if (!out->out || out->preempt)
+			continue;
+		e2 = edge_in(b, tid, out->time, in < hi ? in : hi);
+		from = out->time > lo ? out->time : lo;
+		if (!e2 || e2->waker_tid == tid || e2->time <= from)
+			continue;
+		if (blame(b, tc, root, e2, from, e2->time, depth + 1))
+			return -1;
+		own -= e2->time - from;
+	}
+	w = waker_of(b, tc, tid, judge(b, e, root), depth);
+	if (!w)
+		return -1;
+	w->waits++;
+	w->ns += own;
+	return blame_samples(b, w, tid, lo, hi);
+}
+
+/*
+ * The blocked waits of task @task on its own thread (interval @iv) that
+ * another thread ended.  As VProfiler, from the task's own thread only:
+ * an attached worker's waits are reached along the edges, where they
+ * made the task wait.
+ */
+static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
+			  const struct interval *iv, struct task_type_of *task)
+{
+	struct vs_wake_type *tc;
+	size_t i = COUNT_BEFORE(b->sw, b->nr_sw, SW_TID, SW_TIME, iv->tid,
+				iv->start);
+
+	for (; i < b->nr_sw && b->sw[i].tid == iv->tid &&
+	       b->sw[i].time <= iv->end; i++) {
+		const struct switch_of *out = &b->sw[i];
+		uint64_t in = i + 1 < b->nr_sw && b->sw[i + 1].tid == iv->tid ?
+			      b->sw[i + 1].time : UINT64_MAX;
+		const struct vs_wakeup *e;
+
+		if (!out->out || out->preempt)
+			continue;
+		e = edge_in(b, iv->tid, out->time, in < iv->end ? in : iv->end);
+		if (!e || e->waker_tid == iv->tid || e->time <= out->time)
+			continue;
+		tc = type_counts(wb, task->type);
+		if (!tc)
+			return -1;
+		tc->wait_ns += e->time - out->time;
+		task->blamed = true;
+		if (blame(b, tc, iv, e, out->time, e->time, 1))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct vs_wake_func *x = a, *y = b;
+
+	return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+static int cmp_waker(const void *a, const void *b)
+{
+	const struct vs_waker *x = a, *y = b;
+
+	return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+/* Wakers by blamed time, each with its largest functions. */
+static void rank_wakers(struct vs_wake_blame *wb)
+{
+	unsigned int t, i;
+
+	for (t = 0; t < wb->nr_types; t++) {
+		struct vs_wake_type *tc = &wb->types[t];
+
+		for (i = 0; i < tc->nr_wakers; i++) {
+			struct vs_waker *w = &tc->wakers[i];
+
+			if (w->nr_funcs)
+				qsort(w->funcs, w->nr_funcs, sizeof(*w->funcs),
+				      cmp_func);
+			if (w->nr_funcs > VS_WAKE_MAX_FUNCS)
+				w->nr_funcs = VS_WAKE_MAX_FUNCS;
+		}
+		if (tc->nr_wakers)
+			qsort(tc->wakers, tc->nr_wakers, sizeof(*tc->wakers),
+			      cmp_waker);
+	}
+}
+
+static struct task_type_of *task_of(const struct vs_wake_build *b,
+				    uint64_t id)
+{
+	struct task_type_of key = { .id = id };
+
+	return b->nr_tasks ? bsearch(&key, b->tasks, b->nr_tasks,
+				     sizeof(*b->tasks), cmp_task) : NULL;
+}
+
+static const struct vs_task_samples *sort_ts;
+
+static int cmp_ts_task(const void *a, const void *b)
+{
+	const struct vs_ts_task *x = &sort_ts->tasks[*(const size_t *)a];
+	const struct vs_ts_task *y = &sort_ts->tasks[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int sort_all(struct vs_wake_build *b)
+{
+	size_t i;
+
 	if (b->nr_iv)
 		qsort(b->iv, b->nr_iv, sizeof(*b->iv), cmp_interval);
 	if (b->nr_tasks)
 		qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
+	if (b->nr_edges)
+		qsort(b->edges, b->nr_edges, sizeof(*b->edges), cmp_edge);
+	if (b->nr_sw)
+		qsort(b->sw, b->nr_sw, sizeof(*b->sw), cmp_switch);
+	if (b->nr_comms)
+		qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
+	if (!b->ts || !b->ts->nr_tasks)
+		return 0;
+	b->ts_by_tid = malloc(b->ts->nr_tasks * sizeof(*b->ts_by_tid));
+	if (!b->ts_by_tid)
+		return -1;
+	for (i = 0; i < b->ts->nr_tasks; i++)
+		b->ts_by_tid[i] = i;
+	sort_ts = b->ts;
+	qsort(b->ts_by_tid, b->ts->nr_tasks, sizeof(*b->ts_by_tid),
+	      cmp_ts_task);
+	return 0;
+}
+
+struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
+					   const struct vs_task_samples *ts)
+{
+	struct vs_wake_blame *wb = calloc(1, sizeof(*wb));
+	size_t i;
+
+	b->ts = ts;
+	if (!wb || sort_all(b))
+		goto fail;
 	for (i = 0; i < b->nr_edges; i++) {
 		const struct vs_wakeup *e = &b->edges[i];
 		const struct interval *iv = last_before(b, e->wakee_tid,
 							e->time);
-		struct task_type_of key, *task;
+		struct task_type_of *task;
 		struct vs_wake_type *tc;
 
 		if (!iv || iv->end < e->time)
 			continue;	/* not inside a task */
-		key.id = iv->task;
-		task = b->nr_tasks ? bsearch(&key, b->tasks, b->nr_tasks,
-					     sizeof(*b->tasks), cmp_task) :
-				     NULL;
+		task = task_of(b, iv->task);
 		if (!task)
 			continue;	/* serves a task not in the trace */
 		tc = type_counts(wb, task->type);
@@ -184,6 +572,26 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b)
 			goto fail;
 		tc->edges[judge(b, e, iv)]++;
 	}
+	for (i = 0; i < b->nr_iv; i++) {
+		struct task_type_of *task = task_of(b, b->iv[i].task);
+
+		if (task && !b->iv[i].attached &&
+		    blame_interval(b, wb, &b->iv[i], task))
+			goto fail;
+	}
+	for (i = 0; i < b->nr_tasks; i++)
+		if (b->tasks[i].blamed)
+			type_counts(wb, b->tasks[i].type)->tasks++;
+	rank_wakers(wb);
+	wb->comms = malloc((b->nr_comms ? b->nr_comms : 1) *
+			   sizeof(*wb->comms));
+	if (!wb->comms)
+		goto fail;
+	for (i = 0; i < b->nr_comms; i++) {
+		wb->comms[i] = b->comms[i].comm;
+		b->comms[i].comm = NULL;
+	}
+	wb->nr_comms = b->nr_comms;
 	build_free(b);
 	return wb;
 fail:
@@ -192,8 +600,9 @@ fail:
 	return NULL;
 }
 
-struct vs_wake_blame *vs_wake_blame_read(const char *path, char *err,
-					 size_t errlen)
+struct vs_wake_blame *vs_wake_blame_read(const char *path,
+					 const struct vs_task_samples *ts,
+					 char *err, size_t errlen)
 {
 	struct vs_reader *r = vs_reader_open(path, err, errlen);
 	struct vs_wake_build *b;
@@ -212,7 +621,7 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path, char *err,
 		snprintf(err, errlen, "%s", vs_reader_error(r));
 	} else {
 		vs_reader_close(r);
-		return vs_wake_build_finish(b);
+		return vs_wake_build_finish(b, ts);
 	}
 	if (b)
 		build_free(b);
@@ -222,8 +631,20 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path, char *err,
 
 void vs_wake_blame_free(struct vs_wake_blame *wb)
 {
-	if (wb)
-		free(wb->types);
+	unsigned int t, i;
+	size_t c;
+
+	if (!wb)
+		return;
+	for (t = 0; t < wb->nr_types; t++) {
+		for (i = 0; i < wb->types[t].nr_wakers; i++)
+			free(wb->types[t].wakers[i].funcs);
+		free(wb->types[t].wakers);
+	}
+	free(wb->types);
+	for (c = 0; c < wb->nr_comms; c++)
+		free(wb->comms[c]);
+	free(wb->comms);
 	free(wb);
 }
 

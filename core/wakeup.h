@@ -19,6 +19,8 @@
 #ifndef VS_CORE_WAKEUP_H
 #define VS_CORE_WAKEUP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/trace.h"
@@ -31,34 +33,80 @@ enum vs_waker_kind {
 	VS_WAKER__NR
 };
 
+/*
+ * Blame with time (VProfiler: "blame propagates backwards along segments
+ * and their dependencies").  A blocked wait of a task's own thread inside
+ * the task (VS_REC_SWITCH out, not preempted) that another thread's
+ * wake-up ended is that thread's doing: the time from the switch out to the wake-up moves along the edge
+ * to the waker.  Where the waker was itself blocked meanwhile and a third
+ * thread woke it, that part moves on along that edge, and so on, at most
+ * VS_WAKE_CHAIN_MAX edges deep; what is left stays with the thread: its
+ * run or run-queue time before the wake-up.  With samples, the waker's
+ * samples in its part name the functions it ran.  The run-queue time
+ * after the wake-up (the scheduler's) stays the task's own.
+ *
+ * A waker's switches are in the trace only inside its own tasks or
+ * intervals (or with record --syscalls), so a chain ends at a thread
+ * outside tasks.  An interrupt (waker 0) is blamed as "interrupt".
+ */
+#define VS_WAKE_CHAIN_MAX	4
+#define VS_WAKE_MAX_FUNCS	8	/* per waker, the largest */
+
+struct vs_wake_func {
+	uint32_t symbol;		/* id in the task samples given */
+	uint64_t ns;			/* sampled time in the blamed part */
+};
+
+struct vs_waker {
+	uint32_t tid;			/* 0: an interrupt */
+	const char *comm;		/* its thread name, "" unknown */
+	enum vs_waker_kind kind;	/* what it did for the waiting task */
+	unsigned int depth;		/* 1 woke the task's thread, 2 ... */
+	uint64_t waits;			/* waits (parts) blamed on it */
+	uint64_t ns;			/* the waiting time blamed on it */
+	unsigned int nr_funcs;		/* at most VS_WAKE_MAX_FUNCS */
+	struct vs_wake_func *funcs;	/* ns descending */
+};
+
 struct vs_wake_type {
 	uint32_t type;			/* task type of the woken tasks */
 	uint64_t edges[VS_WAKER__NR];	/* wake-ups, by what the waker did */
+	uint64_t tasks;			/* tasks with a blamed wait */
+	uint64_t wait_ns;		/* blocked time that others ended */
+	unsigned int nr_wakers;
+	struct vs_waker *wakers;	/* ns descending */
 };
 
 struct vs_wake_blame {
 	unsigned int nr_types;
 	struct vs_wake_type *types;	/* ascending type */
+	char **comms;			/* owned names */
+	size_t nr_comms;
 };
 
 struct vs_wake_build;
+struct vs_task_samples;
 
 /* Streaming: new, feed every record of the trace in file order, finish. */
 struct vs_wake_build *vs_wake_build_new(void);
 /* 0, or -1 when memory runs out */
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec);
 /**
- * vs_wake_build_finish - the edges by task type (NULL when memory runs
- * out); frees @b
+ * vs_wake_build_finish - the edges and the blamed time by task type (NULL
+ * when memory runs out); frees @b
+ * @ts: the trace's task samples for the wakers' functions, or NULL
  */
-struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b);
+struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
+					   const struct vs_task_samples *ts);
 
 /**
  * vs_wake_blame_read - the edges of trace @path, read once through
+ * @ts: as vs_wake_build_finish()
  * Returns NULL with @err set (cannot read, corrupt, out of memory).
  */
-struct vs_wake_blame *vs_wake_blame_read(const char *path, char *err,
-					 size_t errlen);
+struct vs_wake_blame *vs_wake_blame_read(const char *path,
+					 const struct vs_task_samples *ts,
+					 char *err, size_t errlen);
 
 void vs_wake_blame_free(struct vs_wake_blame *wb);
 

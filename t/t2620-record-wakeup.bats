@@ -6,17 +6,23 @@
 
 load test-lib
 
-# wakeups.py EXPR: EXPR over the trace's wake-up records W and tasks T
-wakeups() {
+# check EXPR: EXPR over the trace's wake-up records W and tasks T (from
+# t.json, script's) and, when r.json (report's) is there, the type-1
+# wait blame B
+check() {
 	python3 - "$1" <<-'PY'
-	import json, sys
+	import json, os, sys
 	recs = [json.loads(l) for l in open("t.json")]
 	W = [r for r in recs if r["kind"] == "wakeup"]
 	T = [r for r in recs if r["kind"] == "task"]
+	B = None
+	if os.path.exists("r.json"):
+	    d = json.load(open("r.json"))["task_types"]
+	    B = [t for t in d if t["type"] == 1][0]["wait_blame"]
 	ok = eval(sys.argv[1])
 	if not ok:
 	    print("failed:", sys.argv[1])
-	    print(json.dumps({"W": W[:6], "T": len(T)}, indent=1))
+	    print(json.dumps({"W": W[:6], "T": len(T), "B": B}, indent=1))
 	sys.exit(0 if ok else 1)
 	PY
 }
@@ -29,10 +35,10 @@ wakeups() {
 	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
 	assert_equal "$n" 300
 	"$VARSCOPE" script -i t.data --format json > t.json
-	wakeups "len([w for w in W if w['wakee_tid'] == $wakee]) == 300"
-	wakeups "all(w['waker_tid'] == $waker for w in W if w['wakee_tid'] == $wakee)"
+	check "len([w for w in W if w['wakee_tid'] == $wakee]) == 300"
+	check "all(w['waker_tid'] == $waker for w in W if w['wakee_tid'] == $wakee)"
 	# each ends a wait inside one of the reader's requests
-	wakeups "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T if t['tid'] == $wakee) for w in W)"
+	check "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T if t['tid'] == $wakee) for w in W)"
 }
 
 @test "--lock: the front thread's waits are woken by the worker" {
@@ -42,10 +48,10 @@ wakeups() {
 	"$VARSCOPE" script -i t.data --format json > t.json
 	# the worker is the thread of the attached intervals (type 0), the
 	# front thread that of the requests (type 1)
-	wakeups 'len({t["tid"] for t in T if t["type"] == 0}) == 1'
-	wakeups 'sum(1 for w in W if w["waker_tid"] in {t["tid"] for t in T if t["type"] == 0} and w["wakee_tid"] in {t["tid"] for t in T if t["type"] == 1}) >= 60'
+	check 'len({t["tid"] for t in T if t["type"] == 0}) == 1'
+	check 'sum(1 for w in W if w["waker_tid"] in {t["tid"] for t in T if t["type"] == 0} and w["wakee_tid"] in {t["tid"] for t in T if t["type"] == 1}) >= 60'
 	# nearly every request's wait is ended by another thread, inside it
-	wakeups 'sum(1 for r in T if r["type"] == 1 and any(w["wakee_tid"] == r["tid"] and r["start_ns"] <= w["time_ns"] <= r["end_ns"] and w["waker_tid"] != r["tid"] for w in W)) >= 55'
+	check 'sum(1 for r in T if r["type"] == 1 and any(w["wakee_tid"] == r["tid"] and r["start_ns"] <= w["time_ns"] <= r["end_ns"] and w["waker_tid"] != r["tid"] for w in W)) >= 55'
 }
 
 @test "report: who woke the requests' blocked waits" {
@@ -62,4 +68,38 @@ wakeups() {
 	"$VARSCOPE" record -o p.data -- "$EXAMPLES/wakeping" -n 300 > /dev/null
 	"$VARSCOPE" report -i p.data --format json > p.json
 	python3 -c 'import json; w = json.load(open("p.json"))["task_types"][0]["woken_by"]; assert w == {"same_task": 0, "other_task": 0, "outside_tasks": 300, "interrupt": 0}, w'
+}
+
+@test "blame: every wait of wakeping's reader moves to the writer" {
+	require_example wakeping
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300
+	assert_success
+	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
+	"$VARSCOPE" report -i t.data --format json > r.json
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# ground truth: one blocked wait per request, ended by the writer,
+	# which is in no task (so the chain ends there)
+	check "[(w['tid'], w['kind'], w['depth'], w['waits']) for w in B['wakers']] == [($waker, 'outside_tasks', 1, 300)]"
+	check "B['tasks'] == 300 and B['wakers'][0]['ns'] == B['wait_ns']"
+	# the waits blamed are the blocked time the accounting measured (from
+	# sched_switch), less the run-queue time after each wake-up
+	check "0.5 * sum(t['values']['sched.blocked.time'] for t in T) <= B['wait_ns'] <= sum(t['values']['sched.blocked.time'] for t in T)"
+	run "$VARSCOPE" report -i t.data
+	assert_line --regexp "^#   [0-9.]+ [mu]?s wakeping \(tid $waker, outside_tasks, 1 edge deep\), 300 waits$"
+}
+
+@test "blame: crossthread's requests wait on the worker, its samples name what it ran" {
+	require_example crossthread
+	run "$VARSCOPE" record --sample -o t.data -- "$EXAMPLES/crossthread" -n 60 --work-us 300 --lock --hold-us 2000
+	assert_success
+	"$VARSCOPE" report -i t.data --format json > r.json
+	"$VARSCOPE" script -i t.data --format json > t.json
+	worker=$(python3 -c 'import json; print({json.loads(l)["tid"] for l in open("t.json") if "\"type\":0" in l and "\"kind\":\"task\"" in l}.pop())')
+	# the front thread waits for each request's 300 us of the worker's
+	# work: the worker, attached to the request, is blamed first
+	check "B['wakers'][0]['tid'] == $worker and B['wakers'][0]['kind'] == 'same_task' and B['wakers'][0]['depth'] == 1"
+	check "B['wait_ns'] >= 60 * 300e3 * 0.5 and sum(w['ns'] for w in B['wakers']) == B['wait_ns']"
+	# the lock holder woke the worker only along the chain
+	check "all(w['depth'] == 2 for w in B['wakers'] if w['tid'] not in ($worker, 0))"
+	check "any(f['name'] in ('spin_ns', 'handle') or 'clock_gettime' in f['name'] for f in B['wakers'][0]['functions'])"
 }

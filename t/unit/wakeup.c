@@ -5,6 +5,9 @@
  * of its own, by a thread outside tasks, by an interrupt; edges outside
  * tasks not counted.
  */
+#include <string.h>
+
+#include "core/task-samples.h"
 #include "core/wakeup.h"
 #include "tap.h"
 
@@ -37,6 +40,134 @@ static void wakeup(uint64_t time, uint32_t waker, uint32_t wakee)
 	vs_wake_build_feed(b, &rec);
 }
 
+static void sw(uint64_t time, uint32_t tid, bool out, bool preempt)
+{
+	struct vs_record rec = { .kind = VS_REC_SWITCH };
+
+	rec.switch_ = (struct vs_switch){ .time = time, .tid = tid,
+					  .out = out, .preempt = preempt };
+	vs_wake_build_feed(b, &rec);
+}
+
+static void comm(uint32_t tid, const char *name)
+{
+	struct vs_record rec = { .kind = VS_REC_COMM };
+
+	rec.comm = (struct vs_comm){ .tid = tid, .pid = 10, .comm = name };
+	vs_wake_build_feed(b, &rec);
+}
+
+static const struct vs_waker *find_waker(const struct vs_wake_type *t,
+					 uint32_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr_wakers; i++)
+		if (t->wakers[i].tid == tid)
+			return &t->wakers[i];
+	return NULL;
+}
+
+/*
+ * crossthread --lock by hand: front thread 10 waits 100..900 for worker
+ * 20 (attached to the request 150..890), which waits 300..700 for the
+ * lock holder 30 (outside tasks, its unlock wakes the worker).  The
+ * worker's samples name handle(); the holder's are none (no task).
+ */
+static void test_chain(void)
+{
+	struct vs_task_samples *ts = vs_task_samples_new();
+	const struct vs_waker *worker, *holder;
+	const struct vs_wake_type *t;
+	struct vs_wake_blame *wb;
+	struct vs_sample smp = { .pid = 10, .tid = 20, .period = 10 };
+	struct vs_task rec;
+	uint32_t handle;
+	uint64_t time;
+
+	b = vs_wake_build_new();
+	comm(10, "front");
+	comm(20, "worker");
+	comm(30, "holder");
+	attach(150, 20, 1);
+	task(20ull << 32, 0, 20, 150, 890, VS_TASK_ATTACHED);
+	task(1, 1, 10, 0, 1000, 0);
+	sw(50, 10, true, true);		/* preempted: not blamed */
+	sw(60, 10, false, false);
+	sw(100, 10, true, false);
+	wakeup(900, 20, 10);
+	sw(950, 10, false, false);
+	sw(300, 20, true, false);
+	wakeup(700, 30, 20);
+	sw(720, 20, false, false);
+	sw(740, 20, true, true);	/* preempted by the holder */
+	sw(760, 20, false, false);
+
+	handle = vs_task_samples_symbol(ts, "handle", "/bin/app");
+	rec = (struct vs_task){ .id = 20ull << 32, .pid = 10, .tid = 20,
+				.start = 150, .end = 890,
+				.flags = VS_TASK_ATTACHED };
+	vs_task_samples_add_task(ts, &rec, 0);
+	for (time = 160; time < 890; time += 10) {
+		if (time >= 300 && time < 720)
+			continue;	/* blocked */
+		smp.time = time;
+		vs_task_samples_add_sample(ts, &smp, &handle, 1);
+	}
+	vs_task_samples_finish(ts);
+
+	wb = vs_wake_build_finish(b, ts);
+	t = vs_wake_blame_type(wb, 1);
+	worker = find_waker(t, 20);
+	holder = find_waker(t, 30);
+	ok(t && t->wait_ns == 800 && t->tasks == 1,
+	   "the front thread's blocked wait, 800 ns, ended by another thread");
+	ok(worker && worker->ns == 400 && worker->depth == 1 &&
+	   worker->kind == VS_WAKER_SAME_TASK && !strcmp(worker->comm, "worker"),
+	   "the worker, attached to the request, is blamed for its own part");
+	ok(holder && holder->ns == 400 && holder->depth == 2 &&
+	   holder->kind == VS_WAKER_OUTSIDE && !strcmp(holder->comm, "holder"),
+	   "the worker's lock wait moves on to the holder that woke it");
+	ok(t && t->nr_wakers == 2 && worker && worker->nr_funcs == 1 &&
+	   worker->funcs[0].symbol == handle && worker->funcs[0].ns > 0,
+	   "the worker's samples in its part name handle()");
+	vs_wake_blame_free(wb);
+	vs_task_samples_free(ts);
+}
+
+/* A chain longer than VS_WAKE_CHAIN_MAX, and a cycle, stay bounded. */
+static void test_bounded(void)
+{
+	const struct vs_wake_type *t;
+	struct vs_wake_blame *wb;
+	uint64_t total = 0;
+	unsigned int i, deepest = 0;
+	uint32_t tid;
+
+	b = vs_wake_build_new();
+	task(1, 1, 100, 0, 10000, 0);
+	sw(10, 100, true, false);
+	wakeup(9000, 101, 100);
+	/* 101 waits on 102 from 20, 102 on 103 from 30, ... 108 on 101 */
+	for (tid = 101; tid <= 108; tid++) {
+		sw(10 * (tid - 99), tid, true, false);
+		wakeup(9000 - (tid - 100) * 10, tid == 108 ? 101 : tid + 1,
+		       tid);
+	}
+	wb = vs_wake_build_finish(b, NULL);
+	t = vs_wake_blame_type(wb, 1);
+	for (i = 0; t && i < t->nr_wakers; i++) {
+		total += t->wakers[i].ns;
+		if (t->wakers[i].depth > deepest)
+			deepest = t->wakers[i].depth;
+	}
+	ok(t && total == t->wait_ns && t->wait_ns == 8990,
+	   "every ns of the wait is blamed once along the chain");
+	ok(deepest == VS_WAKE_CHAIN_MAX, "the chain stops %u edges deep",
+	   VS_WAKE_CHAIN_MAX);
+	vs_wake_blame_free(wb);
+}
+
 int main(void)
 {
 	const struct vs_wake_type *t;
@@ -66,7 +197,7 @@ int main(void)
 	task(20ull << 32 | 1, 0, 20, 3000, 3500, VS_TASK_ATTACHED);
 	wakeup(3200, 10, 20);
 	task(5, 1, 10, 2900, 3600, 0);
-	wb = vs_wake_build_finish(b);
+	wb = vs_wake_build_finish(b, NULL);
 	ok(wb != NULL, "finish");
 	t = vs_wake_blame_type(wb, 1);
 	ok(t && t->edges[VS_WAKER_SAME_TASK] == 2,
@@ -80,5 +211,7 @@ int main(void)
 	ok(wb && wb->nr_types == 1 && !vs_wake_blame_type(wb, 0),
 	   "no edges for type 0 or the waker's type");
 	vs_wake_blame_free(wb);
+	test_chain();
+	test_bounded();
 	return done_testing();
 }
