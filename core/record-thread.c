@@ -696,14 +696,23 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 
 	if (!r)
 		return 0;
+	/*
+	 * The tasks ended before the perf ring is read: the kernel wrote all
+	 * their events before the thread published the end.  A task that
+	 * ends while the ring is read is left to the next drain, or its last
+	 * events would reach the task after it.
+	 */
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	vs_perf_ring_read(&rt->ring, on_record, args);
 	if (rt->ring.full && !rt->overflow_since)
 		rt->overflow_since = rt->last_time ? rt->last_time : 1;
-	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	for (first = tail = r->tail; tail < head; tail++)
 		feed_task(s, rt, &r->slot[tail & (VS_RING_ENTRIES - 1)]);
 	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	read_counts(s, rt);
+	/* every event read belongs to the open task only if none ended */
+	if (head != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+		return tail - first;
 	feed_open_task(s, rt);
 	if (rt->begun_seq)
 		feed_until(s, rt, UINT64_MAX, true);
