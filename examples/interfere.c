@@ -78,6 +78,7 @@ static struct {
 static long loops_per_us;
 static volatile int corun_stop;
 static sem_t burst_request;		/* --burst-us: one post per task */
+static sem_t corun_ready;		/* the co-runner is on CPU 0 */
 
 struct truth {
 	long tasks;
@@ -221,8 +222,13 @@ static void *corunner(void *arg)
 	struct timespec burst = { 0, 2000000 };
 
 	(void)arg;
-	pin(0);
+	/*
+	 * Real-time before it moves: on CPU 0 as SCHED_OTHER it would never
+	 * run beside a SCHED_FIFO task that does not sleep.
+	 */
 	set_fifo(2);
+	pin(0);
+	sem_post(&corun_ready);
 	while (!corun_stop) {
 		if (opt.burst_us) {
 			sem_wait(&burst_request);
@@ -281,7 +287,9 @@ static void run_phase(int type)
 	if (type == T_CORUN) {
 		corun_stop = 0;
 		sem_init(&burst_request, 0, 0);
+		sem_init(&corun_ready, 0, 0);
 		pthread_create(&co, NULL, corunner, NULL);
+		sem_wait(&corun_ready);
 	}
 	for (done = 0; done < opt.threads; done += wave) {
 		for (started = 0; started < wave && done + started < opt.threads;
