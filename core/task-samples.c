@@ -8,6 +8,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "core/attach.h"
 #include "core/catalog.h"
 #include "core/symbols.h"
 #include "core/task-samples.h"
@@ -35,7 +36,20 @@ struct vs_ts_build {
 	struct table addr_cache;	/* (pid, address) -> symbol id */
 	struct table names;		/* hash of (file, name) -> symbol id */
 	uint64_t *cpu_ns;		/* of each task */
+	struct vs_attach_map *attach;	/* which task an interval serves */
 };
+
+static void build_free(struct vs_ts_build *b)
+{
+	if (!b)
+		return;
+	free(b->tid);
+	free(b->cpu_ns);
+	free(b->addr_cache.slots);
+	free(b->names.slots);
+	vs_attach_map_free(b->attach);
+	free(b);
+}
 
 static uint64_t hash64(uint64_t a, uint64_t b)
 {
@@ -107,7 +121,8 @@ struct vs_task_samples *vs_task_samples_new(void)
 	if (!ts)
 		return NULL;
 	ts->build = calloc(1, sizeof(*ts->build));
-	if (!ts->build || vs_task_samples_symbol(ts, "[unknown]", "") != 0) {
+	if (!ts->build || !(ts->build->attach = vs_attach_map_new()) ||
+	    vs_task_samples_symbol(ts, "[unknown]", "") != 0) {
 		vs_task_samples_free(ts);
 		return NULL;
 	}
@@ -167,9 +182,16 @@ int vs_task_samples_add_task(struct vs_task_samples *ts,
 	ts->tasks[ts->nr_tasks] = (struct vs_ts_task){
 		.id = t->id, .type = t->type, .pid = t->pid, .tid = t->tid,
 		.start = t->start, .end = t->end,
+		.serves = vs_attach_map_served(b->attach, t),
 	};
 	b->cpu_ns[ts->nr_tasks++] = cpu_ns;
 	return 0;
+}
+
+int vs_task_samples_add_attach(struct vs_task_samples *ts,
+			       const struct vs_record *rec)
+{
+	return vs_attach_map_add(ts->build->attach, rec);
 }
 
 int vs_task_samples_add_sample(struct vs_task_samples *ts,
@@ -264,6 +286,76 @@ static int cmp_sample_time(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
+/*
+ * The samples of every attached interval also count for the task it
+ * serves: copies, flagged VS_TS_SAMPLE_ATTACHED, with the interval's
+ * weights, merged into the served task's samples in time order.
+ */
+static int add_attached(struct vs_task_samples *ts)
+{
+	size_t n = ts->nr_tasks, i, extra = 0, pos = 0;
+	int64_t *served = malloc((n ? n : 1) * sizeof(*served));
+	size_t *fill = calloc(n ? n : 1, sizeof(*fill));
+	struct vs_ts_sample *all = NULL;
+	int ret = -1;
+
+	if (!served || !fill)
+		goto out;
+	for (i = 0; i < n; i++) {	/* fill[]: the copies each receives */
+		const struct vs_ts_task *s = ts->tasks[i].serves ?
+			vs_task_samples_find(ts, ts->tasks[i].serves) : NULL;
+
+		served[i] = s ? s - ts->tasks : -1;
+		if (s) {
+			extra += ts->tasks[i].nr;
+			fill[served[i]] += ts->tasks[i].nr;
+		}
+	}
+	ret = 0;
+	if (!extra)
+		goto out;
+	ret = -1;
+	all = malloc((ts->nr_samples + extra) * sizeof(*all));
+	if (!all)
+		goto out;
+	for (i = 0; i < n; i++) {	/* own samples, room for the copies */
+		struct vs_ts_task *t = &ts->tasks[i];
+		size_t copies = fill[i];
+
+		memcpy(all + pos, ts->samples + t->first,
+		       t->nr * sizeof(*all));
+		t->first = pos;
+		fill[i] = pos + t->nr;
+		pos += t->nr + copies;
+	}
+	for (i = 0; i < n; i++) {
+		const struct vs_ts_task *a = &ts->tasks[i];
+		uint32_t k;
+
+		for (k = 0; served[i] >= 0 && k < a->nr; k++) {
+			struct vs_ts_sample *c = &all[fill[served[i]]++];
+
+			*c = all[a->first + k];
+			c->flags |= VS_TS_SAMPLE_ATTACHED;
+		}
+	}
+	free(ts->samples);
+	ts->samples = all;
+	ts->nr_samples += extra;
+	for (i = 0; i < n; i++) {
+		struct vs_ts_task *t = &ts->tasks[i];
+
+		t->nr = fill[i] - t->first;
+		qsort(ts->samples + t->first, t->nr, sizeof(*ts->samples),
+		      cmp_sample_time);
+	}
+	ret = 0;
+out:
+	free(served);
+	free(fill);
+	return ret;
+}
+
 int vs_task_samples_finish(struct vs_task_samples *ts)
 {
 	struct vs_ts_build *b = ts->build;
@@ -334,18 +426,14 @@ int vs_task_samples_finish(struct vs_task_samples *ts)
 				smp->weight_ns = (t->end - t->start) / t->nr;
 		}
 	}
-	ret = 0;
+	ret = add_attached(ts);
 out:
 	free(by_tid);
 	free(task_of);
 	free(rank);
 	free(placed);
 	if (!ret) {
-		free(b->tid);
-		free(b->cpu_ns);
-		free(b->addr_cache.slots);
-		free(b->names.slots);
-		free(b);
+		build_free(b);
 		ts->build = NULL;
 	}
 	return ret;
@@ -357,13 +445,7 @@ void vs_task_samples_free(struct vs_task_samples *ts)
 
 	if (!ts)
 		return;
-	if (ts->build) {
-		free(ts->build->tid);
-		free(ts->build->cpu_ns);
-		free(ts->build->addr_cache.slots);
-		free(ts->build->names.slots);
-		free(ts->build);
-	}
+	build_free(ts->build);
 	for (i = 0; i < ts->nr_symbols; i++) {
 		free((char *)ts->symbols[i].name);
 		free((char *)ts->symbols[i].file);
@@ -530,6 +612,8 @@ static int take_record(struct reading *rd, struct vs_reader *r,
 	switch (rec->kind) {
 	case VS_REC_TASK:
 		return take_task(rd, r, &rec->task);
+	case VS_REC_ATTACH:
+		return vs_task_samples_add_attach(rd->ts, rec);
 	case VS_REC_SAMPLE:
 		return take_sample(rd, &rec->sample);
 	case VS_REC_MMAP:

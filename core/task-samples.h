@@ -13,7 +13,8 @@
  *
  *   tasks[]    every task of the trace, by type then start time; each
  *              names its samples: samples[first .. first + nr)
- *   samples[]  by task, in time order; each has its time, the ns it
+ *   samples[]  by task, in time order (a task's own, and copies of those
+ *              of the intervals attached to it); each has its time, the ns it
  *              stands for (weight_ns) and its callchain as symbol ids:
  *              frames[chain .. chain + nr_frames), the sampled ip first,
  *              then its callers (kernel frames before user frames)
@@ -39,17 +40,26 @@ struct vs_ts_symbol {
 	const char *file;	/* the binary, "[kernel]", "[jit]", "" */
 };
 
+/*
+ * A sample of an interval attached to the task (vs_task_attach(), taken
+ * on the worker's thread): a copy of the interval's own, so that the
+ * served task's function times and variance tree hold the time of the
+ * threads that worked for it.
+ */
+#define VS_TS_SAMPLE_ATTACHED	(1u << 31)
+
 struct vs_ts_sample {
 	uint64_t time;
 	uint64_t weight_ns;	/* the time it stands for (see below) */
 	uint32_t cpu;
-	uint32_t flags;		/* VS_SAMPLE_* */
+	uint32_t flags;		/* VS_SAMPLE_*, VS_TS_SAMPLE_ATTACHED */
 	uint32_t chain;		/* its first frame in frames[] */
 	uint32_t nr_frames;	/* at least 1: the sampled ip */
 };
 
 struct vs_ts_task {
 	uint64_t id;		/* the task record's id */
+	uint64_t serves;	/* an attached interval: the task it serves */
 	uint32_t type, pid, tid;
 	uint64_t start, end;
 	uint64_t first;		/* its samples: samples[first .. first + nr) */
@@ -109,6 +119,9 @@ int vs_task_samples_add_task(struct vs_task_samples *ts,
 int vs_task_samples_add_sample(struct vs_task_samples *ts,
 			       const struct vs_sample *s,
 			       const uint32_t *frames, uint32_t nr_frames);
+/* A VS_REC_ATTACH record (others are ignored): before its interval's task */
+int vs_task_samples_add_attach(struct vs_task_samples *ts,
+			       const struct vs_record *rec);
 /* The id of function @name of @file, made on first use; -1: no memory. */
 int64_t vs_task_samples_symbol(struct vs_task_samples *ts, const char *name,
 			       const char *file);

@@ -766,10 +766,10 @@ static int add_extra_values(struct part *p, const struct vs_task *t)
 /*
  * An attached interval goes to the task it serves whatever its time: the
  * values of its record alone, none for a latency-only set.  Function
- * events (opts->task_values) are chosen per task type and are not added:
- * sampled function time in an attached interval stays out of the served
- * task (probed function time is already in it, core/func-times.c).  An
- * interval whose attach record this part did not see is dropped.
+ * events (opts->task_values) are not added: the served task's own already
+ * hold the interval's function time (sampled: core/task-samples.c,
+ * probed: core/func-times.c).  An interval whose attach record this part
+ * did not see is dropped.
  */
 static int take_attached(struct part *p, const struct vs_task *t)
 {

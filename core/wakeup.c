@@ -375,7 +375,8 @@ static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
 		for (s = t->first; s < t->first + t->nr; s++) {
 			const struct vs_ts_sample *sm = &ts->samples[s];
 
-			if (sm->time >= lo && sm->time <= hi &&
+			if (!(sm->flags & VS_TS_SAMPLE_ATTACHED) &&
+			    sm->time >= lo && sm->time <= hi &&
 			    add_func(w, app_frame(ts, sm), sm->weight_ns, &cap))
 				return -1;
 		}

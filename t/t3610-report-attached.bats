@@ -51,3 +51,23 @@ json() {
 	"$VARSCOPE" diff t.data t.data --format json > d.json
 	json d.json '[t["type"] for t in d["task_types"]] == [1]'
 }
+
+@test "report --tree: the worker's samples count for the request it serves" {
+	require_example crossthread
+	run "$VARSCOPE" record --sample -o t.data -- "$EXAMPLES/crossthread" -n 60 --work-us 2000
+	assert_success
+	"$VARSCOPE" report -i t.data --tree --format json --min-tasks 10 > r.json
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# ground truth: the CPU time of the requests' threads, the front
+	# thread's own and the worker's in the attached intervals (task-clock)
+	cpu=$(python3 -c '
+import json
+T = [json.loads(l) for l in open("t.json")]
+print(sum(r["values"]["task-clock"] for r in T if r["kind"] == "task") / 60)')
+	# the sampled time of a request (root minus self) is that CPU time:
+	# the front thread alone runs for microseconds, the worker for ~2 ms
+	json r.json "(lambda n: abs((n['mean_ns'] - n['self_mean_ns']) - $cpu) <= 0.15 * $cpu)(d['task_types'][0]['variance_tree']['nodes'][0])"
+	json r.json "$cpu > 0.25 * 2000e3"
+	# the worker's function is in the requests' tree
+	json r.json "any(n['function'] in ('worker', 'handle', 'spin_ns') for n in d['task_types'][0]['variance_tree']['nodes'])"
+}

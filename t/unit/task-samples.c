@@ -28,6 +28,58 @@ static void sample(struct vs_task_samples *ts, uint32_t tid, uint32_t cpu,
 	vs_task_samples_add_sample(ts, &s, frames, 2);
 }
 
+/*
+ * A worker (thread 21) attached to request 5 of thread 20: its samples
+ * count for request 5 too, with the interval's weights, in time order
+ * with the request's own; its interval keeps them.
+ */
+static void test_attached(uint32_t f, uint32_t g)
+{
+	struct vs_task_samples *ts = vs_task_samples_new();
+	struct vs_record at = { .kind = VS_REC_ATTACH };
+	const struct vs_ts_task *t;
+	struct vs_task rec;
+	uint32_t i, own = 0, copies = 0;
+
+	vs_task_samples_symbol(ts, "f", "/bin/app");
+	vs_task_samples_symbol(ts, "g", "/bin/app");
+	rec = task(5, 1, 20, 1000, 5000);
+	vs_task_samples_add_task(ts, &rec, 0);
+	at.attach = (struct vs_attach){ 2000, 21, VS_ATTACH, 5 };
+	vs_task_samples_add_attach(ts, &at);
+	rec = task(21ull << 32, 0, 21, 2000, 4000);
+	rec.flags = VS_TASK_ATTACHED;
+	vs_task_samples_add_task(ts, &rec, 900);	/* 3 samples: 300 */
+	sample(ts, 20, 0, 1500, 100, 0, f, f);
+	sample(ts, 21, 1, 2100, 100, 0, g, g);
+	sample(ts, 21, 1, 2500, 100, 0, g, g);
+	sample(ts, 21, 1, 3000, 100, 0, g, g);
+	sample(ts, 20, 0, 4500, 100, 0, f, f);
+	ok(!vs_task_samples_finish(ts), "attached: finish");
+	t = vs_task_samples_find(ts, 5);
+	for (i = 0; t && i < t->nr; i++) {
+		if (ts->samples[t->first + i].flags & VS_TS_SAMPLE_ATTACHED)
+			copies++;
+		else
+			own++;
+	}
+	ok(t && own == 2 && copies == 3, "the request holds its 2 samples "
+	   "and the worker's 3, flagged attached");
+	ok(t && ts->samples[t->first].time == 1500 &&
+	   ts->samples[t->first + 1].time == 2100 &&
+	   ts->samples[t->first + 4].time == 4500, "in time order");
+	is_u64(t ? vs_func_time(ts, t, g, VS_FUNC_COUNT) : 0, 900,
+	       "the worker's function time counts for the request, by the "
+	       "interval's CPU time");
+	is_u64(t ? vs_func_time(ts, t, f, VS_FUNC_COUNT) : 0, 200,
+	       "the request's own function time stays");
+	t = vs_task_samples_find(ts, 21ull << 32);
+	ok(t && t->nr == 3 && t->serves == 5 &&
+	   !(ts->samples[t->first].flags & VS_TS_SAMPLE_ATTACHED),
+	   "the interval keeps its own samples and knows what it serves");
+	vs_task_samples_free(ts);
+}
+
 int main(void)
 {
 	struct vs_task_samples *ts = vs_task_samples_new();
@@ -123,5 +175,6 @@ int main(void)
 	   vs_func_estimator_parse("span") == VS_FUNC_SPAN &&
 	   vs_func_estimator_parse("mean") < 0, "estimator names");
 	vs_task_samples_free(ts);
+	test_attached(f, g);
 	return done_testing();
 }
