@@ -8,6 +8,7 @@
 
 #include "core/array.h"
 #include "core/eh-frame.h"
+#include "core/sort.h"
 
 #define MAX_REMEMBER	8
 
@@ -253,7 +254,7 @@ struct vs_eh_frame *vs_eh_frame_load(Elf *elf)
 			goto fail;
 		off = id_at + len;
 	}
-	qsort(eh->fdes, eh->nr_fdes, sizeof(*eh->fdes), cmp_fde);
+	vs_qsort(eh->fdes, eh->nr_fdes, sizeof(*eh->fdes), cmp_fde);
 	return eh;
 fail:
 	vs_eh_frame_free(eh);

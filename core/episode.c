@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/episode.h"
+#include "core/sort.h"
 #include "arch/x86/syscalls.h"
 
 #define NO_CALL		0xffffu
@@ -399,8 +400,7 @@ struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
 		for (i = 0; i < lv[k].nr; i++)
 			if (lv[k].closed[i])
 				out[n++] = lv[k].ep[i];
-	if (n)
-		qsort(out, n, sizeof(*out), cmp_episode);
+	vs_qsort(out, n, sizeof(*out), cmp_episode);
 	*nr_out = n;
 	goto out;
 nomem:

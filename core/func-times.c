@@ -16,6 +16,7 @@
 #include "core/array.h"
 #include "core/attach.h"
 #include "core/func-times.h"
+#include "core/sort.h"
 
 struct ft_call {
 	uint64_t time;
@@ -287,8 +288,7 @@ static int compute(struct vs_func_times *ft)
 	for (i = 0; i < ft->nr_tasks; i++)
 		ft->by_tid[i] = &ft->tasks[i];
 	qsort(ft->by_tid, ft->nr_tasks, sizeof(*ft->by_tid), cmp_task);
-	if (ft->nr_calls)	/* calls is NULL in a trace without any */
-		qsort(ft->calls, ft->nr_calls, sizeof(*ft->calls), cmp_call);
+	vs_qsort(ft->calls, ft->nr_calls, sizeof(*ft->calls), cmp_call);
 	for (i = 0; i < ft->nr_calls; i = j) {
 		uint32_t tid = ft->calls[i].tid;
 

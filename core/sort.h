@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sort.h - the two sorts the analyses need, both radix sorts in O(n).
+ * sort.h - the two sorts the analyses need, both radix sorts in O(n), and
+ * qsort() for arrays that may be empty.
  *
  * A report over ten million tasks sorts every event's values once (for its
  * CDF) and the tasks once by latency; a comparison sort would dominate the
@@ -11,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /**
  * vs_sort_floats - sort non-negative floats ascending, in place
@@ -31,5 +33,23 @@ int vs_sort_floats(float *v, size_t n);
  * Ties keep no particular order.  Returns 0, or -1 on allocation failure.
  */
 int vs_order_desc(const uint64_t *key, size_t n, uint32_t *order);
+
+/**
+ * vs_qsort - qsort() an array that may be empty
+ * @base: the array; may be NULL when @nmemb is 0 (a growable array that
+ *        never grew)
+ * @nmemb: number of elements
+ * @size: size of one element
+ * @compar: the comparison, as for qsort()
+ *
+ * qsort() is declared with a non-NULL @base even for no elements, and
+ * UBSan stops on such a call: sort only what has something to sort.
+ */
+static inline void vs_qsort(void *base, size_t nmemb, size_t size,
+			    int (*compar)(const void *, const void *))
+{
+	if (nmemb > 1)
+		qsort(base, nmemb, size, compar);
+}
 
 #endif /* VS_CORE_SORT_H */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/eh-frame.h"
+#include "core/sort.h"
 #include "core/symbols.h"
 
 #define DEBUG_DIR	"/usr/lib/debug/.build-id"
@@ -637,8 +638,7 @@ static void finish_text_syms(struct text_syms *t)
 {
 	size_t i;
 
-	if (t->nr)
-		qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
+	vs_qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
 	for (i = 0; i + 1 < t->nr; i++)
 		if (!t->syms[i].size)
 			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;

@@ -10,6 +10,7 @@
 
 #include "core/attach.h"
 #include "core/catalog.h"
+#include "core/sort.h"
 #include "core/symbols.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
@@ -373,18 +374,15 @@ int vs_task_samples_finish(struct vs_task_samples *ts)
 	/* order by type and start, keeping each task's cpu_ns with it */
 	for (i = 0; i < n; i++)
 		ts->tasks[i].first = b->cpu_ns[i];	/* borrowed */
-	if (n)
-		qsort(ts->tasks, n, sizeof(*ts->tasks), cmp_type_start);
+	vs_qsort(ts->tasks, n, sizeof(*ts->tasks), cmp_type_start);
 	for (i = 0; i < n; i++) {
 		b->cpu_ns[i] = ts->tasks[i].first;
 		ts->tasks[i].first = 0;
 		by_tid[i] = ts->by_id[i] = i;
 	}
 	sort_ctx = ts;
-	if (n) {
-		qsort(by_tid, n, sizeof(*by_tid), cmp_tid_start);
-		qsort(ts->by_id, n, sizeof(*ts->by_id), cmp_id);
-	}
+	vs_qsort(by_tid, n, sizeof(*by_tid), cmp_tid_start);
+	vs_qsort(ts->by_id, n, sizeof(*ts->by_id), cmp_id);
 	for (i = 0; i < ts->nr_samples; i++) {
 		task_of[i] = owner(ts, by_tid, b->tid[i], ts->samples[i].time);
 		if (task_of[i] < 0)

@@ -491,8 +491,7 @@ static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
 			}
 		}
 	}
-	if (nr)
-		qsort(add, nr, sizeof(*add), cmp_addition);
+	vs_qsort(add, nr, sizeof(*add), cmp_addition);
 	/* one addition per (event, task): intervals of a task summed */
 	for (i = 0, k = 0; i < nr; i++) {
 		if (k && add[k - 1].event == add[i].event &&
@@ -608,8 +607,7 @@ int vs_taskset_finish(struct vs_taskset *ts)
 	for (i = 0; i < ts->nr_types; i++)
 		if (finish_type(&ts->types[i]))
 			return -1;
-	if (ts->nr_types)	/* no types: types is NULL, qsort wants non-NULL */
-		qsort(ts->types, ts->nr_types, sizeof(*ts->types), cmp_type);
+	vs_qsort(ts->types, ts->nr_types, sizeof(*ts->types), cmp_type);
 	free_build(ts->build);
 	ts->build = NULL;
 	return 0;

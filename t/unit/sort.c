@@ -49,6 +49,14 @@ int main(void)
 	ok(small_order[0] == 2 && small_order[1] == 4 && small_order[2] == 0 &&
 	   key != NULL && small[small_order[3]] == 1 &&
 	   small[small_order[4]] == 1, "5 1 9 1 7 -> 9 7 5 1 1");
+
+	/* an array that never grew; UBSan stops here if qsort() sees NULL */
+	vs_qsort(NULL, 0, sizeof(*w), cmp_float);
+	vs_qsort(w, 1, sizeof(*w), cmp_float);
+	w[0] = 3;
+	w[1] = 1;
+	vs_qsort(w, 2, sizeof(*w), cmp_float);
+	ok(w[0] == 1 && w[1] == 3, "vs_qsort: no elements as NULL, one, two");
 	free(v);
 	free(w);
 	free(key);
