@@ -12,6 +12,9 @@
  * recorder attributes them to calls by time windows per thread.  The
  * rings of the CPUs are merged by time: events are buffered, sorted, and
  * fed to the accounting once older than the last read minus a margin.
+ * The probe hits too are paired into calls only then, in time order: a
+ * thread that sleeps in a call wakes up on another CPU, and the rings are
+ * read one after the other, so its return may be read before its entry.
  * A uprobe hit costs about 10 us here, twice per call; every kernel event
  * of the command reaches the recorder whatever the rate.
  *
@@ -320,31 +323,21 @@ static void on_measured_call(struct vs_session *s,
 	s->probe->funcs_written++;
 }
 
-/* A uprobe or uretprobe hit: the outermost call is the task. */
-static void on_call(struct vs_probe *p, const struct vs_raw_sample *smp,
-		    const struct vs_probe_id *id)
+/* A uprobe or uretprobe hit, made a call by take_call() at the flush. */
+static void pend_call(struct vs_probe *p, const struct vs_raw_sample *smp,
+		      const struct vs_probe_id *id)
 {
-	struct vs_probe_thread *th = probe_thread(p, smp->tid);
-	struct vs_acct_event *ev;
-	bool entry = id->kind == VS_ID_ENTRY;
+	struct vs_acct_event *ev = pend(p);
 
-	if (!th || (!entry && !th->depth))
-		return;
-	if (entry ? th->depth++ : --th->depth)
-		return;
-	if (entry) {
-		th->selected = select_task(p);
-		th->seq++;
-	}
-	if (!th->selected || !(ev = pend(p)))
+	if (!ev)
 		return;
 	ev->time = smp->time;
 	ev->cpu = smp->cpu;
 	ev->tid = smp->tid;
 	ev->pid = smp->pid;
-	ev->kind = entry ? VS_ACCT_TASK_BEGIN : VS_ACCT_TASK_END;
+	ev->kind = id->kind == VS_ID_ENTRY ? VS_ACCT_TASK_BEGIN :
+					     VS_ACCT_TASK_END;
 	ev->type = id->index + 1;
-	ev->id = (uint64_t)smp->tid << 32 | th->seq;
 	ev->flags = VS_TASK_FUNC_PROBE;
 }
 
@@ -364,7 +357,7 @@ static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
 		return;
 	}
 	if (p->ids[i].kind != VS_ID_TP) {
-		on_call(p, smp, &p->ids[i]);
+		pend_call(p, smp, &p->ids[i]);
 		return;
 	}
 	ev = pend(p);
@@ -427,7 +420,6 @@ void vs_probe_record(struct vs_session *s, const struct perf_event_header *h)
 void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 {
 	struct vs_probe *p = s->probe;
-	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
 	struct vs_acct_event *ev = p->nr_task_func ? pend(p) : NULL;
 
 	if (ev) {
@@ -435,6 +427,13 @@ void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 		ev->tid = tid;
 		ev->kind = VS_ACCT_THREAD_EXIT;
 	}
+}
+
+/* The thread is gone: forget its calls (at the flush, in time order). */
+static void forget_thread(struct vs_probe *p, uint32_t tid)
+{
+	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
+
 	while (*slot && (*slot)->tid != tid)
 		slot = &(*slot)->next;
 	if (*slot) {
@@ -443,6 +442,28 @@ void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 		*slot = th->next;
 		free(th);
 	}
+}
+
+/*
+ * A probe hit of @ev's thread, in time order: the outermost call is the
+ * task.  Fills in the task's id; false when the hit makes no task begin
+ * or end (a nested call, a return without entry, a task not selected).
+ */
+static bool take_call(struct vs_probe *p, struct vs_acct_event *ev)
+{
+	struct vs_probe_thread *th = probe_thread(p, ev->tid);
+	bool entry = ev->kind == VS_ACCT_TASK_BEGIN;
+
+	if (!th || (!entry && !th->depth))
+		return false;
+	if (entry ? th->depth++ : --th->depth)
+		return false;
+	if (entry) {
+		th->selected = select_task(p);
+		th->seq++;
+	}
+	ev->id = (uint64_t)ev->tid << 32 | th->seq;
+	return th->selected;
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -465,11 +486,18 @@ void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all)
 		return;
 	qsort(p->pending, p->nr_pending, sizeof(*p->pending), cmp_pending);
 	for (i = 0; i < p->nr_pending; i++) {
-		if (!all && p->pending[i].ev.time >= horizon)
+		struct vs_acct_event *ev = &p->pending[i].ev;
+
+		if (!all && ev->time >= horizon)
 			break;
-		if (p->pending[i].ev.time > s->last_time)
-			s->last_time = p->pending[i].ev.time;
-		vs_acct_feed(s->acct, &p->pending[i].ev);
+		if (ev->time > s->last_time)
+			s->last_time = ev->time;
+		if (ev->kind == VS_ACCT_THREAD_EXIT)
+			forget_thread(p, ev->tid);
+		if ((ev->kind == VS_ACCT_TASK_BEGIN ||
+		     ev->kind == VS_ACCT_TASK_END) && !take_call(p, ev))
+			continue;
+		vs_acct_feed(s->acct, ev);
 	}
 	memmove(p->pending, p->pending + i,
 		(p->nr_pending - i) * sizeof(*p->pending));

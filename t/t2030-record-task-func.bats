@@ -110,6 +110,43 @@ no_probes_left() {
 	check 'T["1"]["tasks"] == 7'
 }
 
+@test "--task-func pairs a call whose return is on another CPU's ring" {
+	require_uprobes
+	require_cmd cc
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	# each call enters on CPU 1 and returns on CPU 0: the recorder reads
+	# CPU 0's ring first, so it reads every return before its entry
+	cat > f.c <<-'EOF'
+	#define _GNU_SOURCE
+	#include <sched.h>
+	static void run_on(int cpu)
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	__attribute__((noinline)) void request(void)
+	{
+		run_on(0);
+	}
+	int main(void)
+	{
+		for (int i = 0; i < 50; i++) {
+			run_on(1);
+			request();
+		}
+		return 0;
+	}
+	EOF
+	cc -O2 -o f f.c
+	run "$VARSCOPE" record -o t.data --task-func request -- ./f
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 50'
+}
+
 @test "--task-func with an unknown function or binary says which" {
 	run "$VARSCOPE" record -o t.data --task-func no_such_function -- "$IF" -n 1
 	assert_failure 1
