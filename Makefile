@@ -80,7 +80,7 @@ LIBPERF_CFLAGS := -I$(LIBPERF_DIR)/include
 LIBPERF_LIBS   := $(LIBPERF_DIR)/libperf.a $(LIBPERF_DIR)/libapi.a
 endif
 
-PKGS       := libtraceevent libtracefs libelf zlib ncursesw
+PKGS       := libtraceevent libtracefs libelf libdw zlib ncursesw
 DEP_CFLAGS  = $(LIBPERF_CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS    = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 

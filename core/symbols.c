@@ -4,9 +4,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,11 @@ struct vs_dso {
 	struct vs_eh_frame *eh;		/* CFA rules, or NULL */
 	uint8_t build_id[20];
 	size_t build_id_len;		/* 0: the file has none */
+	/* source lines, read at the first vs_symbols_srcline() */
+	bool dw_tried;
+	int dw_fd;
+	Dwarf *dw;			/* NULL: no debug info */
+	char **srclines;		/* per symbol: "file.c:12", "", NULL */
 	struct vs_dso *next;
 };
 
@@ -370,6 +378,100 @@ static void free_text_syms(struct text_syms *t)
 	free(t->syms);
 }
 
+/* The DWARF of @d: its own, else its /usr/lib/debug/.build-id file's. */
+static Dwarf *dso_dwarf(struct vs_dso *d)
+{
+	char dbg[PATH_MAX];
+	const char *paths[2] = { d->path, dbg };
+	int i;
+
+	if (d->dw_tried)
+		return d->dw;
+	d->dw_tried = true;
+	debug_file(d, dbg, sizeof(dbg));
+	for (i = 0; i < 2 && !d->dw && paths[i][0]; i++) {
+		d->dw_fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (d->dw_fd < 0)
+			continue;
+		d->dw = dwarf_begin(d->dw_fd, DWARF_C_READ);
+		if (!d->dw)
+			close(d->dw_fd);
+	}
+	if (d->dw)
+		d->srclines = calloc(d->nr_syms + 1, sizeof(*d->srclines));
+	if (d->dw && !d->srclines) {
+		dwarf_end(d->dw);
+		close(d->dw_fd);
+		d->dw = NULL;
+	}
+	return d->dw;
+}
+
+static void free_srclines(struct vs_dso *d)
+{
+	size_t i;
+
+	if (!d->dw)
+		return;
+	for (i = 0; i < d->nr_syms; i++)
+		free(d->srclines[i]);
+	free(d->srclines);
+	dwarf_end(d->dw);
+	close(d->dw_fd);
+}
+
+/*
+ * "file.c:12" of the function at @addr: where it is declared (its
+ * subprogram's DW_AT_decl_file and _line), else the line table's row of
+ * its first instruction; "" when the DWARF has neither.
+ */
+static char *read_srcline(Dwarf *dw, uint64_t addr)
+{
+	const char *file = NULL, *base;
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *line;
+	int i, n, lineno = 0;
+	char *out;
+
+	if (!dwarf_addrdie(dw, addr, &cu))
+		return strdup("");
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			file = dwarf_decl_file(&scopes[i]);
+			if (dwarf_decl_line(&scopes[i], &lineno))
+				file = NULL;
+			break;
+		}
+	free(scopes);
+	if ((!file || lineno <= 0) &&
+	    (!(line = dwarf_getsrc_die(&cu, addr)) ||
+	     !(file = dwarf_linesrc(line, NULL, NULL)) ||
+	     dwarf_lineno(line, &lineno)))
+		return strdup("");
+	if (lineno <= 0)
+		return strdup("");
+	base = strrchr(file, '/');
+	if (asprintf(&out, "%s:%d", base ? base + 1 : file, lineno) < 0)
+		return NULL;
+	return out;
+}
+
+const char *vs_symbols_srcline(struct vs_symbols *s,
+			       const struct vs_symbol_hit *hit)
+{
+	struct vs_dso *d = (struct vs_dso *)hit->dso;	/* owned by @s */
+	size_t i;
+
+	(void)s;
+	if (!hit->sym || !d || !dso_dwarf(d))
+		return NULL;
+	i = hit->sym - d->syms;
+	if (!d->srclines[i])
+		d->srclines[i] = read_srcline(d->dw, hit->sym->addr);
+	return d->srclines[i] && d->srclines[i][0] ? d->srclines[i] : NULL;
+}
+
 void vs_symbols_free(struct vs_symbols *s)
 {
 	struct vs_dso *d, *next;
@@ -384,6 +486,7 @@ void vs_symbols_free(struct vs_symbols *s)
 		free(d->syms);
 		free(d->segs);
 		vs_eh_frame_free(d->eh);
+		free_srclines(d);
 		free(d->path);
 		free(d);
 	}

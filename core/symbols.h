@@ -114,6 +114,18 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit);
 
 /**
+ * vs_symbols_srcline - where the function of @hit (from
+ * vs_symbols_lookup() on @s) is in its source: "file.c:12" (the file's
+ * base name), its declaration from the DWARF of its file or of its
+ * /usr/lib/debug/.build-id file (else the line of its first
+ * instruction); NULL without debug info
+ *
+ * Read once per function and kept with the file (libdw).
+ */
+const char *vs_symbols_srcline(struct vs_symbols *s,
+			       const struct vs_symbol_hit *hit);
+
+/**
  * vs_symbols_kernel - the kernel function holding @addr, from
  * /proc/kallsyms (read at the first call; needs root for real addresses,
  * else there are none); NULL when none does

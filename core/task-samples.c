@@ -157,6 +157,7 @@ int64_t vs_task_samples_symbol(struct vs_task_samples *ts, const char *name,
 	sym = &ts->symbols[ts->nr_symbols];
 	sym->name = strdup(name);
 	sym->file = strdup(file);
+	sym->src = NULL;
 	if (!sym->name || !sym->file)
 		return -1;
 	/* the first free slot of the probe sequence above */
@@ -447,6 +448,7 @@ void vs_task_samples_free(struct vs_task_samples *ts)
 	for (i = 0; i < ts->nr_symbols; i++) {
 		free((char *)ts->symbols[i].name);
 		free((char *)ts->symbols[i].file);
+		free((char *)ts->symbols[i].src);
 	}
 	for (i = 0; i < ts->nr_stale; i++)
 		free(ts->stale[i]);
@@ -515,6 +517,21 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The source line of symbol @id, from its first address (core/symbols). */
+static int set_source(struct reading *rd, int64_t id,
+		      const struct vs_symbol_hit *hit)
+{
+	struct vs_ts_symbol *sym = &rd->ts->symbols[id];
+	const char *src;
+
+	if (sym->src)
+		return 0;
+	src = vs_symbols_srcline(rd->syms, hit);
+	if (src && !(sym->src = strdup(src)))
+		return -1;
+	return 0;
+}
+
 /* The symbol id of address @addr of process @pid, in the kernel or not. */
 static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 			 bool kernel)
@@ -542,6 +559,8 @@ static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 		snprintf(name, sizeof(name), "[%s]", base_name(file));
 		id = vs_task_samples_symbol(rd->ts, hit.sym ? hit.sym->name :
 					    name, file);
+		if (id >= 0 && set_source(rd, id, &hit))
+			return -1;
 	} else if (found == -2) {
 		rd->ts->stale_frames++;
 		id = 0;

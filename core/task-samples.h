@@ -38,6 +38,7 @@
 struct vs_ts_symbol {
 	const char *name;	/* "f3", "clear_page_erms", "[libc.so.6]" */
 	const char *file;	/* the binary, "[kernel]", "[jit]", "" */
+	const char *src;	/* "f3.c:12" with debug info, else NULL */
 };
 
 /*

@@ -190,3 +190,10 @@ const char *vs_vtree_sample_symbol(void *samples, uint32_t id)
 
 	return id < ts->nr_symbols ? ts->symbols[id].name : "[unknown]";
 }
+
+const char *vs_vtree_sample_source(void *samples, uint32_t id)
+{
+	const struct vs_task_samples *ts = samples;
+
+	return id < ts->nr_symbols ? ts->symbols[id].src : NULL;
+}

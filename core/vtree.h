@@ -139,6 +139,9 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 /* The name of symbol @id of the struct vs_task_samples @samples. */
 const char *vs_vtree_sample_symbol(void *samples, uint32_t id);
 
+/* Where symbol @id of @samples begins, "file.c:12", or NULL (no debug info) */
+const char *vs_vtree_sample_source(void *samples, uint32_t id);
+
 struct vs_func_times;
 
 /**

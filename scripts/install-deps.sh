@@ -15,7 +15,7 @@ set -e
 # build: compiler, libperf from linux-source-6.1 (flex, bison, xz to build
 # it), the tracing and symbol libraries, the TUI's ncurses
 BUILD_PKGS="gcc make pkg-config libc6-dev linux-source-6.1 xz-utils flex bison
-libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev libncurses-dev"
+libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
 # tests: bats and its helpers, timeout (coreutils), /usr/bin/time for peak
 # memory, python3 for the JSON checks, tmux for the TUI tests, util-linux's
 # script for a pty, man for "varscope help", procps (ps, pgrep),

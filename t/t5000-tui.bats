@@ -87,8 +87,8 @@ assert_terminal_restored() {
 	run screen
 	assert_line --regexp '^varscope tui: t.data - Variance tree \(type 1\)'
 	assert_line --regexp ' latency$'
-	assert_line --regexp '  - serve$'
-	assert_line --regexp '\+ lookup$'
+	assert_line --regexp '  - serve  vtreebench\.c:[0-9]+$'
+	assert_line --regexp '\+ lookup  vtreebench\.c:[0-9]+$'
 	assert_line --regexp '^next --probe: '
 
 	# the selection starts at the top and moves down
@@ -96,18 +96,18 @@ assert_terminal_restored() {
 	assert_output --partial "var"
 	keys Down Down
 	run selected
-	assert_output --regexp '- serve *$'
+	assert_output --regexp '- serve  vtreebench\.c:[0-9]+ *$'
 
 	# search, then expand the match: its children show under it
 	keys / lookup Enter
 	run selected
-	assert_output --regexp '\+ lookup *$'
+	assert_output --regexp '\+ lookup  vtreebench\.c:[0-9]+ *$'
 	keys +
 	run selected
-	assert_output --regexp '- lookup *$'
+	assert_output --regexp '- lookup  vtreebench\.c:[0-9]+ *$'
 	keys -
 	run selected
-	assert_output --regexp '\+ lookup *$'
+	assert_output --regexp '\+ lookup  vtreebench\.c:[0-9]+ *$'
 
 	# a larger window: the status line moves to the new last line
 	tmux resize-window -t "$SESSION" -x 100 -y 30

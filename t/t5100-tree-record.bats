@@ -68,7 +68,7 @@ print('ok' if worst < 1e-6 else 'off by %g' % worst)"
 	assert_success
 	assert_output --partial "Variance tree of type 1: 300 tasks"
 	assert_output --partial "sampling noise subtracted"
-	assert_line --regexp '^ +[-0-9.]+% +[-0-9.]+% .*  serve$'
+	assert_line --regexp '^ +[-0-9.]+% +[-0-9.]+% .*  serve  vtreebench\.c:[0-9]+$'
 	assert_line --regexp '^ +1 .*Var\(lookup\)$'
 	assert_line --regexp '^next --probe: .*lookup'
 }
@@ -85,4 +85,34 @@ print('ok' if worst < 1e-6 else 'off by %g' % worst)"
 	run "$VARSCOPE" report -i t.data --tree --tree-top 0
 	assert_failure 129
 	assert_output --partial "tree-top"
+}
+
+# line FUNC: where examples/vtreebench.c declares static function FUNC
+line() {
+	grep -n "^static .*[ *]$1(" "$SRC/examples/vtreebench.c" | cut -d: -f1
+}
+
+@test "report --tree: each function's source file and line, from its debug info" {
+	record_bench
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	# ground truth: the lines of the declarations in the source
+	for f in serve lookup; do
+		[ -n "$(line $f)" ]
+		run python3 -c "
+import json
+t = json.load(open('t.json'))['task_types'][0]['variance_tree']
+print({n['source'] for n in t['nodes'] if n['function'] == '$f'})"
+		assert_output "{'vtreebench.c:$(line $f)'}"
+	done
+	# without debug info (strip -g keeps the symbols): names, no lines
+	cp "$EXAMPLES/vtreebench" ./bench-nodebug
+	strip -g ./bench-nodebug
+	"$VARSCOPE" record --sample=cpu-clock --sample-period 50000 \
+		-o n.data -- ./bench-nodebug > out 2> err
+	"$VARSCOPE" report -i n.data --tree --format json > n.json
+	run python3 -c "
+import json
+t = json.load(open('n.json'))['task_types'][0]['variance_tree']
+print(sorted({str(n['source']) for n in t['nodes'] if n['function'] in ('serve', 'lookup')}))"
+	assert_output "['None']"
 }

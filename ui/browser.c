@@ -136,15 +136,17 @@ static void tree_lines(struct browser *b, unsigned int node)
 	const struct vs_vtree_node *n = &v->vt->nodes[node];
 	double total = v->vt->nodes[0].var;
 	unsigned int i, j, *order;
+	const char *src;
 	char mean[32];
 
 	vs_format_ns(mean, sizeof(mean), n->mean);
+	src = vs_vtree_node_source(v, node);
 	list_add(&b->lists[V_TREE], (int)node,
-		 "%6.1f%% %7.3f %6.1f%% %9s %*s%s %s",
+		 "%6.1f%% %7.3f %6.1f%% %9s %*s%s %s%s%s",
 		 total > 0 ? 100 * n->var / total : 0, b->node_score[node],
 		 100 * b->node_cov[node], mean, 2 * n->depth, "",
 		 !n->nr_children ? " " : b->expanded[node] ? "-" : "+",
-		 vs_vtree_node_name(v, node));
+		 vs_vtree_node_name(v, node), src ? "  " : "", src ? src : "");
 	if (!b->expanded[node] || !n->nr_children)
 		return;
 	order = malloc(n->nr_children * sizeof(*order));

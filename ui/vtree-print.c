@@ -28,6 +28,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 	if (ft) {
 		v->vt = vs_vtree_from_probes(ft, v->type, &probe_why);
 		v->name = vs_vtree_probe_symbol;
+		v->source = NULL;
 		v->arg = (void *)ft;
 		if (probe_why && !strcmp(probe_why, "out of memory"))
 			return probe_why;
@@ -35,6 +36,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 	if (!v->vt && samples) {
 		v->vt = vs_vtree_from_samples(samples, v->type, &why);
 		v->name = vs_vtree_sample_symbol;
+		v->source = vs_vtree_sample_source;
 		v->arg = (void *)samples;
 	}
 	return v->vt ? NULL : why;
@@ -107,6 +109,14 @@ static double share(const struct vs_vtree *vt, double value)
 	return vt->nodes[0].var > 0 ? value / vt->nodes[0].var : 0;
 }
 
+const char *vs_vtree_node_source(const struct vs_vtree_view *v,
+				 unsigned int node)
+{
+	if (!node || !v->source)
+		return NULL;
+	return v->source(v->arg, v->vt->nodes[node].symbol);
+}
+
 static void print_node(FILE *fp, const struct vs_vtree_view *v,
 		       unsigned int node)
 {
@@ -114,6 +124,7 @@ static void print_node(FILE *fp, const struct vs_vtree_view *v,
 	const struct vs_vtree_node *n = &vt->nodes[node];
 	unsigned int *order, c, d, nc = n->nr_children;
 	char mean[32], noise[16] = "-";
+	const char *src;
 
 	if (node && fabs(share(vt, n->var)) < NODE_SHOWN &&
 	    n->mean < NODE_SHOWN * vt->nodes[0].mean)
@@ -122,9 +133,11 @@ static void print_node(FILE *fp, const struct vs_vtree_view *v,
 	if (vt->sampled && node)
 		snprintf(noise, sizeof(noise), "%.1f%%",
 			 100 * share(vt, n->noise));
-	fprintf(fp, "%7.1f%% %7.1f%% %9s %7s  %*s%s\n",
+	src = vs_vtree_node_source(v, node);
+	fprintf(fp, "%7.1f%% %7.1f%% %9s %7s  %*s%s%s%s\n",
 		100 * share(vt, n->var), 100 * share(vt, n->self_var), mean,
-		noise, 2 * n->depth, "", vs_vtree_node_name(v, node));
+		noise, 2 * n->depth, "", vs_vtree_node_name(v, node),
+		src ? "  " : "", src ? src : "");
 	for (c = 0; c < nc; c++)
 		for (d = c + 1; d < nc; d++) {
 			double cov = 2 * n->cov[vs_vtree_pair(nc, c, d)];
@@ -213,6 +226,11 @@ void vs_vtree_print_json(struct json_out *j, const struct vs_vtree_view *v)
 			json_null(j);
 		json_key(j, "function");
 		json_string(j, vs_vtree_node_name(v, i));
+		json_key(j, "source");
+		if (vs_vtree_node_source(v, i))
+			json_string(j, vs_vtree_node_source(v, i));
+		else
+			json_null(j);
 		json_key(j, "depth");
 		json_u64(j, n->depth);
 		json_key(j, "height");

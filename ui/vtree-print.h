@@ -12,12 +12,13 @@
 
 struct json_out;
 
-/* The name of symbol @symbol (never NULL). */
+/* The name of symbol @symbol (never NULL); or its source line, or NULL. */
 typedef const char *(*vs_vtree_name_fn)(void *arg, uint32_t symbol);
 
 struct vs_vtree_view {
 	struct vs_vtree *vt;
 	vs_vtree_name_fn name;
+	vs_vtree_name_fn source;	/* NULL: no source lines */
 	void *arg;
 	uint32_t type;		/* the task type */
 	unsigned int top;	/* factors listed and refined */
@@ -41,6 +42,10 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 /* The name of node @node: "latency" for the root. */
 const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 			       unsigned int node);
+
+/* Where the function of node @node begins ("file.c:12"), or NULL. */
+const char *vs_vtree_node_source(const struct vs_vtree_view *v,
+				 unsigned int node);
 
 /* "Var(f)" or "Cov(f, g)" of factor @f into @buf. */
 const char *vs_vtree_factor_label(const struct vs_vtree_view *v,

@@ -11,6 +11,7 @@
 
 #include "tap.h"
 
+enum { PROBE_TARGET_LINE = __LINE__ + 1 };	/* the next line */
 __attribute__((noinline)) int probe_target(int x)
 {
 	return x * 3 + 1;
@@ -21,6 +22,8 @@ int main(void)
 	struct vs_symbols *s = vs_symbols_new();
 	struct vs_symbol_hit hit;
 	uint64_t addr = (uint64_t)(uintptr_t)probe_target;
+	const char *src;
+	char want[64];
 	int64_t off;
 
 	ok(!vs_symbols_read_proc_maps(s, getpid()), "reads /proc/self/maps");
@@ -29,6 +32,11 @@ int main(void)
 	   "an address inside a function of this PIE resolves to it");
 	ok(hit.dso && strstr(vs_dso_path(hit.dso), "symbols"),
 	   "...in this program's file");
+	snprintf(want, sizeof(want), "symbols.c:%d", PROBE_TARGET_LINE);
+	src = vs_symbols_srcline(s, &hit);
+	ok(src && !strcmp(src, want), "its source line from the DWARF: %s",
+	   src ? src : "none");
+	ok(vs_symbols_srcline(s, &hit) == src, "read once, kept");
 	off = vs_dso_file_offset(hit.dso, hit.sym->addr);
 	ok(off > 0 && (uint64_t)off < 16 << 20,
 	   "the function has a file offset (for uprobes)");
