@@ -421,6 +421,41 @@ static void free_srclines(struct vs_dso *d)
 }
 
 /*
+ * The compile unit holding @addr: by .debug_aranges, else (clang writes
+ * none) by the units' own address ranges, one after the other.
+ */
+static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_CU *unit = NULL;
+	uint8_t unit_type;
+
+	if (dwarf_addrdie(dw, addr, cu))
+		return true;
+	while (!dwarf_get_units(dw, unit, &unit, NULL, &unit_type, cu, NULL))
+		if ((unit_type == DW_UT_compile || unit_type == DW_UT_partial) &&
+		    dwarf_haspc(cu, addr) > 0)
+			return true;
+	return false;
+}
+
+/*
+ * The file declaring @die.  DWARF 5 numbers the unit's own file 0, which
+ * libdw 0.188 does not resolve: that one is the unit's name.
+ */
+static const char *decl_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+	const char *file = dwarf_decl_file(die);
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+
+	if (!file && !dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file,
+							   &attr), &idx) &&
+	    idx == 0)
+		file = dwarf_diename(cu);
+	return file;
+}
+
+/*
  * "file.c:12" of the function at @addr: where it is declared (its
  * subprogram's DW_AT_decl_file and _line), else the line table's row of
  * its first instruction; "" when the DWARF has neither.
@@ -433,12 +468,12 @@ static char *read_srcline(Dwarf *dw, uint64_t addr)
 	int i, n, lineno = 0;
 	char *out;
 
-	if (!dwarf_addrdie(dw, addr, &cu))
+	if (!cu_of(dw, addr, &cu))
 		return strdup("");
 	n = dwarf_getscopes(&cu, addr, &scopes);
 	for (i = 0; i < n; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			file = dwarf_decl_file(&scopes[i]);
+			file = decl_file(&cu, &scopes[i]);
 			if (dwarf_decl_line(&scopes[i], &lineno))
 				file = NULL;
 			break;
