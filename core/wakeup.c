@@ -222,6 +222,9 @@ static int cmp_comm(const void *a, const void *b)
 #define EDGE_TIME(x)	((x).time)
 #define SW_TID(x)	((x).tid)
 #define SW_TIME(x)	((x).time)
+/* b->ts_by_tid[]: indices into b->ts->tasks */
+#define TS_TID(x)	(b->ts->tasks[(x)].tid)
+#define TS_START(x)	(b->ts->tasks[(x)].start)
 
 /* The last interval of @tid that starts at or before @time, or NULL. */
 static const struct interval *last_before(const struct vs_wake_build *b,
@@ -367,11 +370,14 @@ static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
 
 	if (!ts || !tid)
 		return 0;
-	for (i = 0; i < ts->nr_tasks; i++) {
+	/* the thread's tasks do not overlap: back from the last before @hi */
+	i = COUNT_BEFORE(b->ts_by_tid, ts->nr_tasks, TS_TID, TS_START, tid,
+			 hi + 1);
+	while (i-- > 0) {
 		const struct vs_ts_task *t = &ts->tasks[b->ts_by_tid[i]];
 
-		if (t->tid != tid || t->end < lo || t->start > hi)
-			continue;
+		if (t->tid != tid || t->end < lo)
+			break;
 		for (s = t->first; s < t->first + t->nr; s++) {
 			const struct vs_ts_sample *sm = &ts->samples[s];
 

@@ -82,7 +82,7 @@ static void test_chain(void)
 	struct vs_wake_blame *wb;
 	struct vs_sample smp = { .pid = 10, .tid = 20, .period = 10 };
 	struct vs_task rec;
-	uint32_t handle;
+	uint32_t handle, later;
 	uint64_t time;
 
 	b = vs_wake_build_new();
@@ -114,6 +114,13 @@ static void test_chain(void)
 		smp.time = time;
 		vs_task_samples_add_sample(ts, &smp, &handle, 1);
 	}
+	/* the worker's later task: its samples are outside the waits */
+	rec = (struct vs_task){ .id = 20ull << 32 | 1, .type = 2, .pid = 10,
+				.tid = 20, .start = 1000, .end = 1100 };
+	vs_task_samples_add_task(ts, &rec, 0);
+	later = vs_task_samples_symbol(ts, "later", "/bin/app");
+	smp.time = 1050;
+	vs_task_samples_add_sample(ts, &smp, &later, 1);
 	vs_task_samples_finish(ts);
 
 	wb = vs_wake_build_finish(b, ts);
@@ -130,7 +137,8 @@ static void test_chain(void)
 	   "the worker's lock wait moves on to the holder that woke it");
 	ok(t && t->nr_wakers == 2 && worker && worker->nr_funcs == 1 &&
 	   worker->funcs[0].symbol == handle && worker->funcs[0].ns > 0,
-	   "the worker's samples in its part name handle()");
+	   "the worker's samples in its part name handle(), not those of "
+	   "its later task");
 	vs_wake_blame_free(wb);
 	vs_task_samples_free(ts);
 }
