@@ -763,7 +763,8 @@ static int make_trees(struct report *rep, const struct vs_type_rank *trs,
 		v->type = trs[i].type;
 		v->top = rep->tree_top;
 		rep->no_tree[i] = vs_vtree_view_build(v, rep->funcs->probes,
-						      rep->funcs->samples);
+						      rep->funcs->samples,
+						      rep->wakeups);
 		if (rep->no_tree[i] && !strcmp(rep->no_tree[i],
 					       "out of memory"))
 			return -1;
@@ -882,13 +883,13 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
-	if (rep.tree && make_trees(&rep, trs, n))
-		goto nomem;
 	rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
 					 rep.funcs->samples : NULL, err,
 					 sizeof(err));
 	if (!rep.wakeups)
 		fprintf(stderr, "varscope report: %s\n", err);
+	if (rep.tree && make_trees(&rep, trs, n))
+		goto nomem;
 	if (rep.format == FORMAT_JSON)
 		print_json(&rep, trs, n);
 	else if (rep.format == FORMAT_CSV)

@@ -15,6 +15,7 @@
 #include "../core/segments.h"
 #include "../core/taskset.h"
 #include "../core/vtree.h"
+#include "../core/wakeup.h"
 #include "../ui/browser.h"
 
 #define NS_PER_SEC	1000000000ull
@@ -26,6 +27,7 @@ struct tui {
 	int top;			/* --tree-top */
 	struct vs_rank_opts rank;
 	struct vs_func_sources *funcs;	/* samples, probes, their events */
+	struct vs_wake_blame *wakeups;	/* waits blamed on other threads */
 	struct vs_taskset *ts;
 	struct vs_type_rank tr;
 	struct vs_vtree_view view;
@@ -114,6 +116,7 @@ static void tui_release(struct tui *tui)
 		vs_type_rank_free(&tui->tr);
 	vs_taskset_free(tui->ts);
 	vs_func_sources_free(tui->funcs);
+	vs_wake_blame_free(tui->wakeups);
 	free(tui->seg);
 	vs_segment_list_release(&tui->segs);
 }
@@ -164,8 +167,12 @@ int cmd_tui(int argc, const char **argv)
 	}
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
+	tui.wakeups = vs_wake_blame_read(tui.input, tui.funcs->samples, err,
+					 sizeof(err));
+	if (!tui.wakeups)	/* the tree without waits */
+		fprintf(stderr, "varscope tui: %s\n", err);
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
-					 tui.funcs->samples);
+					 tui.funcs->samples, tui.wakeups);
 	in.path = tui.input;
 	in.ts = tui.ts;
 	in.rank = &tui.tr;

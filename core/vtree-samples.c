@@ -8,6 +8,7 @@
 
 #include "core/task-samples.h"
 #include "core/vtree.h"
+#include "core/wakeup.h"
 
 /* A frame on the path of this share of the sampled time is the tasks'. */
 #define DOMINANT_SHARE	0.9
@@ -119,8 +120,31 @@ static unsigned int kernel_frames(const struct vs_task_samples *ts,
 	return k;
 }
 
+/*
+ * The parts of task @task's waits blamed on threads that did not work for
+ * it: exact children of the root.  (A thread attached to the task worked
+ * for it: its samples are the task's already.)
+ */
+static int add_waits(struct vs_vtree *vt, size_t t, uint64_t task,
+		     const struct vs_wake_type *waits)
+{
+	const struct vs_wake_part *p;
+	size_t i, n = vs_wake_task_parts(waits, task, &p);
+
+	for (i = 0; i < n; i++) {
+		uint32_t sym = VS_VTREE_WAIT + p[i].waker;
+
+		if (waits->wakers[p[i].waker].kind != VS_WAKER_SAME_TASK &&
+		    vs_vtree_add_exact(vt, t, &sym, 1, (double)p[i].ns))
+			return -1;
+	}
+	return 0;
+}
+
 struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
-				       uint32_t type, const char **why)
+				       uint32_t type,
+				       const struct vs_wake_type *waits,
+				       const char **why)
 {
 	size_t first, nr = vs_task_samples_type(ts, type, &first), t, s;
 	unsigned int skip, k, max_frames = 0;
@@ -142,7 +166,7 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 		*why = "fewer than 2 tasks";
 		return NULL;
 	}
-	if (!nr_samples) {
+	if (!nr_samples && !(waits && waits->nr_parts)) {
 		*why = "no samples in its tasks (record with --sample)";
 		return NULL;
 	}
@@ -156,6 +180,8 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 		const struct vs_ts_task *task = &ts->tasks[first + t];
 
 		vs_vtree_set_latency(vt, t, (double)(task->end - task->start));
+		if (add_waits(vt, t, task->id, waits))
+			goto nomem;
 		for (s = task->first; s < task->first + task->nr; s++) {
 			const struct vs_ts_sample *sm = &ts->samples[s];
 			const uint32_t *f = ts->frames + sm->chain;

@@ -94,8 +94,8 @@ static int child_of(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 	return node_new(vt, parent, symbol);
 }
 
-int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
-		 unsigned int depth, double ns)
+static int add_path(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		    unsigned int depth, double ns, bool exact)
 {
 	unsigned int d;
 	int node = 0;
@@ -105,10 +105,24 @@ int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		if (node < 0)
 			return -1;
 		vt->nodes[node].time[task] += ns;
-		if (vt->sampled)
+		if (exact)
+			vt->nodes[node].exact = true;
+		else if (vt->sampled)
 			vt->nodes[node].noise_sq += ns * ns;
 	}
 	return 0;
+}
+
+int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		 unsigned int depth, double ns)
+{
+	return add_path(vt, task, path, depth, ns, false);
+}
+
+int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		       unsigned int depth, double ns)
+{
+	return add_path(vt, task, path, depth, ns, true);
 }
 
 /* Sample covariance (n - 1) of a and b, whose means are given. */
@@ -140,7 +154,7 @@ static int node_stats(struct vs_vtree *vt, unsigned int i, double *self)
 	size_t t, nt = vt->nr_tasks;
 	unsigned int c, d, nc = n->nr_children;
 	/* the root, and every node of an exact tree, has no sampling noise */
-	bool exact = !i || !vt->sampled;
+	bool exact = !i || !vt->sampled || n->exact;
 	double child_noise = 0;
 
 	n->mean = mean_of(n->time, nt);
@@ -283,6 +297,8 @@ static unsigned int add_probe(uint32_t *out, unsigned int nr,
 {
 	unsigned int i;
 
+	if (symbol >= VS_VTREE_WAIT)
+		return nr;	/* a wait: no function to probe */
 	for (i = 0; i < nr; i++)
 		if (out[i] == symbol)
 			return nr;

@@ -45,11 +45,17 @@
 #include <stdint.h>
 
 #define VS_VTREE_ROOT	UINT32_MAX	/* symbol id of the root */
+/*
+ * Symbol ids from here on are waits blamed on waker VS_VTREE_WAIT + i of
+ * the type's (core/wakeup.h): exact nodes, no functions to probe.
+ */
+#define VS_VTREE_WAIT	0x80000000u
 
 struct vs_vtree_node {
 	uint32_t symbol;	/* the caller's id; VS_VTREE_ROOT for the root */
 	unsigned int parent;	/* node index; the root's is 0 */
 	unsigned int depth, height;
+	bool exact;		/* measured, not sampled (a wait) */
 	unsigned int nr_children;
 	unsigned int *children;	/* node indices */
 	double *time;		/* inclusive ns, per task */
@@ -100,6 +106,13 @@ int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		 unsigned int depth, double ns);
 
 /**
+ * vs_vtree_add_exact - vs_vtree_add() of a measured time (no sampling
+ * noise) in a sampled tree: the path's nodes are exact ones
+ */
+int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
+		       unsigned int depth, double ns);
+
+/**
  * vs_vtree_finish - compute means, variances, covariances and the
  * factors ranked by score; 0 or -1 (no memory)
  */
@@ -122,10 +135,15 @@ unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
 				  uint32_t *out, unsigned int max);
 
 struct vs_task_samples;
+struct vs_wake_type;
 
 /**
  * vs_vtree_from_samples - the variance tree of the tasks of @type from
  * their samples' callchains (core/task-samples.h)
+ * @waits: the type's waits blamed along wake-up edges (core/wakeup.h), or
+ * NULL: each task's parts blamed on a thread that did not work for it
+ * (not attached to it: its samples are not the task's) become exact
+ * children of the root, one per waker, symbol VS_VTREE_WAIT + its index
  * @why: when there is no tree (NULL returned), says why in a few words
  *
  * Frames shared by the root of every callchain (_start, main, a worker
@@ -134,7 +152,9 @@ struct vs_task_samples;
  * fault) only.  Symbol ids are @ts's.
  */
 struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
-				       uint32_t type, const char **why);
+				       uint32_t type,
+				       const struct vs_wake_type *waits,
+				       const char **why);
 
 /* The name of symbol @id of the struct vs_task_samples @samples. */
 const char *vs_vtree_sample_symbol(void *samples, uint32_t id);

@@ -38,6 +38,14 @@ struct comm_of {
 	char *comm;
 };
 
+struct raw_part {
+	uint32_t type;
+	uint64_t task;
+	uint32_t tid;
+	enum vs_waker_kind kind;
+	uint64_t ns;
+};
+
 struct vs_wake_build {
 	struct vs_attach_map *attach;
 	struct interval *iv;
@@ -51,6 +59,8 @@ struct vs_wake_build {
 	struct comm_of *comms;		/* by thread, once finished */
 	size_t nr_comms, cap_comms;
 	/* finishing */
+	struct raw_part *parts;		/* blamed parts, by waker identity */
+	size_t nr_parts, cap_parts;
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	struct vs_wake_blame *wb;
@@ -76,6 +86,7 @@ static void build_free(struct vs_wake_build *b)
 	free(b->tasks);
 	free(b->edges);
 	free(b->sw);
+	free(b->parts);
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
@@ -394,7 +405,7 @@ static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
  * Blame [@lo, @hi] of a wait of task @root (type counts @tc) on the waker
  * of @e, and on along the edges that ended the waker's own waits.
  */
-static int blame(const struct vs_wake_build *b, struct vs_wake_type *tc,
+static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 		 const struct interval *root, const struct vs_wakeup *e,
 		 uint64_t lo, uint64_t hi, unsigned int depth)
 {
@@ -429,6 +440,11 @@ static int blame(const struct vs_wake_build *b, struct vs_wake_type *tc,
 		return -1;
 	w->waits++;
 	w->ns += own;
+	if (vs_grow(&b->parts, &b->cap_parts, b->nr_parts + 1,
+		    sizeof(*b->parts)))
+		return -1;
+	b->parts[b->nr_parts++] = (struct raw_part){ .type = tc->type,
+		.task = root->task, .tid = tid, .kind = w->kind, .ns = own };
 	return blame_samples(b, w, tid, lo, hi);
 }
 
@@ -503,6 +519,67 @@ static void rank_wakers(struct vs_wake_blame *wb)
 			qsort(tc->wakers, tc->nr_wakers, sizeof(*tc->wakers),
 			      cmp_waker);
 	}
+}
+
+/* "[wait] comm/tid" of every waker: its node in the variance tree. */
+static int label_wakers(struct vs_wake_blame *wb)
+{
+	unsigned int t, i;
+
+	for (t = 0; t < wb->nr_types; t++)
+		for (i = 0; i < wb->types[t].nr_wakers; i++) {
+			struct vs_waker *w = &wb->types[t].wakers[i];
+			int n = w->tid ?
+				asprintf(&w->label, "[wait] %s/%u",
+					 *w->comm ? w->comm : "?", w->tid) :
+				asprintf(&w->label, "[wait] interrupt");
+
+			if (n < 0) {
+				w->label = NULL;
+				return -1;
+			}
+		}
+	return 0;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct vs_wake_part *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return (x->waker > y->waker) - (x->waker < y->waker);
+}
+
+/* The blamed parts per type, by task, naming the ranked wakers. */
+static int make_parts(struct vs_wake_build *b, struct vs_wake_blame *wb)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_parts; i++) {
+		const struct raw_part *r = &b->parts[i];
+		struct vs_wake_type *tc = type_counts(wb, r->type);
+		struct vs_wake_part *p;
+		unsigned int w;
+
+		if (!tc)
+			return -1;
+		for (w = 0; w < tc->nr_wakers; w++)
+			if (tc->wakers[w].tid == r->tid &&
+			    tc->wakers[w].kind == r->kind)
+				break;
+		p = realloc(tc->parts, (tc->nr_parts + 1) * sizeof(*p));
+		if (!p)
+			return -1;
+		tc->parts = p;
+		tc->parts[tc->nr_parts++] = (struct vs_wake_part){ r->task, w,
+								   r->ns };
+	}
+	for (i = 0; i < wb->nr_types; i++)
+		if (wb->types[i].nr_parts)
+			qsort(wb->types[i].parts, wb->types[i].nr_parts,
+			      sizeof(*wb->types[i].parts), cmp_part);
+	return 0;
 }
 
 static struct task_type_of *task_of(const struct vs_wake_build *b,
@@ -590,6 +667,8 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 		if (b->tasks[i].blamed)
 			type_counts(wb, b->tasks[i].type)->tasks++;
 	rank_wakers(wb);
+	if (label_wakers(wb) || make_parts(b, wb))
+		goto fail;
 	wb->comms = malloc((b->nr_comms ? b->nr_comms : 1) *
 			   sizeof(*wb->comms));
 	if (!wb->comms)
@@ -644,9 +723,12 @@ void vs_wake_blame_free(struct vs_wake_blame *wb)
 	if (!wb)
 		return;
 	for (t = 0; t < wb->nr_types; t++) {
-		for (i = 0; i < wb->types[t].nr_wakers; i++)
+		for (i = 0; i < wb->types[t].nr_wakers; i++) {
 			free(wb->types[t].wakers[i].funcs);
+			free(wb->types[t].wakers[i].label);
+		}
 		free(wb->types[t].wakers);
+		free(wb->types[t].parts);
 	}
 	free(wb->types);
 	for (c = 0; c < wb->nr_comms; c++)
@@ -664,6 +746,26 @@ const struct vs_wake_type *vs_wake_blame_type(const struct vs_wake_blame *wb,
 		if (wb->types[i].type == type)
 			return &wb->types[i];
 	return NULL;
+}
+
+size_t vs_wake_task_parts(const struct vs_wake_type *wt, uint64_t task,
+			  const struct vs_wake_part **first)
+{
+	size_t lo = 0, hi = wt ? wt->nr_parts : 0, end;
+
+	while (lo < hi) {	/* the first of @task */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (wt->parts[mid].task < task)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; wt && end < wt->nr_parts &&
+	     wt->parts[end].task == task; end++)
+		;
+	*first = wt ? wt->parts + lo : NULL;
+	return end - lo;
 }
 
 const char *vs_waker_kind_name(enum vs_waker_kind k)

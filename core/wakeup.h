@@ -60,12 +60,20 @@ struct vs_wake_func {
 struct vs_waker {
 	uint32_t tid;			/* 0: an interrupt */
 	const char *comm;		/* its thread name, "" unknown */
+	char *label;			/* "[wait] comm/tid", "[wait] interrupt" */
 	enum vs_waker_kind kind;	/* what it did for the waiting task */
 	unsigned int depth;		/* 1 woke the task's thread, 2 ... */
 	uint64_t waits;			/* waits (parts) blamed on it */
 	uint64_t ns;			/* the waiting time blamed on it */
 	unsigned int nr_funcs;		/* at most VS_WAKE_MAX_FUNCS */
 	struct vs_wake_func *funcs;	/* ns descending */
+};
+
+/* The time of a task's waits blamed on one waker (of its type's). */
+struct vs_wake_part {
+	uint64_t task;			/* the task record's id */
+	unsigned int waker;		/* index in the type's wakers[] */
+	uint64_t ns;
 };
 
 struct vs_wake_type {
@@ -75,6 +83,8 @@ struct vs_wake_type {
 	uint64_t wait_ns;		/* blocked time that others ended */
 	unsigned int nr_wakers;
 	struct vs_waker *wakers;	/* ns descending */
+	size_t nr_parts;
+	struct vs_wake_part *parts;	/* by task, then waker */
 };
 
 struct vs_wake_blame {
@@ -113,6 +123,13 @@ void vs_wake_blame_free(struct vs_wake_blame *wb);
 /* The counts of task type @type, or NULL when none of its waits was woken */
 const struct vs_wake_type *vs_wake_blame_type(const struct vs_wake_blame *wb,
 					      uint32_t type);
+
+/**
+ * vs_wake_task_parts - the blamed parts of task @task's waits (@wt's
+ * type): *@first and how many (0: none)
+ */
+size_t vs_wake_task_parts(const struct vs_wake_type *wt, uint64_t task,
+			  const struct vs_wake_part **first);
 
 const char *vs_waker_kind_name(enum vs_waker_kind k);
 

@@ -103,3 +103,25 @@ check() {
 	check "all(w['depth'] == 2 for w in B['wakers'] if w['tid'] not in ($worker, 0))"
 	check "any(f['name'] in ('spin_ns', 'handle') or 'clock_gettime' in f['name'] for f in B['wakers'][0]['functions'])"
 }
+
+@test "report --tree: the waits blamed on a thread outside the task are a node" {
+	require_example wakeping
+	run "$VARSCOPE" record --sample -o t.data -- "$EXAMPLES/wakeping" -n 300
+	assert_success
+	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
+	"$VARSCOPE" report -i t.data --tree --format json > r.json
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# the writer's node holds exactly the time blamed on it, per task
+	python3 - "$waker" <<-'PY'
+	import json, sys
+	d = json.load(open("r.json"))["task_types"][0]
+	t, b = d["variance_tree"], d["wait_blame"]
+	nodes = [n for n in t["nodes"] if n["function"] == "[wait] wakeping/" + sys.argv[1]]
+	assert len(nodes) == 1 and nodes[0]["parent"] == 0, [n["function"] for n in t["nodes"]]
+	total = nodes[0]["mean_ns"] * t["tasks"]
+	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
+	# the waits are what varies: the top factor, never a --probe
+	assert t["factors"][0]["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1], t["factors"][:3]
+	assert "[wait]" not in t["next_probe"], t["next_probe"]
+	PY
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/wakeup.h"
 #include "ui/json.h"
 #include "ui/units.h"
 #include "ui/vtree-print.h"
@@ -17,7 +18,8 @@
 
 const char *vs_vtree_view_build(struct vs_vtree_view *v,
 				const struct vs_func_times *ft,
-				const struct vs_task_samples *samples)
+				const struct vs_task_samples *samples,
+				const struct vs_wake_blame *wakeups)
 {
 	const char *why = "the trace has no samples (record with --sample) "
 			  "and no probed functions (--probe)";
@@ -25,6 +27,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 	const char *probe_why = NULL;
 
 	v->vt = NULL;
+	v->waits = NULL;
 	if (ft) {
 		v->vt = vs_vtree_from_probes(ft, v->type, &probe_why);
 		v->name = vs_vtree_probe_symbol;
@@ -34,7 +37,8 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 			return probe_why;
 	}
 	if (!v->vt && samples) {
-		v->vt = vs_vtree_from_samples(samples, v->type, &why);
+		v->waits = vs_wake_blame_type(wakeups, v->type);
+		v->vt = vs_vtree_from_samples(samples, v->type, v->waits, &why);
 		v->name = vs_vtree_sample_symbol;
 		v->source = vs_vtree_sample_source;
 		v->arg = (void *)samples;
@@ -45,9 +49,14 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 			       unsigned int node)
 {
+	uint32_t sym = v->vt->nodes[node].symbol;
+
 	if (!node)
 		return "latency";
-	return v->name(v->arg, v->vt->nodes[node].symbol);
+	if (sym >= VS_VTREE_WAIT)
+		return v->waits && sym - VS_VTREE_WAIT < v->waits->nr_wakers ?
+		       v->waits->wakers[sym - VS_VTREE_WAIT].label : "[wait]";
+	return v->name(v->arg, sym);
 }
 
 const char *vs_vtree_factor_label(const struct vs_vtree_view *v,
@@ -112,7 +121,7 @@ static double share(const struct vs_vtree *vt, double value)
 const char *vs_vtree_node_source(const struct vs_vtree_view *v,
 				 unsigned int node)
 {
-	if (!node || !v->source)
+	if (!node || !v->source || v->vt->nodes[node].symbol >= VS_VTREE_WAIT)
 		return NULL;
 	return v->source(v->arg, v->vt->nodes[node].symbol);
 }

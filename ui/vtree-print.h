@@ -19,6 +19,7 @@ struct vs_vtree_view {
 	struct vs_vtree *vt;
 	vs_vtree_name_fn name;
 	vs_vtree_name_fn source;	/* NULL: no source lines */
+	const struct vs_wake_type *waits;	/* names the wait nodes */
 	void *arg;
 	uint32_t type;		/* the task type */
 	unsigned int top;	/* factors listed and refined */
@@ -26,20 +27,23 @@ struct vs_vtree_view {
 
 struct vs_func_times;
 struct vs_task_samples;
+struct vs_wake_blame;
 
 /**
  * vs_vtree_view_build - the tree of task type @v->type: exact from the
  * probed call paths of @ft when its tasks have some, else from the
- * callchains of @samples (either may be NULL)
+ * callchains of @samples (either may be NULL) and the waits @wakeups
+ * blames on threads outside the task (NULL: none, core/wakeup.h)
  *
  * Fills @v->vt (NULL when there is no tree), @v->name and @v->arg;
  * returns why there is no tree, or NULL.  "out of memory" is one reason.
  */
 const char *vs_vtree_view_build(struct vs_vtree_view *v,
 				const struct vs_func_times *ft,
-				const struct vs_task_samples *samples);
+				const struct vs_task_samples *samples,
+				const struct vs_wake_blame *wakeups);
 
-/* The name of node @node: "latency" for the root. */
+/* The name of node @node: "latency" for the root, "[wait] comm/tid". */
 const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 			       unsigned int node);
 

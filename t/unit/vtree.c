@@ -157,6 +157,16 @@ static unsigned int poisson(double lambda)
 	return k - 1;
 }
 
+/* About @lambda samples of weight @p on @path in task @t. */
+static void add_samples(struct vs_vtree *vt, size_t t, const uint32_t *path,
+			unsigned int depth, double lambda, double p)
+{
+	unsigned int k, cnt = poisson(lambda);
+
+	for (k = 0; k < cnt; k++)
+		vs_vtree_add(vt, t, path, depth, p);
+}
+
 /*
  * A runs 1 ms in every task, sampled every 10 us: about 100 samples, and
  * a raw variance of about p^2 * lambda = 1e10 ns^2 that is all noise.  B
@@ -170,22 +180,16 @@ static void test_sampled(void)
 	const size_t n = 4000;
 	struct vs_vtree *vt = vs_vtree_new(n, true);
 	const struct vs_vtree_node *na, *nc, *nb;
-	unsigned int t, k, cnt;
+	unsigned int t;
 	double raw;
 
 	srandom(1);
 	for (t = 0; t < n; t++) {
 		double b = (t % 4) * 200000.0;
 
-		cnt = poisson(100);
-		for (k = 0; k < cnt; k++)
-			vs_vtree_add(vt, t, pa, 2, p);
-		cnt = poisson(b / p);
-		for (k = 0; k < cnt; k++)
-			vs_vtree_add(vt, t, pb, 2, p);
-		cnt = poisson(20);
-		for (k = 0; k < cnt; k++)
-			vs_vtree_add(vt, t, pself, 1, p);
+		add_samples(vt, t, pa, 2, 100, p);
+		add_samples(vt, t, pb, 2, b / p, p);
+		add_samples(vt, t, pself, 1, 20, p);
 		vs_vtree_set_latency(vt, t, 2000000 + b);
 	}
 	vs_vtree_finish(vt);
@@ -205,6 +209,46 @@ static void test_sampled(void)
 	   "decomposition holds on corrected values");
 	ok(vt->nodes[vt->factors[0].node].symbol == B && vt->factors[0].a < 0,
 	   "top factor: B");
+	vs_vtree_free(vt);
+}
+
+/*
+ * A sampled tree with an exact wait (VS_VTREE_WAIT, a waker's part): the
+ * wait varies for real and has no noise; A is all noise.  The wait is
+ * the top factor, the decomposition holds, and no --probe names it.
+ */
+static void test_wait(void)
+{
+	const uint32_t pa[] = { A }, wait = VS_VTREE_WAIT;
+	const double p = 10000;
+	const size_t n = 2000;
+	struct vs_vtree *vt = vs_vtree_new(n, true);
+	const struct vs_vtree_node *na, *nw;
+	unsigned int t;
+	uint32_t probes[4];
+
+	srandom(2);
+	for (t = 0; t < n; t++) {
+		double w = (t % 2) * 500000.0;
+
+		add_samples(vt, t, pa, 1, 100, p);
+		vs_vtree_add_exact(vt, t, &wait, 1, w);
+		vs_vtree_set_latency(vt, t, 1500000 + w);
+	}
+	vs_vtree_finish(vt);
+	na = child(vt, 0, A);
+	nw = child(vt, 0, VS_VTREE_WAIT);
+	if (!ok(na && nw, "sampled tree with a wait node"))
+		return;
+	ok(nw->exact && nw->noise == 0 && near(nw->var, 250000.0 * 250000 *
+						n / (n - 1)),
+	   "the wait: exact, its true variance");
+	ok(fabs(na->var) < 0.2 * (na->var + na->noise), "A: noise only");
+	ok(max_decomposition_error(vt) < 1e-9, "decomposition holds");
+	ok(vt->nodes[vt->factors[0].node].symbol == VS_VTREE_WAIT,
+	   "top factor: the wait");
+	ok(vs_vtree_next_probes(vt, 1, probes, 4) == 0,
+	   "a wait is no function to probe");
 	vs_vtree_free(vt);
 }
 
@@ -286,6 +330,7 @@ int main(void)
 	test_exact();
 	test_covary();
 	test_sampled();
+	test_wait();
 	test_probes();
 	ok(!vs_vtree_new(1, false), "one task: no tree");
 	return done_testing();
