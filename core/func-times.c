@@ -17,6 +17,7 @@
 #include "core/attach.h"
 #include "core/func-times.h"
 #include "core/sort.h"
+#include "core/symbols.h"
 
 struct ft_call {
 	uint64_t time;
@@ -37,7 +38,9 @@ struct vs_func_times {
 	struct ft_call *calls;
 	size_t nr_calls, cap_calls;
 	char **symbols;
-	size_t nr_symbols, cap_symbols;
+	char **sources;			/* "file.c:12" or NULL, per symbol */
+	size_t nr_symbols, cap_symbols, cap_sources;
+	struct vs_symbols *syms;	/* while reading: the sources */
 	uint64_t unmatched;
 };
 
@@ -65,18 +68,31 @@ static int cmp_task(const void *a, const void *b)
 static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
 {
 	size_t i, n = (size_t)d->id + 1;
+	const char *src;
 
 	if (n > ft->nr_symbols) {
 		if (vs_grow(&ft->symbols, &ft->cap_symbols, n,
-			    sizeof(*ft->symbols)))
+			    sizeof(*ft->symbols)) ||
+		    vs_grow(&ft->sources, &ft->cap_sources, n,
+			    sizeof(*ft->sources)))
 			return -1;
 		for (i = ft->nr_symbols; i < n; i++)
-			ft->symbols[i] = NULL;
+			ft->symbols[i] = ft->sources[i] = NULL;
 		ft->nr_symbols = n;
 	}
 	free(ft->symbols[d->id]);
+	free(ft->sources[d->id]);
+	ft->sources[d->id] = NULL;
 	ft->symbols[d->id] = strdup(d->name);
-	return ft->symbols[d->id] ? 0 : -1;
+	if (!ft->symbols[d->id])
+		return -1;
+	if (!ft->syms && !(ft->syms = vs_symbols_new()))
+		return -1;
+	src = d->binary ? vs_symbols_func_srcline(ft->syms, d->binary,
+						  d->name) : NULL;
+	if (src && !(ft->sources[d->id] = strdup(src)))
+		return -1;
+	return 0;
 }
 
 static int collect(struct vs_func_times *ft, struct vs_reader *r,
@@ -322,6 +338,8 @@ struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
 	}
 	ret = collect(ft, r, attach);
 	vs_attach_map_free(attach);
+	vs_symbols_free(ft->syms);
+	ft->syms = NULL;
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", vs_reader_error(r) ?
 			 vs_reader_error(r) : "out of memory");
@@ -348,9 +366,13 @@ void vs_func_times_free(struct vs_func_times *ft)
 		free(ft->tasks[i].funcs);
 		free(ft->tasks[i].paths);
 	}
-	for (i = 0; i < ft->nr_symbols; i++)
+	for (i = 0; i < ft->nr_symbols; i++) {
 		free(ft->symbols[i]);
+		free(ft->sources[i]);
+	}
 	free(ft->symbols);
+	free(ft->sources);
+	vs_symbols_free(ft->syms);
 	free(ft->tasks);
 	free(ft->by_tid);
 	free(ft->calls);
@@ -371,6 +393,11 @@ const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id)
 {
 	return id < ft->nr_symbols && ft->symbols[id] ? ft->symbols[id] : "?";
+}
+
+const char *vs_func_times_source(const struct vs_func_times *ft, uint32_t id)
+{
+	return id < ft->nr_symbols ? ft->sources[id] : NULL;
 }
 
 uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft)

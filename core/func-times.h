@@ -78,6 +78,8 @@ const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
 /* The name of symbol @id ("?" when the trace did not define it). */
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id);
 uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft);
+/* Where function @id is declared ("file.c:12", core/symbols.h), or NULL */
+const char *vs_func_times_source(const struct vs_func_times *ft, uint32_t id);
 
 /* Enter or exit records that did not pair into a call. */
 uint64_t vs_func_times_unmatched(const struct vs_func_times *ft);

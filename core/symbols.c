@@ -507,6 +507,21 @@ const char *vs_symbols_srcline(struct vs_symbols *s,
 	return d->srclines[i] && d->srclines[i][0] ? d->srclines[i] : NULL;
 }
 
+const char *vs_symbols_func_srcline(struct vs_symbols *s, const char *binary,
+				    const char *name)
+{
+	struct vs_symbol_hit hit = { .dso = vs_symbols_dso(s, binary) };
+	size_t i;
+
+	for (i = 0; hit.dso && i < hit.dso->nr_syms; i++)
+		if (!strcmp(hit.dso->syms[i].name, name)) {
+			hit.sym = &hit.dso->syms[i];
+			hit.vaddr = hit.sym->addr;
+			return vs_symbols_srcline(s, &hit);
+		}
+	return NULL;
+}
+
 void vs_symbols_free(struct vs_symbols *s)
 {
 	struct vs_dso *d, *next;

@@ -126,6 +126,13 @@ const char *vs_symbols_srcline(struct vs_symbols *s,
 			       const struct vs_symbol_hit *hit);
 
 /**
+ * vs_symbols_func_srcline - vs_symbols_srcline() of function @name of
+ * ELF file @binary (a probed function); NULL when there is none
+ */
+const char *vs_symbols_func_srcline(struct vs_symbols *s, const char *binary,
+				    const char *name);
+
+/**
  * vs_symbols_kernel - the kernel function holding @addr, from
  * /proc/kallsyms (read at the first call; needs root for real addresses,
  * else there are none); NULL when none does

@@ -79,3 +79,8 @@ const char *vs_vtree_probe_symbol(void *func_times, uint32_t id)
 {
 	return vs_func_times_symbol(func_times, id);
 }
+
+const char *vs_vtree_probe_source(void *func_times, uint32_t id)
+{
+	return vs_func_times_source(func_times, id);
+}

@@ -176,4 +176,7 @@ struct vs_vtree *vs_vtree_from_probes(const struct vs_func_times *ft,
 /* The name of symbol @id of the struct vs_func_times @func_times. */
 const char *vs_vtree_probe_symbol(void *func_times, uint32_t id);
 
+/* Where symbol @id of @func_times is declared, or NULL (no debug info) */
+const char *vs_vtree_probe_source(void *func_times, uint32_t id);
+
 #endif /* VS_CORE_VTREE_H */

@@ -116,3 +116,15 @@ t = json.load(open('n.json'))['task_types'][0]['variance_tree']
 print(sorted({str(n['source']) for n in t['nodes'] if n['function'] in ('serve', 'lookup')}))"
 	assert_output "['None']"
 }
+
+@test "report --tree: the probed functions' source lines too" {
+	"$VARSCOPE" record --probe serve,lookup -o t.data -- \
+		"$EXAMPLES/vtreebench" -n 50 > out 2> err || { cat err; false; }
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	run python3 -c "
+import json
+t = json.load(open('t.json'))['task_types'][0]['variance_tree']
+assert not t['sampled']
+print(sorted((n['function'], n['source']) for n in t['nodes'] if n['id']))"
+	assert_output "[('lookup', 'vtreebench.c:$(line lookup)'), ('serve', 'vtreebench.c:$(line serve)')]"
+}

@@ -31,7 +31,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 	if (ft) {
 		v->vt = vs_vtree_from_probes(ft, v->type, &probe_why);
 		v->name = vs_vtree_probe_symbol;
-		v->source = NULL;
+		v->source = vs_vtree_probe_source;
 		v->arg = (void *)ft;
 		if (probe_why && !strcmp(probe_why, "out of memory"))
 			return probe_why;
