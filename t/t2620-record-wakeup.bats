@@ -96,12 +96,14 @@ check() {
 	"$VARSCOPE" script -i t.data --format json > t.json
 	worker=$(python3 -c 'import json; print({json.loads(l)["tid"] for l in open("t.json") if "\"type\":0" in l and "\"kind\":\"task\"" in l}.pop())')
 	# the front thread waits for each request's 300 us of the worker's
-	# work: the worker, attached to the request, is blamed first
-	check "B['wakers'][0]['tid'] == $worker and B['wakers'][0]['kind'] == 'same_task' and B['wakers'][0]['depth'] == 1"
-	check "B['wait_ns'] >= 60 * 300e3 * 0.5 and sum(w['ns'] for w in B['wakers']) == B['wait_ns']"
+	# work: the worker, attached to the request, ends the waits (the
+	# holder's share, the worker's lock waits, goes by chance)
+	check "[(w['kind'], w['depth']) for w in B['wakers'] if w['tid'] == $worker] == [('same_task', 1)]"
+	check "[w['ns'] for w in B['wakers'] if w['tid'] == $worker][0] >= 60 * 300e3 * 0.5"
+	check "sum(w['ns'] for w in B['wakers']) == B['wait_ns']"
 	# the lock holder woke the worker only along the chain
 	check "all(w['depth'] == 2 for w in B['wakers'] if w['tid'] not in ($worker, 0))"
-	check "any(f['name'] in ('spin_ns', 'handle') or 'clock_gettime' in f['name'] for f in B['wakers'][0]['functions'])"
+	check "any(f['name'] in ('spin_ns', 'handle') or 'clock_gettime' in f['name'] for w in B['wakers'] if w['tid'] == $worker for f in w['functions'])"
 }
 
 @test "report --tree: the waits blamed on a thread outside the task are a node" {
