@@ -171,6 +171,7 @@ int cmd_tui(int argc, const char **argv)
 					 sizeof(err));
 	if (!tui.wakeups)	/* the tree without waits */
 		fprintf(stderr, "varscope tui: %s\n", err);
+	in.waits = vs_wake_blame_type(tui.wakeups, tui.tr.type);
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
 					 tui.funcs->samples, tui.wakeups);
 	in.path = tui.input;

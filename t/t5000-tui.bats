@@ -167,3 +167,21 @@ assert_terminal_restored() {
 	keys q
 	assert_terminal_restored
 }
+
+@test "tui: the ranking lists the threads the waits were blamed on" {
+	require_root
+	require_tracefs
+	require_example wakeping
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 200
+	assert_success
+	read -r _ waker _ < <(grep '^waker ' <<<"$output")
+	start_tui -i t.data
+	wait_for "Ranking (type 1)"
+	# after the ranked events: to the end of the list
+	keys End
+	wait_for "Waits blamed along wake-up edges"
+	run screen
+	assert_line --regexp "^ +[0-9.]+ [mu]?s +\[wait\] wakeping/$waker \(outside_tasks, 1 deep\), 200 waits"
+	keys q
+	assert_terminal_restored
+}

@@ -19,6 +19,8 @@
 #include "ui/browser.h"
 #include "ui/units.h"
 
+#define WAKERS_SHOWN	3	/* wakers listed in the ranking view */
+
 enum view { V_RANKING, V_TREE, V_CDF, V_SEGMENTS, V_HELP, NR_VIEWS };
 
 static const char *const view_name[NR_VIEWS] = {
@@ -89,6 +91,27 @@ void list_add(struct list *ls, int ref, const char *fmt, ...)
 
 /* --- the views' lines ------------------------------------------------ */
 
+/* The waits the type's tasks spent on other threads, as report says. */
+static void build_waits(struct browser *b)
+{
+	const struct vs_wake_type *w = b->in->waits;
+	struct list *ls = &b->lists[V_RANKING];
+	char ns[32];
+	unsigned int i;
+
+	if (!w || !w->nr_wakers)
+		return;
+	list_add(ls, -1, "Waits blamed along wake-up edges: %s in %llu tasks",
+		 vs_format_ns(ns, sizeof(ns), (double)w->wait_ns),
+		 (unsigned long long)w->tasks);
+	for (i = 0; i < w->nr_wakers && i < WAKERS_SHOWN; i++)
+		list_add(ls, -1, "  %9s  %s (%s, %u deep), %llu waits",
+			 vs_format_ns(ns, sizeof(ns), (double)w->wakers[i].ns),
+			 w->wakers[i].label, vs_waker_kind_name(w->wakers[i].kind),
+			 w->wakers[i].depth,
+			 (unsigned long long)w->wakers[i].waits);
+}
+
 static void build_ranking(struct browser *b)
 {
 	const struct vs_type_rank *tr = b->in->rank;
@@ -115,6 +138,7 @@ static void build_ranking(struct browser *b)
 	}
 	if (!tr->nr_ranked)
 		list_add(ls, -1, "(no event is ranked: too few tasks)");
+	build_waits(b);
 	if (!b->in->tree)
 		list_add(ls, -1, "No variance tree: %s.", b->in->no_tree);
 }

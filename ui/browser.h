@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/ranking.h"
+#include "core/wakeup.h"
 #include "ui/vtree-print.h"
 
 struct vs_browser_segment {
@@ -24,6 +25,7 @@ struct vs_browser_input {
 	const struct vs_type_rank *rank;	/* the type's ranking */
 	const struct vs_vtree_view *tree;	/* NULL: no tree ... */
 	const char *no_tree;			/* ... and why */
+	const struct vs_wake_type *waits;	/* blamed waits, or NULL */
 	size_t nr_segments;
 	const struct vs_browser_segment *segments;
 };
