@@ -55,8 +55,12 @@ struct vs_raw_sample {
 	char raw[];
 };
 
-/* The software counters each thread's group counts, in read order. */
+/*
+ * The software counters each thread's group counts, in read order, from
+ * value VS_SW_COUNTERS_AT of a group read on (after the leader's).
+ */
 #define VS_NR_SW_COUNTERS	4
+#define VS_SW_COUNTERS_AT	1
 
 struct vs_record_stats {
 	uint64_t threads;		/* registered */

@@ -3,19 +3,23 @@
  * record-thread.c - one recorded thread: its perf events, its gated perf
  * ring, its task ring, and the merge of both streams into the accounting.
  *
- * Per thread: a software dummy event owns the ring (context_switch=1 gives
- * the switch-in records); every tracepoint (pid=tid, cpu=-1) is redirected
- * into that ring with PERF_EVENT_IOC_SET_OUTPUT.  The tracepoints and the
- * dummy form one group led by the first tracepoint, opened disabled; the
- * library enables the group inside selected tasks.  (A group led by the
+ * Per thread, one group of events, led by the first tracepoint: the leader
+ * owns the ring (and with context_switch=1 writes the switch records into
+ * it), every other tracepoint (pid=tid, cpu=-1) is redirected into that
+ * ring with PERF_EVENT_IOC_SET_OUTPUT, and the software counters are
+ * counting members.  Only the leader is opened disabled; the library
+ * enables it inside selected tasks, which schedules the whole group in,
+ * and reads the counters with one PERF_FORMAT_GROUP read(2) of the leader
+ * at begin and end.  Outside selected tasks nothing of the thread is
+ * active: no record reaches the ring, no counter counts, and a context
+ * switch of the thread finds no event to schedule.  (A group led by a
  * dummy loses tracepoint samples: the leader is a tracepoint.)  With
  * --sample the sampling event stays outside the group and the ring starts
- * paused; the library resumes it too.  The software counters form one
- * counting group the library reads with a single read(2).  With a hardware
- * PMU, the epoch's hardware counter group too: opened here at registration
- * and at each epoch, its leader passed on a socket the library takes it
- * from at its next begin; the library reads it at begin and end like the
- * software group.
+ * paused; the library resumes it too.  With a hardware PMU, the epoch's
+ * hardware counter group too: opened here at registration and at each
+ * epoch, its leader passed on a socket the library takes it from at its
+ * next begin; the library reads it at begin and end like the software
+ * counters.
  *
  * Merge: perf records are queued in ring order (one thread: time order).
  * A task record in the task ring means every kernel event of that task is
@@ -39,14 +43,12 @@
 struct vs_rthread {
 	struct vs_rthread *next;	/* session hash chain */
 	uint32_t pid, tid;
-	int ring_fd;			/* the dummy owning the ring */
-	int tp_fd[VS_TP_MAX];
+	int tp_fd[VS_TP_MAX];		/* [0]: the leader, owning the ring */
 	uint64_t tp_id[VS_TP_MAX];	/* sample ids, index = tp index */
-	uint64_t ring_id;
 	int sample_fd;			/* --sample, -1: none */
 	uint64_t sample_id;
 	int nr_tp;
-	int counter_fd[VS_NR_SW_COUNTERS];
+	int counter_fd[VS_NR_SW_COUNTERS];	/* members after the leader */
 	int tasks_fd;
 	struct vs_perf_ring ring;
 	struct vs_task_ring *tasks;
@@ -77,6 +79,9 @@ static const struct {
 	{ PERF_COUNT_SW_CPU_MIGRATIONS,	  "cpu-migrations",   "count" },
 };
 
+_Static_assert(1 + 1 + VS_NR_SW_COUNTERS + VS_TP_MAX - 1 <= VS_MAX_GROUP_READ,
+	       "a thread's group read fits the library's buffer");
+
 uint32_t vs_rthread_tid(const struct vs_rthread *rt)
 {
 	return rt->tid;
@@ -104,6 +109,10 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 {
 	int i;
 
+	/* the library holds the leader's file too: epoll would keep it */
+	if (rt->nr_tp)
+		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, rt->tp_fd[0], NULL);
+	vs_perf_ring_unmap(&rt->ring);
 	for (i = 0; i < rt->nr_tp; i++)
 		close(rt->tp_fd[i]);
 	if (rt->sample_fd >= 0)
@@ -112,12 +121,6 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		if (rt->counter_fd[i] >= 0)
 			close(rt->counter_fd[i]);
-	vs_perf_ring_unmap(&rt->ring);
-	if (rt->ring_fd >= 0) {
-		/* the library holds the same file: epoll would keep it */
-		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, rt->ring_fd, NULL);
-		close(rt->ring_fd);
-	}
 	if (rt->tasks)
 		munmap(rt->tasks, sizeof(*rt->tasks));
 	if (rt->tasks_fd >= 0)
@@ -130,47 +133,42 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 		close(rt->hw_lib_sock);
 	rt->hw_sock = rt->hw_lib_sock = -1;
 	rt->nr_tp = 0;
-	rt->ring_fd = rt->tasks_fd = -1;
+	rt->tasks_fd = -1;
 	rt->tasks = NULL;
 }
 
-static int open_counters(struct vs_session *s, struct vs_rthread *rt)
+/*
+ * A member of the thread's group: opened enabled, it counts or writes
+ * while the leader (opened disabled, enabled by the library inside
+ * selected tasks) is; the first event opened is the leader.
+ * (PERF_IOC_FLAG_GROUP would resched the thread's events once per member:
+ * tens of microseconds; enabling the leader alone schedules the group once.)
+ */
+static int open_member(struct vs_rthread *rt, struct perf_event_attr *attr)
+{
+	int leader = rt->nr_tp ? rt->tp_fd[0] : -1;
+
+	attr->disabled = leader < 0;
+	return vs_perf_open(attr, rt->tid, -1, leader);
+}
+
+/* The software counters, members of the group read with the leader. */
+static int open_counters(struct vs_rthread *rt)
 {
 	struct perf_event_attr attr;
-	int i, group = -1;
+	int i;
 
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.type = PERF_TYPE_SOFTWARE;
 		attr.config = sw_counters[i].config;
-		attr.read_format = PERF_FORMAT_GROUP;
-		rt->counter_fd[i] = vs_perf_open(&attr, rt->tid, -1, group);
+		attr.use_clockid = 1;	/* the group's clock */
+		attr.clockid = CLOCK_MONOTONIC;
+		rt->counter_fd[i] = open_member(rt, &attr);
 		if (rt->counter_fd[i] < 0)
 			return -1;
-		if (!i)
-			group = rt->counter_fd[0];
 	}
-	(void)s;
 	return 0;
-}
-
-/*
- * The thread's tracepoints and the ring owner as one group, led by the
- * first tracepoint: only the leader is opened disabled, the library
- * enables and disables it, which schedules the whole group in and out, at
- * the begin and end of a selected task.  (PERF_IOC_FLAG_GROUP would resched
- * the thread's events once per member: tens of microseconds.)
- * A disabled event costs next to nothing at a context switch; an active
- * one, even with its output paused, is scheduled out and in at every one.
- */
-static int open_group(struct vs_rthread *rt, struct perf_event_attr *attr,
-		      int *fd)
-{
-	int leader = rt->nr_tp ? rt->tp_fd[0] : -1;
-
-	attr->disabled = leader < 0;
-	*fd = vs_perf_open(attr, rt->tid, -1, leader);
-	return *fd < 0 ? -1 : 0;
 }
 
 static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
@@ -180,45 +178,51 @@ static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
 	int fd;
 
 	init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
-	if (open_group(rt, &attr, &fd))
+	fd = open_member(rt, &attr);
+	if (fd < 0)
 		return -1;
 	rt->tp_fd[rt->nr_tp++] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[i]))
 		return -1;
-	return rt->ring_fd < 0 ? 0 :
-	       ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->ring_fd);
+	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->tp_fd[0]);
 }
 
-static int open_ring(struct vs_session *s, struct vs_rthread *rt)
+/*
+ * The leader: the first tracepoint, owning the ring, with the switch
+ * records (context_switch: side-band records of an event that is off
+ * are not written, so they too come only inside selected tasks), read
+ * with PERF_FORMAT_GROUP: { nr, leader, counters..., tracepoints... }.
+ */
+static int open_leader(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct perf_event_attr attr;
 	unsigned int pages = s->opts->mmap_pages;
+	int fd;
 
-	init_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[0].id);
 	attr.context_switch = 1;
+	attr.read_format = PERF_FORMAT_GROUP;
 	attr.watermark = 1;
 	attr.wakeup_watermark = pages * 4096 / 2;
-	if (open_group(rt, &attr, &rt->ring_fd) ||
-	    vs_perf_ring_mmap(&rt->ring, rt->ring_fd, pages) ||
-	    (s->sampling && ioctl(rt->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)) ||
-	    ioctl(rt->ring_fd, PERF_EVENT_IOC_ID, &rt->ring_id))
+	fd = open_member(rt, &attr);
+	if (fd < 0)
 		return -1;
-	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, rt->ring_fd,
+	rt->tp_fd[rt->nr_tp++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[0]) ||
+	    vs_perf_ring_mmap(&rt->ring, fd, pages) ||
+	    (s->sampling && ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)))
+		return -1;
+	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd,
 			 &(struct epoll_event){ .events = EPOLLIN,
 						.data.u64 = VS_WAKE_RING });
 }
 
-/* The leader first, then the ring owner and the other tracepoints. */
-static int open_tracepoints(struct vs_session *s, struct vs_rthread *rt)
+/* The group in read order: leader, counters, the other tracepoints. */
+static int open_group(struct vs_session *s, struct vs_rthread *rt)
 {
 	int i;
 
-	if (s->tps.nr && (open_tracepoint(s, rt, 0) ||
-			  open_ring(s, rt) ||
-			  ioctl(rt->tp_fd[0], PERF_EVENT_IOC_SET_OUTPUT,
-				rt->ring_fd)))
-		return -1;
-	if (!s->tps.nr && open_ring(s, rt))
+	if (open_leader(s, rt) || open_counters(rt))
 		return -1;
 	for (i = 1; i < s->tps.nr; i++)
 		if (open_tracepoint(s, rt, i))
@@ -325,16 +329,16 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 		return NULL;
 	rt->pid = pid;
 	rt->tid = tid;
-	rt->ring_fd = rt->tasks_fd = rt->sample_fd = -1;
+	rt->tasks_fd = rt->sample_fd = -1;
 	rt->hw_sock = rt->hw_lib_sock = -1;
 	for (i = 0; i < 2; i++)
 		vs_counter_group_close(&rt->hw[i]);	/* no fds: all -1 */
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
-	if (open_tracepoints(s, rt) ||
-	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->ring_fd,
+	if (open_group(s, rt) ||
+	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->tp_fd[0],
 							    &rt->sample_id)) < 0) ||
-	    open_counters(s, rt) || open_task_ring(rt) || open_hw(s, rt)) {
+	    open_task_ring(rt) || open_hw(s, rt)) {
 		err = errno;
 		close_fds(rt, s->epoll_fd);
 		free(rt);
@@ -347,8 +351,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 unsigned int vs_rthread_fds(const struct vs_rthread *rt,
 			    int fds[VS_REG_MAX_FDS])
 {
-	fds[VS_REG_FD_RING] = rt->nr_tp ? rt->tp_fd[0] : rt->ring_fd;
-	fds[VS_REG_FD_COUNTERS] = rt->counter_fd[0];
+	fds[VS_REG_FD_RING] = rt->tp_fd[0];
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
 	if (rt->hw_lib_sock < 0)
 		return VS_REG_NR_FDS;

@@ -674,7 +674,7 @@ static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
 		  uint32_t flags)
 {
 	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS,
-				    nr_fds, flags };
+				    VS_SW_COUNTERS_AT, nr_fds, flags };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };

@@ -25,9 +25,11 @@
 #define VS_RING_ENTRIES		4096	/* power of two */
 #define VS_MAX_SW_COUNTERS	8
 #define VS_MAX_HW_COUNTERS	8	/* fixed counters + an epoch's set */
+/* Values in one PERF_FORMAT_GROUP read of a thread's group, nr included. */
+#define VS_MAX_GROUP_READ	96
 
 /* Registration: the library sends this, the recorder answers. */
-#define VS_REG_MAGIC		0x76737265u	/* "vsre" */
+#define VS_REG_MAGIC		0x76737232u	/* "vsr2" */
 
 struct vs_reg_request {
 	uint32_t magic;
@@ -38,8 +40,8 @@ struct vs_reg_request {
 /* Order of the descriptors passed back with SCM_RIGHTS. */
 enum vs_reg_fd {
 	VS_REG_FD_RING,		/* leader of the thread's group writing its
-				 * perf ring: enable/disable (and pause) */
-	VS_REG_FD_COUNTERS,	/* software counter group leader */
+				 * perf ring: enable/disable (and pause),
+				 * and read the software counters */
 	VS_REG_FD_TASKS,	/* memfd holding struct vs_task_ring */
 	VS_REG_NR_FDS,
 	/*
@@ -54,7 +56,13 @@ enum vs_reg_fd {
 struct vs_reg_reply {
 	uint32_t magic;
 	int32_t status;		/* 0, or a positive errno */
-	uint32_t nr_counters;	/* values in one PERF_FORMAT_GROUP read */
+	/*
+	 * A PERF_FORMAT_GROUP read(2) of the leader gives { nr, value[nr] }
+	 * (nr < VS_MAX_GROUP_READ); the software counters are nr_counters
+	 * values from value[counters_at] on.
+	 */
+	uint32_t nr_counters;
+	uint32_t counters_at;
 	uint32_t nr_fds;	/* VS_REG_NR_FDS, or VS_REG_MAX_FDS */
 	uint32_t flags;		/* VS_REG_* */
 };

@@ -8,13 +8,16 @@
  * Under record (VARSCOPE_CTL set, see core/task-ring.h), each thread, at
  * its first selected vs_task_begin(), registers with the recorder over a
  * unix socket; the recorder opens the thread's perf events (privilege stays
- * there) and passes back three descriptors: the leader of the thread's
- * event group (writing its perf ring), its software counter group, and a
- * memfd holding the thread's ring of finished tasks.  From then on:
+ * there) and passes back two descriptors: the leader of the thread's
+ * event group (writing its perf ring, read for its software counters),
+ * and a memfd holding the thread's ring of finished tasks.  From then on:
  *
- *   begin (selected):   enable the group, read the counters, clock
- *   end:                clock, read the counters, disable the group,
+ *   begin (selected):   enable the group, read its counters, clock
+ *   end:                clock, read its counters, disable the group,
  *                       push {type, start, end, cpu, deltas} to the ring
+ *
+ * The software counters are members of the group: they count only while
+ * it is enabled, inside selected tasks, and are read with the leader.
  *
  * With a hardware PMU the recorder passes a fourth descriptor, a socket
  * that brings the hardware counter group of each epoch: a begin that sees
@@ -71,12 +74,15 @@ struct vs_thread {
 	uint32_t cpu;
 	uint32_t seq;			/* selected tasks so far */
 	uint32_t nr_counters;
+	uint32_t counters_at;		/* in the group read, after nr */
 	bool paused_ring;		/* --sample: pause the ring as well */
 	uint64_t start;
 	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
-	int ring_fd, counters_fd;
+	int ring_fd;
 	struct vs_task_ring *ring;
 	uint64_t counters_begin[VS_MAX_SW_COUNTERS];
+	/* read(2) buffer, touched at registration: no page fault in a read */
+	uint64_t group_read[VS_MAX_GROUP_READ];
 	/* hardware counters: the socket, the group of generation hw_gen */
 	int hw_sock, hw_fd;
 	uint32_t hw_gen, hw_nr;
@@ -127,14 +133,12 @@ static void vs_release(struct vs_thread *t)
 		munmap(t->ring, sizeof(*t->ring));
 	if (t->ring_fd >= 0)
 		close(t->ring_fd);
-	if (t->counters_fd >= 0)
-		close(t->counters_fd);
 	if (t->hw_sock >= 0)
 		close(t->hw_sock);
 	if (t->hw_fd >= 0)
 		close(t->hw_fd);
 	t->ring = NULL;
-	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = -1;
 	t->hw_gen = 0;
 }
 
@@ -155,7 +159,7 @@ static void vs_atfork_child(void)
 	if (t->state == VS_T_READY)
 		vs_release(t);
 	memset(t, 0, sizeof(*t));
-	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = -1;
 }
 
 static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
@@ -194,12 +198,12 @@ static bool vs_register(struct vs_thread *t)
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 10 };
 	size_t len = strlen(vs_sock_name);
-	int fds[VS_REG_MAX_FDS] = { -1, -1, -1, -1 };
+	int fds[VS_REG_MAX_FDS] = { -1, -1, -1 };
 	int sock;
 	void *ring;
 
 	t->state = VS_T_DISABLED;
-	t->ring_fd = t->counters_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = -1;
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return false;
@@ -217,16 +221,19 @@ static bool vs_register(struct vs_thread *t)
 		    MAP_SHARED, fds[VS_REG_FD_TASKS], 0);
 	close(fds[VS_REG_FD_TASKS]);
 	t->ring_fd = fds[VS_REG_FD_RING];
-	t->counters_fd = fds[VS_REG_FD_COUNTERS];
 	t->hw_sock = fds[VS_REG_FD_HW];
 	if (ring == MAP_FAILED) {
 		vs_release(t);
 		return false;
 	}
 	t->ring = ring;
+	memset(t->group_read, 0, sizeof(t->group_read));
 	t->paused_ring = reply.flags & VS_REG_PAUSED_RING;
-	t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
-			 reply.nr_counters : VS_MAX_SW_COUNTERS;
+	if (reply.counters_at + reply.nr_counters < VS_MAX_GROUP_READ) {
+		t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
+				 reply.nr_counters : VS_MAX_SW_COUNTERS;
+		t->counters_at = reply.counters_at;
+	}
 	pthread_setspecific(vs_exit_key, t);
 	t->state = VS_T_READY;
 	return true;
@@ -239,19 +246,24 @@ static bool vs_ready(struct vs_thread *t)
 	return t->state == VS_T_NEW && vs_register(t);
 }
 
-/* One read(2) of the whole software group: { nr, value[nr] }. */
+/*
+ * One read(2) of the whole group: { nr, value[nr] }; keep the counters.
+ * Called between the task's start and end clock reads, so whatever the
+ * counters count the task's kernel events (timed) see too.
+ */
 static void vs_read_counters(struct vs_thread *t, uint64_t *val)
 {
-	uint64_t buf[1 + VS_MAX_SW_COUNTERS];
-	ssize_t want = (1 + t->nr_counters) * sizeof(uint64_t);
+	uint64_t *buf = t->group_read;
+	ssize_t want = (1 + t->counters_at + t->nr_counters) * sizeof(uint64_t);
 
 	if (!t->nr_counters)
 		return;
-	if (read(t->counters_fd, buf, sizeof(buf)) < want) {
+	if (read(t->ring_fd, buf, sizeof(t->group_read)) < want) {
 		memset(val, 0, t->nr_counters * sizeof(uint64_t));
 		return;
 	}
-	memcpy(val, buf + 1, t->nr_counters * sizeof(uint64_t));
+	memcpy(val, buf + 1 + t->counters_at,
+	       t->nr_counters * sizeof(uint64_t));
 }
 
 /*
@@ -354,20 +366,21 @@ static void vs_pause(struct vs_thread *t, int pause)
 		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 }
 
-/* Close the open selected task: clock, counters, pause, push. */
+/* Close the open selected task: counters, clock, disable, push. */
 static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 {
 	struct vs_task_ring *ring = t->ring;
 	uint64_t counters[VS_MAX_SW_COUNTERS];
-	uint64_t end = vs_now(), head, tail;
+	uint64_t end, head, tail;
 	struct vs_ring_task *slot;
 	struct vs_hw_read hw;
 	bool have_hw = false;
 	uint32_t i;
 
+	vs_read_counters(t, counters);
+	end = vs_now();
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
-	vs_read_counters(t, counters);
 	if (pause)
 		vs_pause(t, 1);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
@@ -424,8 +437,8 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 	if (t->hw_sock >= 0)
 		vs_hw_update(t);
 	t->hw_begun = t->hw_fd >= 0 && vs_hw_read(t, &t->hw_begin);
-	vs_read_counters(t, t->counters_begin);
 	t->start = vs_now();
+	vs_read_counters(t, t->counters_begin);
 	t->cpu = sched_getcpu();
 	t->seq++;
 	t->open = VS_OPEN_SELECTED;
