@@ -7,9 +7,11 @@
  * the rate and an abstract unix socket.  Each thread registers there at
  * its first selected task, and gets the descriptors of the events this
  * process opened for it (core/record-thread.c).  A tracking dummy event
- * per CPU, inherited by every thread and child of the command, gives
- * COMM, FORK, EXIT and MMAP2 (with build-ids) for symbolization and the
- * end of threads.  The main loop wakes every 10 ms (1 ms while a task
+ * per CPU, system-wide, gives COMM, FORK, EXIT and MMAP2 (with build-ids)
+ * for symbolization and the end of threads; the recorder keeps those of
+ * the command's processes, which it follows through their FORK records.
+ * Nothing is opened in the command's threads until they register: a
+ * per-task event costs the thread at every context switch.  The main loop wakes every 10 ms (1 ms while a task
  * ring fills fast), or when a ring passes its watermark, drains everything, writes an EPOCH record per epoch and
  * flushes a chunk at least every second.
  */
@@ -67,6 +69,12 @@ struct vs_recorder {
 	char *raw_events;	/* -e hardware events, comma separated */
 	int *extra_fds;		/* tracking events writing into another's ring */
 	unsigned int nr_extra_fds;
+	pid_t *pids;		/* the command's processes, unsorted */
+	unsigned int nr_pids, alloc_pids;
+	struct vs_track_batch {	/* tracking records of a drain */
+		char *buf;
+		size_t len, alloc;
+	} batch;
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
 	struct vs_syscall_trace *syscalls;	/* --syscalls */
@@ -293,21 +301,50 @@ static int release_child(struct vs_recorder *r)
 
 /* --- tracking: comm, fork, exit, mmap ------------------------------------ */
 
+static bool command_pid(const struct vs_recorder *r, uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_pids; i++)
+		if ((uint32_t)r->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void add_command_pid(struct vs_recorder *r, pid_t pid)
+{
+	if (r->nr_pids == r->alloc_pids) {
+		unsigned int alloc = r->alloc_pids ? 2 * r->alloc_pids : 16;
+		pid_t *p = realloc(r->pids, alloc * sizeof(*p));
+
+		if (!p)
+			return;
+		r->pids = p;
+		r->alloc_pids = alloc;
+	}
+	r->pids[r->nr_pids++] = pid;
+}
+
+static void del_command_pid(struct vs_recorder *r, uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_pids; i++)
+		if ((uint32_t)r->pids[i] == pid) {
+			r->pids[i] = r->pids[--r->nr_pids];
+			return;
+		}
+}
+
 /*
- * The tracking dummy of @pid on every CPU (with the probes under
- * --task-func), inherited by its threads and children.  The first one
- * on a CPU owns that CPU's ring; more (one per thread under -p) write
- * into it.
+ * sched:sched_waking on @cpu, system-wide, into ring @ring_fd: the
+ * wake-ups the command's threads make (the waker's process is filtered
+ * when the ring is read).  The event fires in the waker's context, whose
+ * own events are disabled outside tasks, so it is opened per CPU, like
+ * the tracking events.  Without it (no such tracepoint, not allowed) the
+ * trace has no wake-up edges.
  */
-/*
- * sched:sched_waking of @pid's threads on @cpu into ring @ring_fd: the
- * wake-ups the command's threads make.  The event fires in the waker's
- * context, whose own ring is paused outside tasks, so it is opened here,
- * per CPU and inherited, like the tracking events.  Without it (no such
- * tracepoint, not allowed) the trace has no wake-up edges.
- */
-static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
-		       bool on_exec)
+static int open_wakeup(struct vs_recorder *r, int cpu, int ring_fd)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -322,10 +359,7 @@ static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
 	attr.sample_id_all = 1;
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
-	attr.inherit = 1;
-	attr.disabled = on_exec;
-	attr.enable_on_exec = on_exec;
-	fd = vs_perf_open(&attr, pid, cpu, -1);
+	fd = vs_perf_open(&attr, -1, cpu, -1);
 	if (fd < 0) {
 		fprintf(stderr, "varscope record: sched:sched_waking: %s: "
 			"no wake-up edges\n", strerror(errno));
@@ -339,37 +373,46 @@ static int open_wakeup(struct vs_recorder *r, pid_t pid, int cpu, int ring_fd,
 	return 0;
 }
 
-/*
- * A sched_waking sample: a VS_REC_WAKEUP when the wakee is a recorded
- * thread (one that registered with the library); false when @h is not one.
- * A wake-up made in interrupt context was made by no thread: waker 0.
- */
-static bool take_wakeup(struct vs_recorder *r, const struct perf_event_header *h)
+/* Is @h a sched_waking sample? */
+static bool is_wakeup(const struct vs_recorder *r,
+		      const struct perf_event_header *h)
 {
 	const struct vs_raw_sample *smp = (const void *)h;
+
+	return h->type == PERF_RECORD_SAMPLE && r->s.waking.id >= 0 &&
+	       smp->raw_size >= 2 &&
+	       *(const uint16_t *)smp->raw == (uint16_t)r->s.waking.id;
+}
+
+/*
+ * A VS_REC_WAKEUP when the wakee is a recorded thread (one that
+ * registered with the library).  A wake-up made in interrupt context was
+ * made by no thread: waker 0.
+ */
+static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
+{
 	struct vs_record rec = { .kind = VS_REC_WAKEUP };
 	bool in_irq = false;
 	uint32_t wakee;
 
-	if (h->type != PERF_RECORD_SAMPLE || r->s.waking.id < 0 ||
-	    smp->raw_size < 2 ||
-	    *(const uint16_t *)smp->raw != (uint16_t)r->s.waking.id)
-		return false;
 	wakee = vs_tp_wakee(&r->s.tps, &r->s.waking, smp->raw, smp->raw_size,
 			    &in_irq);
 	if (!wakee || !vs_session_thread(&r->s, wakee))
-		return true;
+		return;
 	rec.wakeup = (struct vs_wakeup){ smp->time, in_irq ? 0 : smp->tid,
 					 wakee, smp->cpu };
 	vs_session_write(&r->s, &rec);
-	return true;
 }
 
-static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
+/*
+ * The tracking dummy of every CPU, system-wide (a per-task one would
+ * cost every thread of the command at each context switch), each owning
+ * that CPU's tracking ring, and the wake-up tracepoint into it.
+ */
+static int open_tracking(struct vs_recorder *r)
 {
 	unsigned int pages = r->s.probe ? VS_PROBE_PAGES : VS_TRACK_PAGES;
 	struct perf_event_attr attr;
-	char err[256] = "";
 	int cpu, fd;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
@@ -380,42 +423,70 @@ static int open_tracking(struct vs_recorder *r, pid_t pid, bool on_exec)
 		attr.sample_id_all = 1;
 		attr.use_clockid = 1;
 		attr.clockid = CLOCK_MONOTONIC;
-		attr.inherit = 1;
 		attr.comm = 1;
 		attr.comm_exec = 1;
 		attr.mmap = 1;
 		attr.mmap2 = 1;
 		attr.build_id = 1;
 		attr.task = 1;
-		attr.context_switch = vs_probe_tasks(&r->s);
-		attr.disabled = on_exec;
-		attr.enable_on_exec = on_exec;
 		attr.watermark = 1;
 		attr.wakeup_watermark = pages * 4096 / 2;
-		fd = vs_perf_open(&attr, pid, cpu, -1);
+		fd = vs_perf_open(&attr, -1, cpu, -1);
 		if (fd < 0) {
 			if (errno == ENODEV || errno == EINVAL)
 				continue;	/* cpu offline */
 			return -1;
 		}
-		if (r->track[cpu].base) {
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->track[cpu].fd) ||
-			    keep_fd(r, fd)) {
+		if (vs_perf_ring_mmap(&r->track[cpu], fd, pages)) {
+			close(fd);
+			return -1;
+		}
+		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
+			  &(struct epoll_event){ .events = EPOLLIN,
+						 .data.u64 = VS_WAKE_RING });
+		if (open_wakeup(r, cpu, fd))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * --task-func: the probes of @pid on every CPU, inherited by its threads
+ * and children, into the tracking rings, and for function tasks a dummy
+ * giving their context switches.
+ */
+static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
+{
+	struct perf_event_attr attr;
+	char err[256] = "";
+	int cpu, fd;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (!r->track[cpu].base)
+			continue;
+		if (vs_probe_tasks(&r->s)) {
+			memset(&attr, 0, sizeof(attr));
+			attr.type = PERF_TYPE_SOFTWARE;
+			attr.config = PERF_COUNT_SW_DUMMY;
+			attr.sample_type = VS_SAMPLE_TYPE;
+			attr.sample_id_all = 1;
+			attr.use_clockid = 1;
+			attr.clockid = CLOCK_MONOTONIC;
+			attr.inherit = 1;
+			attr.context_switch = 1;
+			attr.disabled = on_exec;
+			attr.enable_on_exec = on_exec;
+			fd = vs_perf_open(&attr, pid, cpu, -1);
+			if (fd < 0)
+				return -1;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+				  r->track[cpu].fd) || keep_fd(r, fd)) {
 				close(fd);
 				return -1;
 			}
-		} else {
-			if (vs_perf_ring_mmap(&r->track[cpu], fd, pages))
-				return -1;
-			epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
-				  &(struct epoll_event){ .events = EPOLLIN,
-							 .data.u64 = VS_WAKE_RING });
 		}
-		if (open_wakeup(r, pid, cpu, r->track[cpu].fd, on_exec))
-			return -1;
-		if (r->s.probe && vs_probe_open_cpu(&r->s, pid, cpu,
-						    r->track[cpu].fd, on_exec,
-						    err, sizeof(err))) {
+		if (vs_probe_open_cpu(&r->s, pid, cpu, r->track[cpu].fd,
+				      on_exec, err, sizeof(err))) {
 			fprintf(stderr, "varscope record: %s\n", err);
 			return -1;
 		}
@@ -472,13 +543,16 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 		fclose(f);
 }
 
-/* Track every thread of @pid; new ones inherit from their creator. */
+/*
+ * Follow @pid: its threads, and the processes it forks from now on; with
+ * --task-func, the probes in each of its threads (inherited by the
+ * threads they create).
+ */
 static int attach(struct vs_recorder *r, pid_t pid)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
-	int n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
@@ -487,21 +561,19 @@ static int attach(struct vs_recorder *r, pid_t pid)
 		return -1;
 	}
 	write_proc_state(r, pid);
-	while ((d = readdir(dir))) {
+	add_command_pid(r, pid);
+	while (r->s.probe && (d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 
-		if (tid <= 0)
-			continue;
-		if (open_tracking(r, tid, false) && errno != ESRCH) {
+		if (tid > 0 && open_probes(r, tid, false) && errno != ESRCH) {
 			fprintf(stderr, "varscope record: cannot trace thread %d "
 				"of %d: %s\n", tid, pid, strerror(errno));
 			closedir(dir);
 			return -1;
 		}
-		n++;
 	}
 	closedir(dir);
-	return n ? 0 : -1;
+	return 0;
 }
 
 static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
@@ -542,6 +614,8 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		const struct { struct perf_event_header h; uint32_t pid, ppid,
 			       tid, ptid; uint64_t time; } *f = (const void *)h;
 
+		if (h->type == PERF_RECORD_EXIT && f->pid == f->tid)
+			del_command_pid(r, f->pid);
 		rec.kind = VS_REC_PROCESS;
 		rec.process = (struct vs_process){ f->time,
 			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
@@ -576,23 +650,111 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 	default:
-		if (take_wakeup(r, h))
-			return;
-		if (r->s.probe)
+		if (is_wakeup(r, h))
+			take_wakeup(r, (const void *)h);
+		else if (r->s.probe)
 			vs_probe_record(&r->s, h);
 		return;
 	}
 	vs_session_write(&r->s, &rec);
 }
 
-/* @all: the command is gone, nothing more will come */
+/* Records this recent may belong to a process whose FORK is not read yet. */
+#define VS_TRACK_SLACK_NS	2000000ull
+
+static void batch_add(void *ctx, const struct perf_event_header *h)
+{
+	struct vs_track_batch *b = ctx;
+
+	if (b->len + h->size > b->alloc) {
+		size_t alloc = b->alloc ? 2 * b->alloc : 65536;
+		char *buf;
+
+		while (alloc < b->len + h->size)
+			alloc *= 2;
+		buf = realloc(b->buf, alloc);
+		if (!buf)
+			return;
+		b->buf = buf;
+		b->alloc = alloc;
+	}
+	memcpy(b->buf + b->len, h, h->size);
+	b->len += h->size;
+}
+
+/*
+ * The process of a system-wide record (tracking, wake-up), or 0 for the
+ * records of the command's own events (probes, switches, losses).
+ */
+static uint32_t record_pid(const struct vs_recorder *r,
+			   const struct perf_event_header *h)
+{
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP2:
+		/* each begins with the pid */
+		return *(const uint32_t *)(h + 1);
+	}
+	return is_wakeup(r, h) ? ((const struct vs_raw_sample *)h)->pid : 0;
+}
+
+/* The FORK records of @b that make new processes of the command. */
+static void follow_forks(struct vs_recorder *r, const struct vs_track_batch *b)
+{
+	const struct perf_event_header *h;
+	bool more = true;
+	size_t off;
+
+	while (more) {		/* a grandchild's fork may come first */
+		more = false;
+		for (off = 0; off < b->len; off += h->size) {
+			const uint32_t *f;	/* pid, ppid, tid, ptid */
+
+			h = (const void *)(b->buf + off);
+			f = (const void *)(h + 1);
+			if (h->type == PERF_RECORD_FORK && f[0] != f[1] &&
+			    command_pid(r, f[1]) && !command_pid(r, f[0])) {
+				add_command_pid(r, f[0]);
+				more = true;
+			}
+		}
+	}
+}
+
+/*
+ * Read every CPU's tracking ring and keep what concerns the command: the
+ * rings are read one after the other, so a child's first records can be
+ * read before its parent's FORK; new processes are found first, and a
+ * record too recent to be judged (its FORK may still be unread) waits for
+ * the next drain.  @all: the command is gone, nothing more will come.
+ */
 static void drain_tracking(struct vs_recorder *r, bool all)
 {
-	uint64_t read_time = now_ns();
+	struct vs_track_batch *b = &r->batch;
+	uint64_t read_time = now_ns(), cut = read_time - VS_TRACK_SLACK_NS;
+	const struct perf_event_header *h;
+	size_t off, size, carried = b->len, keep = 0;
+	uint32_t pid;
 	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		vs_perf_ring_read(&r->track[cpu], on_track_record, r);
+		vs_perf_ring_read(&r->track[cpu], batch_add, b);
+	follow_forks(r, b);
+	for (off = 0; off < b->len; off += size) {
+		h = (const void *)(b->buf + off);
+		size = h->size;
+		pid = record_pid(r, h);
+		if (!pid || command_pid(r, pid))
+			on_track_record(r, h);
+		else if (!all && off >= carried &&
+			 vs_sample_id_of(h)->time > cut) {
+			memmove(b->buf + keep, h, size);
+			keep += size;
+		}
+	}
+	b->len = keep;
 	if (r->s.probe)
 		vs_probe_flush(&r->s, read_time, all);
 }
@@ -1229,6 +1391,11 @@ int vs_record(const struct vs_record_opts *opts)
 	r->listen_fd = r->s.epoll_fd = -1;
 	if (setup(r))
 		goto out;
+	if (open_tracking(r)) {
+		fprintf(stderr, "varscope record: cannot track: %s\n",
+			strerror(errno));
+		goto out;
+	}
 	if (opts->pid) {
 		r->child = opts->pid;
 		r->attached = true;
@@ -1238,12 +1405,15 @@ int vs_record(const struct vs_record_opts *opts)
 		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
 			opts->argv[0], strerror(errno));
 		goto out;
-	} else if (open_tracking(r, r->child, true)) {
-		fprintf(stderr, "varscope record: cannot track '%s': %s\n",
-			opts->argv[0], strerror(errno));
-		kill(r->child, SIGKILL);
-		release_child(r);
-		goto out;
+	} else {
+		add_command_pid(r, r->child);
+		if (r->s.probe && open_probes(r, r->child, true)) {
+			fprintf(stderr, "varscope record: cannot track '%s': %s\n",
+				opts->argv[0], strerror(errno));
+			kill(r->child, SIGKILL);
+			release_child(r);
+			goto out;
+		}
 	}
 	if (opts->syscalls) {
 		struct vs_sc_opts sc = { .switches = true,
@@ -1295,6 +1465,8 @@ out:
 	while (r->nr_extra_fds)
 		close(r->extra_fds[--r->nr_extra_fds]);
 	free(r->extra_fds);
+	free(r->pids);
+	free(r->batch.buf);
 	vs_tp_set_exit(&r->s.tps);
 	free(r->raw_events);
 	free(r->s.threads);
