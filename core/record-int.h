@@ -102,6 +102,13 @@ struct vs_session {
 };
 
 /**
+ * vs_event_attr - @attr for an event of the recorder: every record sampled
+ * (period 1) with VS_SAMPLE_TYPE, sample_id_all, on CLOCK_MONOTONIC
+ */
+void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
+		   uint64_t config);
+
+/**
  * vs_rthread_open - open the perf events, rings and task ring of @tid
  *
  * Returns NULL with errno set.

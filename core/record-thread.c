@@ -92,8 +92,8 @@ struct vs_rthread **vs_rthread_next(struct vs_rthread *rt)
 	return &rt->next;
 }
 
-static void init_attr(struct perf_event_attr *attr, uint32_t type,
-		      uint64_t config)
+void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
+		   uint64_t config)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = type;
@@ -177,7 +177,7 @@ static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
 	struct perf_event_attr attr;
 	int fd;
 
-	init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
+	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
 	fd = open_member(rt, &attr);
 	if (fd < 0)
 		return -1;
@@ -199,7 +199,7 @@ static int open_leader(struct vs_session *s, struct vs_rthread *rt)
 	unsigned int pages = s->opts->mmap_pages;
 	int fd;
 
-	init_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[0].id);
+	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[0].id);
 	attr.context_switch = 1;
 	attr.read_format = PERF_FORMAT_GROUP;
 	attr.watermark = 1;

@@ -351,14 +351,7 @@ static int open_wakeup(struct vs_recorder *r, int cpu, int ring_fd)
 
 	if (r->s.waking.id < 0)
 		return 0;
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = r->s.waking.id;
-	attr.sample_period = 1;
-	attr.sample_type = VS_SAMPLE_TYPE;
-	attr.sample_id_all = 1;
-	attr.use_clockid = 1;
-	attr.clockid = CLOCK_MONOTONIC;
+	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
 	fd = vs_perf_open(&attr, -1, cpu, -1);
 	if (fd < 0) {
 		fprintf(stderr, "varscope record: sched:sched_waking: %s: "
@@ -416,13 +409,7 @@ static int open_tracking(struct vs_recorder *r)
 	int cpu, fd;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_DUMMY;
-		attr.sample_type = VS_SAMPLE_TYPE;
-		attr.sample_id_all = 1;
-		attr.use_clockid = 1;
-		attr.clockid = CLOCK_MONOTONIC;
+		vs_event_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 		attr.comm = 1;
 		attr.comm_exec = 1;
 		attr.mmap = 1;
@@ -465,13 +452,8 @@ static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
 		if (!r->track[cpu].base)
 			continue;
 		if (vs_probe_tasks(&r->s)) {
-			memset(&attr, 0, sizeof(attr));
-			attr.type = PERF_TYPE_SOFTWARE;
-			attr.config = PERF_COUNT_SW_DUMMY;
-			attr.sample_type = VS_SAMPLE_TYPE;
-			attr.sample_id_all = 1;
-			attr.use_clockid = 1;
-			attr.clockid = CLOCK_MONOTONIC;
+			vs_event_attr(&attr, PERF_TYPE_SOFTWARE,
+				      PERF_COUNT_SW_DUMMY);
 			attr.inherit = 1;
 			attr.context_switch = 1;
 			attr.disabled = on_exec;
