@@ -837,6 +837,18 @@ static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
 	sendmsg(fd, &msg, MSG_NOSIGNAL);
 }
 
+/* Said once, when it happens: the summary counts the threads refused. */
+static void out_of_fds(struct vs_recorder *r, int err)
+{
+	struct rlimit rl = { 0, 0 };
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	fprintf(stderr, "varscope record: %s (limit %llu) with %u threads "
+		"traced: threads registering now are not recorded, those "
+		"traced go on\n", strerror(err),
+		(unsigned long long)rl.rlim_cur, r->s.nr_threads);
+}
+
 /*
  * A thread registers: check that it belongs to the command (the peer's
  * credentials, its thread group), open its events, pass the descriptors.
@@ -877,6 +889,9 @@ static bool register_thread(struct vs_recorder *r)
 		track_exit(r, req.tid, now_ns());
 	rt = vs_rthread_open(&r->s, req.pid, req.tid);
 	if (!rt) {
+		if ((errno == EMFILE || errno == ENFILE) &&
+		    r->refuse_errno != errno)
+			out_of_fds(r, errno);
 		r->refuse_errno = errno;
 		reply(fd, errno, NULL, 0, 0);
 		r->s.stats.refused++;

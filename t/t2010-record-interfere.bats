@@ -78,6 +78,25 @@ load record-lib
 	assert_output 0
 }
 
+@test "software counters count exactly the task's window" {
+	# 500 page faults between tasks: the page-faults counter of a task
+	# counts the faults its fault tracepoints saw, none of the others
+	record_if -n 30 --types fault,compute --pages 64 --outside-pages 500
+	python3 - <<-'EOF'
+	import json
+	n = 0
+	for l in open("t.json"):
+	    r = json.loads(l)
+	    if r["kind"] != "task":
+	        continue
+	    v = r["values"]
+	    assert v["page-faults"] == v["fault.page.count"], r
+	    assert v["page-faults"] >= (64 if r["type"] == 2 else 0), r
+	    n += 1
+	assert n == 60, n
+	EOF
+}
+
 @test "lost kernel events are counted and their tasks flagged" {
 	# a one-page ring cannot hold a 4096-fault task, however fast the
 	# recorder drains it

@@ -17,6 +17,19 @@ load record-lib
 	[ "$(grep -c '"kind":"process",.*"what":1' t.json)" -ge 1000 ]
 }
 
+@test "out of descriptors: said once, the threads traced go on" {
+	# 300 threads alive at once need about 5000 descriptors in the
+	# recorder; with 1000 some are refused
+	run bash -c 'ulimit -n 1000 && exec "$0" record -o t.data -- "$1" -n 2 --types sleep --sleep-us 20000 --threads 300' "$VARSCOPE" "$IF"
+	assert_success
+	[ "$(grep -c 'Too many open files (limit 1000) with [0-9]* threads traced' <<< "$output")" = 1 ]
+	assert_line --regexp '^varscope record: [0-9]+ threads not recorded: Too many open files'
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# every thread traced has both its tasks, unflagged
+	check 'T["1"]["tasks"] == 2 * len(T["1"]["tids"]) and len(T["1"]["tids"]) >= 20'
+	check 'not T["1"]["flagged"]'
+}
+
 @test "a forked child and an exec'd image record their own tasks" {
 	run "$VARSCOPE" record -o t.data -- "$IF" -n 3 --types compute --work-us 200 --fork --exec
 	assert_success
