@@ -73,23 +73,30 @@ static int add_raw(struct vs_hwcount *h, struct vs_catalog *cat,
 					      VS_EVENT_NO_PARENT), &hw);
 }
 
+bool vs_event_list_next(const char **p, char *item, size_t size)
+{
+	const char *end;
+	bool in_slash = false;
+
+	if (!*p || !**p)
+		return false;
+	for (end = *p; *end && (in_slash || *end != ','); end++)
+		if (*end == '/')
+			in_slash = !in_slash;
+	snprintf(item, size, "%.*s", (int)(end - *p), *p);
+	*p = *end ? end + 1 : end;
+	return true;
+}
+
 static int add_raws(struct vs_hwcount *h, struct vs_catalog *cat,
 		    const struct vs_x86_table *t, const char *raws,
 		    char *err, size_t errlen)
 {
-	const char *p = raws, *end;
-	bool in_slash = false;
 	char item[256];
 
-	while (*p) {
-		for (end = p; *end && (in_slash || *end != ','); end++)
-			if (*end == '/')
-				in_slash = !in_slash;
-		snprintf(item, sizeof(item), "%.*s", (int)(end - p), p);
+	while (vs_event_list_next(&raws, item, sizeof(item)))
 		if (add_raw(h, cat, t, item, err, errlen))
 			return -1;
-		p = *end ? end + 1 : end;
-	}
 	return 0;
 }
 

@@ -32,6 +32,13 @@
 struct vs_hwcount;
 
 /**
+ * vs_event_list_next - the next item of a comma-separated -e list at
+ * *@p, into @item (a comma inside a raw event's cpu/.../ belongs to it);
+ * advances *@p, false at the end of the list
+ */
+bool vs_event_list_next(const char **p, char *item, size_t size);
+
+/**
  * vs_hwcount_new - intern the hardware events and build their schedule
  * @cat: the catalog (events interned with vs_pmu_intern(): groups, parents)
  * @t: the CPU's event table (struct vs_pmu.table)

@@ -38,6 +38,7 @@
 #include "core/pmu.h"
 #include "core/record-int.h"
 #include "core/syscall-trace.h"
+#include "core/workload.h"
 
 #define VS_POLL_MS		10
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
@@ -54,8 +55,8 @@ struct vs_recorder {
 	struct vs_session s;
 	const struct vs_record_opts *opts;
 	pid_t child;
-	int go_fd;		/* write one byte: the child may exec */
-	int exec_err_fd;	/* the child's errno if exec failed */
+	struct vs_workload workload;	/* the command, before its exec */
+	char ctl[160];			/* VARSCOPE_CTL=... for it */
 	int child_status;
 	bool child_done;
 	int listen_fd;
@@ -242,61 +243,30 @@ static int keep_fd(struct vs_recorder *r, int fd)
 /* --- the command --------------------------------------------------------- */
 
 /*
- * Fork the command, stopped on a pipe until the tracking events exist;
- * a second, close-on-exec pipe reports a failed exec.
+ * Fork the command, held before its exec until its events exist, with
+ * VARSCOPE_CTL for the library (not for function tasks: the program's
+ * own annotations would make tasks too).  It outlives the recorder.
  */
 static int start_child(struct vs_recorder *r)
 {
-	int go[2], err_pipe[2], err;
-	char ctl[160];
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
+	snprintf(r->ctl, sizeof(r->ctl), "%s=%s,rate=%.9g,sock=%s", VS_CTL_ENV,
+		 VS_CTL_VERSION, r->opts->rate, r->sock_name);
+	if (vs_workload_fork(&r->workload, r->opts->argv,
+			     vs_probe_tasks(&r->s) ? NULL : r->ctl, 0))
 		return -1;
-	snprintf(ctl, sizeof(ctl), "%s,rate=%.9g,sock=%s", VS_CTL_VERSION,
-		 r->opts->rate, r->sock_name);
-	r->child = fork();
-	if (r->child < 0)
-		return -1;
-	if (!r->child) {
-		char c;
-
-		close(go[1]);
-		close(err_pipe[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		if (!vs_probe_tasks(&r->s))
-			setenv(VS_CTL_ENV, ctl, 1);
-		execvp(r->opts->argv[0], (char *const *)r->opts->argv);
-		err = errno;
-		if (write(err_pipe[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err_pipe[1]);
-	r->go_fd = go[1];
-	r->exec_err_fd = err_pipe[0];
+	r->child = r->workload.pid;
 	return 0;
 }
 
 /* Let the child exec; -1 if it could not. */
 static int release_child(struct vs_recorder *r)
 {
-	int err = 0;
-
-	if (write(r->go_fd, "g", 1) != 1)
-		err = errno;
-	close(r->go_fd);
-	if (read(r->exec_err_fd, &err, sizeof(err)) == sizeof(err)) {
-		fprintf(stderr, "varscope record: cannot run '%s': %s\n",
-			r->opts->argv[0], strerror(err));
-		waitpid(r->child, NULL, 0);
-		r->child_done = true;
-		close(r->exec_err_fd);
-		return -1;
-	}
-	close(r->exec_err_fd);
-	return 0;
+	if (!vs_workload_start(&r->workload))
+		return 0;
+	fprintf(stderr, "varscope record: cannot run '%s': %s\n",
+		r->opts->argv[0], strerror(errno));
+	r->child_done = true;
+	return -1;
 }
 
 /* --- tracking: comm, fork, exit, mmap ------------------------------------ */
@@ -1282,20 +1252,14 @@ int vs_record_split_events(const char *events, char **tps, char **raws,
 {
 	size_t len = events ? strlen(events) : 0;
 	char *tp = calloc(1, len + 1), *raw = calloc(1, len + 1);
-	const char *p = events, *end;
 	struct vs_hw_config hw;
-	bool in_slash = false;
 	char item[256];
 
 	*tps = tp;
 	*raws = raw;
 	if (!tp || !raw)
 		return -1;
-	while (p && *p) {
-		for (end = p; *end && (in_slash || *end != ','); end++)
-			if (*end == '/')
-				in_slash = !in_slash;
-		snprintf(item, sizeof(item), "%.*s", (int)(end - p), p);
+	while (vs_event_list_next(&events, item, sizeof(item))) {
 		if (strchr(item, ':')) {
 			strcat(tp, *tp ? "," : "");
 			strcat(tp, item);
@@ -1305,7 +1269,6 @@ int vs_record_split_events(const char *events, char **tps, char **raws,
 			strcat(raw, *raw ? "," : "");
 			strcat(raw, item);
 		}
-		p = *end ? end + 1 : end;
 	}
 	return 0;
 }
@@ -1407,8 +1370,8 @@ int vs_record(const struct vs_record_opts *opts)
 		if (r->s.probe && open_probes(r, r->child, true)) {
 			fprintf(stderr, "varscope record: cannot track '%s': %s\n",
 				opts->argv[0], strerror(errno));
-			kill(r->child, SIGKILL);
-			release_child(r);
+			vs_workload_cancel(&r->workload);
+			r->child_done = true;
 			goto out;
 		}
 	}
@@ -1423,8 +1386,8 @@ int vs_record(const struct vs_record_opts *opts)
 			fprintf(stderr, "varscope record: --syscalls: %s\n",
 				err);
 			if (!r->attached) {
-				kill(r->child, SIGKILL);
-				release_child(r);
+				vs_workload_cancel(&r->workload);
+				r->child_done = true;
 			}
 			goto out;
 		}

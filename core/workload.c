@@ -12,7 +12,8 @@
 
 #include "core/workload.h"
 
-int vs_workload_prepare(struct vs_workload *w, const char *const *argv)
+int vs_workload_fork(struct vs_workload *w, const char *const *argv,
+		     const char *env, unsigned int flags)
 {
 	int go[2], err[2];
 	char c;
@@ -35,9 +36,12 @@ int vs_workload_prepare(struct vs_workload *w, const char *const *argv)
 	if (!w->pid) {
 		close(go[1]);
 		close(err[0]);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (flags & VS_WORKLOAD_DIE_WITH_PARENT)
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		if (env)
+			putenv((char *)env);
 		execvp(argv[0], (char *const *)argv);
 		c = errno;
 		if (write(err[1], &c, 1) != 1)
@@ -49,6 +53,11 @@ int vs_workload_prepare(struct vs_workload *w, const char *const *argv)
 	w->go_fd = go[1];
 	w->err_fd = err[0];
 	return 0;
+}
+
+int vs_workload_prepare(struct vs_workload *w, const char *const *argv)
+{
+	return vs_workload_fork(w, argv, NULL, VS_WORKLOAD_DIE_WITH_PARENT);
 }
 
 int vs_workload_start(struct vs_workload *w)
@@ -66,4 +75,12 @@ int vs_workload_start(struct vs_workload *w)
 	}
 	close(w->err_fd);
 	return ret;
+}
+
+void vs_workload_cancel(struct vs_workload *w)
+{
+	kill(w->pid, SIGKILL);
+	close(w->go_fd);
+	close(w->err_fd);
+	waitpid(w->pid, NULL, 0);
 }

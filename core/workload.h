@@ -14,9 +14,21 @@ struct vs_workload {
 	int err_fd;		/* read end: errno of a failed exec */
 };
 
+/* The child gets SIGTERM when the process that forked it dies. */
+#define VS_WORKLOAD_DIE_WITH_PARENT	1u
+
 /**
- * vs_workload_prepare - fork; the child waits at the gate, then execs
- * @argv[0] (searched in PATH) with @argv.  Returns 0 or -1 with errno.
+ * vs_workload_fork - fork; the child waits at the gate, then execs
+ * @argv[0] (searched in PATH) with @argv, with @env ("NAME=VALUE", or
+ * NULL) added to its environment.  @flags: VS_WORKLOAD_*.  Returns 0 or
+ * -1 with errno.
+ */
+int vs_workload_fork(struct vs_workload *w, const char *const *argv,
+		     const char *env, unsigned int flags);
+
+/**
+ * vs_workload_prepare - vs_workload_fork() of a child that dies with its
+ * parent, in the parent's environment
  */
 int vs_workload_prepare(struct vs_workload *w, const char *const *argv);
 
@@ -25,5 +37,10 @@ int vs_workload_prepare(struct vs_workload *w, const char *const *argv);
  * the reason exec failed (the child is then reaped)
  */
 int vs_workload_start(struct vs_workload *w);
+
+/**
+ * vs_workload_cancel - kill the child held at the gate and reap it
+ */
+void vs_workload_cancel(struct vs_workload *w);
 
 #endif /* VS_CORE_WORKLOAD_H */
