@@ -36,6 +36,7 @@
 
 #include "arch/x86/intel-events.h"
 #include "core/pmu.h"
+#include "core/array.h"
 #include "core/record-int.h"
 #include "core/syscall-trace.h"
 #include "core/workload.h"
@@ -50,6 +51,11 @@
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"
 #endif
+
+struct thread_exit {
+	uint32_t tid;
+	uint64_t time;
+};
 
 struct vs_recorder {
 	struct vs_session s;
@@ -79,6 +85,8 @@ struct vs_recorder {
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
 	struct vs_syscall_trace *syscalls;	/* --syscalls */
+	struct thread_exit *exits;	/* seen in this drain of the tracking */
+	size_t nr_exits, cap_exits;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -544,6 +552,21 @@ static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 	}
 }
 
+/*
+ * A thread's exit takes effect once every tracking ring is read: the
+ * wake-ups of the thread that other CPUs' rings hold (made before it
+ * exited, read after its EXIT when their CPU comes later) still find it.
+ */
+static void defer_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
+{
+	if (vs_grow(&r->exits, &r->cap_exits, r->nr_exits + 1,
+		    sizeof(*r->exits))) {
+		track_exit(r, tid, time);	/* no memory: at once */
+		return;
+	}
+	r->exits[r->nr_exits++] = (struct thread_exit){ tid, time };
+}
+
 static void on_track_record(void *ctx, const struct perf_event_header *h)
 {
 	struct vs_recorder *r = ctx;
@@ -576,7 +599,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		if (h->type == PERF_RECORD_EXIT && r->s.probe)
 			vs_probe_exit(&r->s, f->tid, f->time);
 		if (h->type == PERF_RECORD_EXIT && !vs_probe_tasks(&r->s))
-			track_exit(r, f->tid, f->time);
+			defer_exit(r, f->tid, f->time);
 		break;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -689,6 +712,7 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	const struct perf_event_header *h;
 	size_t off, size, carried = b->len, keep = 0;
 	uint32_t pid;
+	size_t i;
 	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
@@ -707,6 +731,9 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 		}
 	}
 	b->len = keep;
+	for (i = 0; i < r->nr_exits; i++)
+		track_exit(r, r->exits[i].tid, r->exits[i].time);
+	r->nr_exits = 0;
 	if (r->s.probe)
 		vs_probe_flush(&r->s, read_time, all);
 }
@@ -1427,6 +1454,7 @@ out:
 	free(r->extra_fds);
 	free(r->pids);
 	free(r->batch.buf);
+	free(r->exits);
 	vs_tp_set_exit(&r->s.tps);
 	free(r->raw_events);
 	free(r->s.threads);

@@ -10,10 +10,14 @@
  * A warm-up request first (the reader registers with the recorder) is not
  * counted.  It prints "waker TID wakee TID wakeups N".
  *
- * usage: wakeping [-n REQUESTS]
+ * -s splits the threads: the reader on CPU 0, the writer on the last
+ * CPU, so the wake-ups and the reader's exit land on different CPUs.
+ *
+ * usage: wakeping [-n REQUESTS] [-s]
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +28,26 @@
 
 static int fds[2];
 static volatile pid_t reader_tid;
+static int split;
+
+/* -s: the calling thread on CPU @cpu */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (!split)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
 
 static void *reader(void *arg)
 {
 	long i, n = *(long *)arg;
 	char c;
 
+	pin(0);
 	vs_task_begin(1);		/* warm-up: registers the thread */
 	vs_task_end(1);
 	__atomic_store_n(&reader_tid, gettid(), __ATOMIC_RELEASE);
@@ -68,12 +86,16 @@ int main(int argc, char **argv)
 	pid_t tid;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt != 'n' || (n = atol(optarg)) < 1 || n > 1000000) {
-			fprintf(stderr, "usage: wakeping [-n REQUESTS]\n");
+	while ((opt = getopt(argc, argv, "n:s")) != -1) {
+		if (opt == 's') {
+			split = 1;
+		} else if (opt != 'n' || (n = atol(optarg)) < 1 ||
+			   n > 1000000) {
+			fprintf(stderr, "usage: wakeping [-n REQUESTS] [-s]\n");
 			return 129;
 		}
 	}
+	pin(sysconf(_SC_NPROCESSORS_ONLN) - 1);
 	if (pipe(fds) || pthread_create(&th, NULL, reader, &n))
 		return 1;
 	while (!(tid = __atomic_load_n(&reader_tid, __ATOMIC_ACQUIRE)))

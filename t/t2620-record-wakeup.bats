@@ -127,3 +127,19 @@ check() {
 	assert "[wait]" not in t["next_probe"], t["next_probe"]
 	PY
 }
+
+@test "short runs: the reader's exit does not hide its last wake-ups" {
+	require_example wakeping
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	# -s: the writer's wake-ups go to the last CPU's tracking ring, the
+	# reader's exit to CPU 0's, read first; in a run shorter than one
+	# poll of the recorder the exit dropped the reader before its
+	# wake-ups were read (0 of 20, every time)
+	for i in 1 2 3; do
+		run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 20 -s
+		assert_success
+		read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
+		"$VARSCOPE" script -i t.data --format json > t.json
+		check "len([w for w in W if w['wakee_tid'] == $wakee and w['waker_tid'] == $waker]) == 20"
+	done
+}
