@@ -472,8 +472,13 @@ NOINLINE static void get_limits(void)
 	syscall(SYS_umask, 077);
 }
 
-/* fetch_upstream: polls a non-blocking pipe for an upstream's answer. */
-static int upstream[2];
+/*
+ * fetch_upstream: polls a non-blocking pipe for an upstream's answer.
+ * Each worker has its own pipe: with a shared one, a worker could read
+ * the answer another wrote and that one would retry until the next
+ * request came, a retry storm in the normal run.
+ */
+static __thread int upstream[2];
 
 NOINLINE static void fetch_upstream(void)
 {
@@ -586,10 +591,16 @@ static void *worker(void *arg)
 	int fd = (int)(intptr_t)arg;
 	unsigned char req[1];
 
+	if (pipe2(upstream, O_NONBLOCK | O_CLOEXEC) < 0) {
+		perror("buggyserver: pipe2");
+		stop = 1;
+	}
 	while (!stop && recv(fd, req, 1, MSG_WAITALL) == 1) {
 		dispatch(parse_request(req));
 		send_response(fd);
 	}
+	close(upstream[0]);
+	close(upstream[1]);
 	close(fd);
 	return NULL;
 }
@@ -698,8 +709,6 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	t_start = now_ns();
-	if (pipe2(upstream, O_NONBLOCK | O_CLOEXEC) < 0)
-		return 1;
 	lfd = listen_loopback(&sa);
 	for (i = 0; i < nr_workers; i++) {
 		int one = 1;
