@@ -10,8 +10,8 @@
  * frequent episodes of its sequences (core/episode.h).
  *
  * Inference: each thread's system calls are cut into execution units at
- * gaps longer than mean + 2 sigma (time the thread spent switched out is
- * not gap); units are clustered by appearance vector, abnormal units are
+ * gaps longer than mean + 2 sigma (a gap in which the thread was switched
+ * out is ignored); units are clustered by appearance vector, abnormal units are
  * the nearest-neighbour outliers of their cluster on the execution-time
  * and the frequency vector, and every unit of a cluster smaller than 4;
  * the closed frequent episodes of abnormal units are matched against the

@@ -121,6 +121,18 @@ int main(void)
 	ok(!ret && res.nr_units <= 2, "switched-out time is not a gap");
 	printf("# %zu units\n", res.nr_units);
 	vs_infer_result_free(&res);
+
+	/*
+	 * the paper ignores such a gap, whatever part of it the thread was
+	 * still on the CPU (here 400 us before it was switched out, as a
+	 * timer tick that preempts it would take)
+	 */
+	for (i = 0; i < k; i++)
+		off[i].start += 400000;
+	ret = vs_signature_infer(sig, th, 1, &opts, &res);
+	ok(!ret && res.nr_units == 1, "a gap with a switch does not cut");
+	printf("# %zu units\n", res.nr_units);
+	vs_infer_result_free(&res);
 	vs_signatures_free(sig);
 	vs_profile_free(p);
 	return done_testing();
