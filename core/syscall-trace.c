@@ -6,9 +6,10 @@
  * (so threads and children follow), each on its own - never in a group,
  * whose members may deliver nothing - and sys_exit's output is redirected
  * into sys_enter's ring with PERF_EVENT_IOC_SET_OUTPUT.  sys_enter also
- * carries the side band.  A read drains every ring, then hands the events
- * over merged by time, so mmap records come before the samples they
- * symbolize whatever CPU they were written on.
+ * carries the side band.  A read drains every ring (core/perf-ring.h's
+ * reader) into a copy, then hands the events over merged by time, so mmap
+ * records come before the samples they symbolize whatever CPU they were
+ * written on.
  */
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -19,12 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <tracefs.h>
 
 #include "core/array.h"
+#include "core/perf-ring.h"
 #include "core/syscall-trace.h"
 #include "core/trace.h"
 
@@ -39,11 +39,10 @@
 			 PERF_SAMPLE_STACK_USER)
 
 struct ring {
-	int enter_fd, exit_fd;
-	struct perf_event_mmap_page *page;
-	size_t size;			/* data area, bytes */
-	uint8_t *copy;			/* drained records */
-	size_t copy_len, copy_cap, pos;
+	struct vs_perf_ring perf;	/* sys_enter's, fd and ring */
+	int exit_fd;			/* its output goes into perf */
+	uint8_t *copy;			/* drained records, perf.data_size */
+	size_t copy_len, pos;
 };
 
 struct probe_id {
@@ -90,12 +89,6 @@ static int tracepoint_id(const char *name, char *err, size_t errlen)
 	return atoi(buf);
 }
 
-static int open_event(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
 struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 					       const struct vs_sc_opts *opts,
 					       char *err, size_t errlen)
@@ -117,7 +110,6 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 		goto fail;
 	pages = opts->pages ? opts->pages : 256;
 
-	enter.size = exit.size = sizeof(enter);
 	enter.type = exit.type = PERF_TYPE_TRACEPOINT;
 	enter.config = enter_tp;
 	exit.config = exit_tp;
@@ -149,33 +141,33 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		struct ring *r = &t->rings[cpu];
 
-		r->enter_fd = r->exit_fd = -1;
+		r->perf.fd = r->exit_fd = -1;
 	}
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		struct ring *r = &t->rings[cpu];
-		void *base;
 
-		r->enter_fd = open_event(&enter, pid, cpu);
-		if (r->enter_fd < 0 && errno == ENODEV)
+		r->perf.fd = vs_perf_open(&enter, pid, cpu, -1);
+		if (r->perf.fd < 0 && errno == ENODEV)
 			continue;	/* CPU offline */
-		r->exit_fd = open_event(&exit, pid, cpu);
-		if (r->enter_fd < 0 || r->exit_fd < 0) {
+		r->exit_fd = vs_perf_open(&exit, pid, cpu, -1);
+		if (r->perf.fd < 0 || r->exit_fd < 0) {
 			snprintf(err, errlen, "perf_event_open raw_syscalls "
 				 "on cpu %d: %s", cpu, strerror(errno));
 			goto fail;
 		}
-		base = mmap(NULL, (pages + 1) * 4096, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, r->enter_fd, 0);
-		if (base == MAP_FAILED) {
+		if (vs_perf_ring_mmap(&r->perf, r->perf.fd, pages) < 0) {
 			snprintf(err, errlen, "mmap of the cpu %d ring: %s",
 				 cpu, strerror(errno));
 			goto fail;
 		}
-		r->page = base;
-		r->size = pages * 4096;
+		r->copy = malloc(r->perf.data_size);
+		if (!r->copy) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 		if (ioctl(r->exit_fd, PERF_EVENT_IOC_SET_OUTPUT,
-			  r->enter_fd) < 0 ||
-		    ioctl(r->enter_fd, PERF_EVENT_IOC_ID, &t->ids[2 * cpu]) < 0 ||
+			  r->perf.fd) < 0 ||
+		    ioctl(r->perf.fd, PERF_EVENT_IOC_ID, &t->ids[2 * cpu]) < 0 ||
 		    ioctl(r->exit_fd, PERF_EVENT_IOC_ID,
 			  &t->ids[2 * cpu + 1]) < 0) {
 			snprintf(err, errlen, "perf ioctl on cpu %d: %s", cpu,
@@ -250,7 +242,6 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 			 "/devices (kernel without CONFIG_UPROBE_EVENTS?)");
 		return -1;
 	}
-	attr.size = sizeof(attr);
 	attr.type = t->uprobe_type;
 	attr.config = ret ? 1ull << t->retprobe_bit : 0;
 	attr.uprobe_path = (uint64_t)(uintptr_t)path;
@@ -266,9 +257,9 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 	 * are for the caller to drop (pid).
 	 */
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		if (t->rings[cpu].enter_fd < 0)
+		if (t->rings[cpu].perf.fd < 0)
 			continue;
-		fd = open_event(&attr, -1, cpu);
+		fd = vs_perf_open(&attr, -1, cpu, -1);
 		if (fd < 0) {
 			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
 				 (unsigned long long)offset, strerror(errno));
@@ -282,7 +273,7 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 		}
 		t->probe_fds[t->nr_probe_fds++] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-			  t->rings[cpu].enter_fd) < 0 ||
+			  t->rings[cpu].perf.fd) < 0 ||
 		    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
 		    add_probe_id(t, id, cookie, ret) < 0) {
 			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
@@ -302,12 +293,11 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 	for (cpu = 0; t->rings && cpu < t->nr_cpus; cpu++) {
 		struct ring *r = &t->rings[cpu];
 
-		if (r->page)
-			munmap(r->page, r->size + 4096);
+		vs_perf_ring_unmap(&r->perf);
 		if (r->exit_fd >= 0)
 			close(r->exit_fd);
-		if (r->enter_fd >= 0)
-			close(r->enter_fd);
+		if (r->perf.fd >= 0)
+			close(r->perf.fd);
 		free(r->copy);
 	}
 	while (t->nr_probe_fds)
@@ -319,31 +309,22 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 	free(t);
 }
 
-/* Copy the ring's unread records out and release the space. */
-static int drain(struct ring *r)
+static void copy_record(void *arg, const struct perf_event_header *h)
 {
-	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->page->data_tail;
-	const uint8_t *data = (const uint8_t *)r->page + 4096;
-	size_t len = head - tail, off = tail % r->size, first;
+	struct ring *r = arg;
 
+	memcpy(r->copy + r->copy_len, h, h->size);
+	r->copy_len += h->size;
+}
+
+/*
+ * Copy the ring's unread records out and release the space; they fit,
+ * as they fitted in the ring.
+ */
+static void drain(struct ring *r)
+{
 	r->copy_len = r->pos = 0;
-	if (!len)
-		return 0;
-	if (len > r->copy_cap) {
-		uint8_t *tmp = realloc(r->copy, len);
-
-		if (!tmp)
-			return -1;
-		r->copy = tmp;
-		r->copy_cap = len;
-	}
-	first = len < r->size - off ? len : r->size - off;
-	memcpy(r->copy, data + off, first);
-	memcpy(r->copy + first, data, len - first);
-	r->copy_len = len;
-	__atomic_store_n(&r->page->data_tail, head, __ATOMIC_RELEASE);
-	return 0;
+	vs_perf_ring_read(&r->perf, copy_record, r);
 }
 
 /* The sample_id trailer of a side-band record: tid, time, cpu, id. */
@@ -533,21 +514,20 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 		goto out;
 	}
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		if (t->rings[cpu].enter_fd < 0)
+		if (t->rings[cpu].perf.fd < 0)
 			continue;
-		pfd[np].fd = t->rings[cpu].enter_fd;
+		pfd[np].fd = t->rings[cpu].perf.fd;
 		pfd[np++].events = POLLIN;
 	}
 	if (timeout_ms)
 		poll(pfd, np, timeout_ms);
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		if (t->rings[cpu].page && drain(&t->rings[cpu]) < 0) {
-			n = -1;
-			goto out;
+		if (!t->rings[cpu].perf.base) {
+			when[cpu] = UINT64_MAX;
+			continue;
 		}
-		when[cpu] = t->rings[cpu].page ?
-			    next_time(t, &t->rings[cpu], &next[cpu]) :
-			    UINT64_MAX;
+		drain(&t->rings[cpu]);
+		when[cpu] = next_time(t, &t->rings[cpu], &next[cpu]);
 	}
 	for (;;) {
 		best = -1;
