@@ -131,11 +131,14 @@ struct vs_signatures *vs_signatures_read(const char *path, char *err,
 	}
 	if (ret < 0 && !err[0])
 		snprintf(err, errlen, "%s", vs_reader_error(r));
+	else if (!ret && vs_reader_warning(r))	/* signatures lost */
+		snprintf(err, errlen, "%s: truncated at byte %llu", path,
+			 (unsigned long long)vs_reader_size(r));
 	else if (!ret && !s->nr)
 		snprintf(err, errlen, "%s: no function signature in the file",
 			 path);
 	vs_reader_close(r);
-	if (ret < 0 || !s->nr) {
+	if (err[0]) {
 		vs_signatures_free(s);
 		return NULL;
 	}

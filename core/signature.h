@@ -90,7 +90,7 @@ int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w);
 /**
  * vs_signatures_read - load the signatures of a file written by
  * vs_signatures_write(); NULL with a one-line message in @err when the file
- * is unreadable or holds no signature
+ * is unreadable, truncated or holds no signature
  */
 struct vs_signatures *vs_signatures_read(const char *path, char *err,
 					 size_t errlen);

@@ -198,6 +198,46 @@ print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
 	[[ $stderr == *"missing.sig"* ]]
 }
 
+@test "infer with a truncated signature file: one line, non-zero" {
+	require_signatures
+	local size
+
+	size=$(stat -c %s "$BATS_FILE_TMPDIR/bs.sig")
+	head -c $((size - 7)) "$BATS_FILE_TMPDIR/bs.sig" >cut.sig
+	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
+	run --separate-stderr "$VARSCOPE" signature infer -s cut.sig -i plain.data
+	assert_failure 2
+	assert_equal "$stderr" "varscope signature: cut.sig: truncated at byte $((size - 7))"
+}
+
+@test "infer with a missing or bad recording: one line, non-zero" {
+	require_signatures
+	run --separate-stderr "$VARSCOPE" signature infer \
+		-s "$BATS_FILE_TMPDIR/bs.sig" -i missing.data
+	assert_failure 2
+	assert_equal "$stderr" "varscope signature: missing.data: No such file or directory"
+	echo "not a trace" >text.data
+	run --separate-stderr "$VARSCOPE" signature infer \
+		-s "$BATS_FILE_TMPDIR/bs.sig" -i text.data
+	assert_failure 2
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "varscope signature: text.data: not a varscope trace"* ]]
+}
+
+@test "--help: the usage of both subcommands on stdout, exit 0" {
+	run --separate-stderr "$VARSCOPE" signature --help
+	assert_success
+	assert_line --index 0 --partial 'varscope signature build -o FILE'
+	assert_line --index 1 --partial 'varscope signature infer -s FILE'
+	[ -z "$stderr" ]
+	run --separate-stderr "$VARSCOPE" signature infer -h
+	assert_success
+	assert_line --regexp '^ +-s, --signatures'
+	run --separate-stderr "$VARSCOPE" signature build -h
+	assert_success
+	assert_line --regexp '^ +--method'
+}
+
 @test "infer with a trace that is not a signature file: one line" {
 	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
 	run --separate-stderr "$VARSCOPE" signature infer -s plain.data -i plain.data
@@ -211,7 +251,7 @@ print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
 	run --separate-stderr "$VARSCOPE" signature infer \
 		-s "$BATS_FILE_TMPDIR/bs.sig" -i plain.data
 	assert_failure 1
-	[[ $stderr == *"no system call records"* ]]
+	assert_equal "$stderr" "varscope signature: plain.data: no system call records (record with --syscalls)"
 }
 
 @test "bad option values and subcommands: one line each" {
