@@ -67,6 +67,17 @@ infer_bug() {
 		-i "$1.data" --format json >"$1.json"
 }
 
+# signature infer with arguments $3... fails with status $1 and one line,
+# "varscope signature: $2".
+infer_fails() {
+	local status=$1 message=$2
+
+	shift 2
+	run --separate-stderr "$VARSCOPE" signature infer "$@"
+	assert_failure "$status"
+	assert_equal "$stderr" "varscope signature: $message"
+}
+
 # With bug $1, function $2 ranks in the top 5.
 assert_bug_ranks() {
 	local rank
@@ -205,17 +216,14 @@ print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
 	size=$(stat -c %s "$BATS_FILE_TMPDIR/bs.sig")
 	head -c $((size - 7)) "$BATS_FILE_TMPDIR/bs.sig" >cut.sig
 	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
-	run --separate-stderr "$VARSCOPE" signature infer -s cut.sig -i plain.data
-	assert_failure 2
-	assert_equal "$stderr" "varscope signature: cut.sig: truncated at byte $((size - 7))"
+	infer_fails 2 "cut.sig: truncated at byte $((size - 7))" \
+		-s cut.sig -i plain.data
 }
 
 @test "infer with a missing or bad recording: one line, non-zero" {
 	require_signatures
-	run --separate-stderr "$VARSCOPE" signature infer \
+	infer_fails 2 "missing.data: No such file or directory" \
 		-s "$BATS_FILE_TMPDIR/bs.sig" -i missing.data
-	assert_failure 2
-	assert_equal "$stderr" "varscope signature: missing.data: No such file or directory"
 	echo "not a trace" >text.data
 	run --separate-stderr "$VARSCOPE" signature infer \
 		-s "$BATS_FILE_TMPDIR/bs.sig" -i text.data
@@ -240,18 +248,15 @@ print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
 
 @test "infer with a trace that is not a signature file: one line" {
 	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
-	run --separate-stderr "$VARSCOPE" signature infer -s plain.data -i plain.data
-	assert_failure 2
-	assert_equal "$stderr" "varscope signature: plain.data: no function signature in the file"
+	infer_fails 2 "plain.data: no function signature in the file" \
+		-s plain.data -i plain.data
 }
 
 @test "infer on a recording without system calls says so" {
 	require_signatures
 	"$BUILD/t/helper/gen-trace" -o plain.data --tasks 10 --seed 1
-	run --separate-stderr "$VARSCOPE" signature infer \
+	infer_fails 1 "plain.data: no system call records (record with --syscalls)" \
 		-s "$BATS_FILE_TMPDIR/bs.sig" -i plain.data
-	assert_failure 1
-	assert_equal "$stderr" "varscope signature: plain.data: no system call records (record with --syscalls)"
 }
 
 @test "bad option values and subcommands: one line each" {
