@@ -10,7 +10,8 @@
  * CPU, which separates requests in the system-call stream.
  *
  *   buggyserver [--bug=none|retry|spin|fsync|hang] [--duration=SECONDS]
- *               [--bug-after=SECONDS] [--workers=N] [--dir=DIR]
+ *               [--bug-after=SECONDS] [--workers=N] [--requests=N]
+ *               [--dir=DIR]
  *
  * Bugs, active from --bug-after seconds into the run until its end; each
  * repeats without end what its function normally does a few times:
@@ -25,7 +26,10 @@
  *
  * gettimeofday is made as a real system call (syscall(2)), not through
  * the vDSO, so that it shows in the system-call trace as in the paper.
- * The run always ends after --duration seconds (default 3).
+ * The run always ends after --duration seconds (default 3), or once each
+ * client has had --requests answers: the requests are the same sequence in
+ * every run (a fixed seed per client), so a run of N requests does the same
+ * work however loaded the machine is.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -65,6 +69,7 @@ enum bug { BUG_NONE, BUG_RETRY, BUG_SPIN, BUG_FSYNC, BUG_HANG };
 static enum bug bug;
 static double duration = 3, bug_after = 1;
 static int nr_workers = 2;
+static long max_requests;		/* per client, 0: no limit */
 static char dir[256] = "/tmp";
 static uint64_t t_start;
 static volatile int stop;
@@ -615,8 +620,10 @@ static void *client(void *arg)
 	struct client *c = arg;
 	unsigned char req, resp[2];
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	long n;
 
-	while (!past(duration)) {
+	for (n = 0; !past(duration) && (!max_requests || n < max_requests);
+	     n++) {
 		req = rand_r(&c->seed) % NR_HANDLERS;
 		if (send(c->fd, &req, 1, MSG_NOSIGNAL) != 1)
 			break;
@@ -627,7 +634,9 @@ static void *client(void *arg)
 		    recv(c->fd, resp, 2, MSG_WAITALL) != 2)
 			break;
 	}
-	stop = 1;
+	/* one done with its requests leaves the others theirs */
+	if (!max_requests || n < max_requests)
+		stop = 1;
 	shutdown(c->fd, SHUT_RDWR);
 	return NULL;
 }
@@ -651,7 +660,8 @@ static int listen_loopback(struct sockaddr_in *sa)
 static void usage(void)
 {
 	fprintf(stderr, "usage: buggyserver [--bug=none|retry|spin|fsync|hang]"
-		" [--duration=S] [--bug-after=S] [--workers=N] [--dir=DIR]\n");
+		" [--duration=S] [--bug-after=S] [--workers=N]"
+		" [--requests=N] [--dir=DIR]\n");
 	exit(129);
 }
 
@@ -676,6 +686,8 @@ static void parse_args(int argc, char **argv)
 			bug_after = atof(a + 12);
 		} else if (!strncmp(a, "--workers=", 10)) {
 			nr_workers = atoi(a + 10);
+		} else if (!strncmp(a, "--requests=", 11)) {
+			max_requests = atol(a + 11);
 		} else if (!strncmp(a, "--dir=", 6)) {
 			snprintf(dir, sizeof(dir), "%s", a + 6);
 		} else {
@@ -683,7 +695,7 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 	if (duration <= 0 || duration > 600 || nr_workers < 1 ||
-	    nr_workers > MAX_WORKERS)
+	    nr_workers > MAX_WORKERS || max_requests < 0)
 		usage();
 }
 

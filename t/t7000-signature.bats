@@ -10,13 +10,15 @@
 
 load test-lib
 
-# One signature file for the whole file: a 2 s normal run.
+# One signature file for the whole file: a normal run of 1000 requests
+# per worker (a fixed sequence: the same work however loaded the machine
+# is; a time limit would serve fewer and fewer of them).
 setup_file() {
 	[ -x "$BUILD/examples/buggyserver" ] || return 0
 	[ -e /sys/kernel/tracing/events ] ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || :
 	"$VARSCOPE" signature build -o "$BATS_FILE_TMPDIR/bs.sig" -- \
-		"$BUILD/examples/buggyserver" --duration=2 \
+		"$BUILD/examples/buggyserver" --requests=1000 --duration=60 \
 		--dir="$BATS_FILE_TMPDIR" 2>"$BATS_FILE_TMPDIR/build.log" || :
 }
 
@@ -122,7 +124,8 @@ assert_bug_ranks() {
 @test "--functions limits the profiled functions" {
 	require_signatures
 	run "$VARSCOPE" signature build -o f.sig --functions 'fetch_*' -- \
-		"$EXAMPLES/buggyserver" --duration=1 --dir="$TEST_TMP"
+		"$EXAMPLES/buggyserver" --requests=200 --duration=60 \
+		--dir="$TEST_TMP"
 	assert_success
 	run "$VARSCOPE" script -i f.sig
 	assert_line --regexp 'name="fetch_upstream"'
@@ -133,8 +136,8 @@ assert_bug_ranks() {
 	require_signatures
 	require_uprobes
 	run "$VARSCOPE" signature build -o p.sig --method=probes \
-		--functions '[fls]*_*' -- "$EXAMPLES/buggyserver" --duration=1 \
-		--dir="$TEST_TMP"
+		--functions '[fls]*_*' -- "$EXAMPLES/buggyserver" \
+		--requests=200 --duration=60 --dir="$TEST_TMP"
 	assert_success
 	"$VARSCOPE" script -i p.sig --format json >p.json
 	# the same signatures as from callchains; no call of the kernel's
