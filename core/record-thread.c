@@ -56,6 +56,7 @@ struct vs_rthread {
 	uint32_t done_seq;		/* last task fed whole */
 	uint32_t begun_seq;		/* task whose begin was fed, 0: none */
 	uint64_t last_time;		/* of the last perf record */
+	bool blocked;			/* the last switch out was blocked */
 	uint64_t overflow_since;	/* ring near full from about then,
 					 * loss not reported yet; 0: none */
 	struct vs_acct_event *queue;
@@ -444,22 +445,29 @@ bool vs_decode_switch(const struct vs_session *s,
 }
 
 /*
- * The switches of a thread inside its selected tasks (its ring runs only
- * then) as VS_REC_SWITCH records: where its waits begin and end, for the
- * blame along wake-up edges (core/wakeup.h).  --syscalls writes every
- * switch of the command already.
+ * The switches of a thread inside its selected tasks (its events are
+ * enabled only then) that begin and end its blocked waits, as
+ * VS_REC_SWITCH records, for the blame along wake-up edges
+ * (core/wakeup.h): a preemption is woken by no one, so neither its
+ * switch out nor the switch in that ends it is written (on a ping-pong,
+ * two records a task).  --syscalls writes every switch of the command
+ * already.
  */
-static void write_switch(struct vs_session *s, const struct perf_event_header *h)
+static void write_switch(struct vs_session *s, struct vs_rthread *rt,
+			 const struct perf_event_header *h)
 {
 	const struct vs_sample_id *sid = vs_sample_id_of(h);
 	struct vs_record rec = { .kind = VS_REC_SWITCH };
+	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	bool blocked = out && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	bool wait_end = !out && rt->blocked;
 
-	if (s->opts->syscalls)
+	rt->blocked = blocked;
+	if (s->opts->syscalls || !(blocked || wait_end))
 		return;
 	rec.switch_ = (struct vs_switch){
 		.time = sid->time, .tid = sid->tid, .cpu = sid->cpu,
-		.out = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
-		.preempt = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) };
+		.out = out, .preempt = false };
 	vs_session_write(s, &rec);
 }
 
@@ -469,7 +477,7 @@ static void on_switch(struct vs_session *s, struct vs_rthread *rt,
 	struct vs_acct_event ev = { 0 }, *q;
 
 	rt->last_time = vs_sample_id_of(h)->time;
-	write_switch(s, h);
+	write_switch(s, rt, h);
 	if (!vs_decode_switch(s, h, &ev))
 		return;
 	q = queue_add(rt);
