@@ -272,6 +272,23 @@ static void lock_cpu0(bool take)
 		flock(fd, take ? LOCK_EX : LOCK_UN);
 }
 
+/*
+ * A worker of @type; a thread id is free again only a moment after the
+ * join of its thread, so with few ids (a small pid_max) creating one may
+ * fail for a while.
+ */
+static int start_worker(pthread_t *t, int type)
+{
+	int tries, err = EAGAIN;
+
+	for (tries = 0; tries < 1000 && err == EAGAIN; tries++) {
+		err = pthread_create(t, NULL, worker, (void *)(long)type);
+		if (err == EAGAIN)
+			usleep(100);
+	}
+	return err;
+}
+
 /* --threads workers, --wave of them alive at a time. */
 static void run_phase(int type)
 {
@@ -294,8 +311,7 @@ static void run_phase(int type)
 	for (done = 0; done < opt.threads; done += wave) {
 		for (started = 0; started < wave && done + started < opt.threads;
 		     started++)
-			if (pthread_create(&tid[started], NULL, worker,
-					   (void *)(long)type))
+			if (start_worker(&tid[started], type))
 				break;
 		for (i = 0; i < started; i++)
 			pthread_join(tid[i], NULL);
