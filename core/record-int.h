@@ -155,6 +155,12 @@ uint32_t vs_rthread_tid(const struct vs_rthread *rt);
 /* The session's hash chain link of @rt. */
 struct vs_rthread **vs_rthread_next(struct vs_rthread *rt);
 
+/*
+ * When @rt was opened (CLOCK_MONOTONIC ns, the perf events' clock): its
+ * thread existed then, so an exit of its tid before is an earlier thread's.
+ */
+uint64_t vs_rthread_opened(const struct vs_rthread *rt);
+
 /* Intern the software counters of every thread; fills @s->sw_ids. */
 void vs_rthread_sw_counters(struct vs_session *s);
 

@@ -43,6 +43,7 @@
 struct vs_rthread {
 	struct vs_rthread *next;	/* session hash chain */
 	uint32_t pid, tid;
+	uint64_t opened;		/* an exit before is an earlier thread's */
 	int tp_fd[VS_TP_MAX];		/* [0]: the leader, owning the ring */
 	uint64_t tp_id[VS_TP_MAX];	/* sample ids, index = tp index */
 	int sample_fd;			/* --sample, -1: none */
@@ -91,6 +92,11 @@ uint32_t vs_rthread_tid(const struct vs_rthread *rt)
 struct vs_rthread **vs_rthread_next(struct vs_rthread *rt)
 {
 	return &rt->next;
+}
+
+uint64_t vs_rthread_opened(const struct vs_rthread *rt)
+{
+	return rt->opened;
 }
 
 void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
@@ -324,10 +330,13 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 				   uint32_t tid)
 {
 	struct vs_rthread *rt = calloc(1, sizeof(*rt));
+	struct timespec ts;
 	int i, err;
 
 	if (!rt)
 		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the perf events' clock */
+	rt->opened = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	rt->pid = pid;
 	rt->tid = tid;
 	rt->tasks_fd = rt->sample_fd = -1;

@@ -536,6 +536,11 @@ static int attach(struct vs_recorder *r, pid_t pid)
 	return 0;
 }
 
+/*
+ * The thread @tid exited at @time.  A tid is reused once its thread is
+ * gone: an exit older than the registration of the thread that has @tid
+ * now is that of an earlier one (closed when the new one registered).
+ */
 static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 {
 	struct vs_rthread **p;
@@ -543,7 +548,7 @@ static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 	p = &r->s.threads[tid % r->s.nr_buckets];
 	while (*p && vs_rthread_tid(*p) != tid)
 		p = vs_rthread_next(*p);
-	if (*p) {
+	if (*p && time >= vs_rthread_opened(*p)) {
 		struct vs_rthread *rt = *p;
 
 		*p = *vs_rthread_next(rt);

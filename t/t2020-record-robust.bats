@@ -17,6 +17,23 @@ load record-lib
 	[ "$(grep -c '"kind":"process",.*"what":1' t.json)" -ge 1000 ]
 }
 
+@test "a thread id reused at once: each thread's exit ends only that thread" {
+	# in a pid namespace of its own (pid_max per namespace, Linux 6.14)
+	# with 2 thread ids, each wave of 2 threads gets the ids of the wave
+	# before, registering before the recorder has read that wave's exits
+	unshare --pid --fork --mount-proc sh -c 'echo 302 > /proc/sys/kernel/pid_max' ||
+		skip "no pid_max per pid namespace (Linux < 6.14)"
+	run unshare --pid --fork --mount-proc sh -c 'echo 302 > /proc/sys/kernel/pid_max &&
+		exec "$0" record -o t.data -- "$1" -n 10 --types sleep --sleep-us 100 --threads 600 --wave 2' "$VARSCOPE" "$IF"
+	assert_success
+	assert_line --regexp '^interfere: pid=[0-9]+ type=1 name=sleep tasks=6000 '
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 6000 and not T["1"]["flagged"]'
+	# the ids were reused: the 600 threads had at most 300 (the ids
+	# below 300 once, then 300 and 301 again and again)
+	check 'len(T["1"]["tids"]) <= 300'
+}
+
 @test "out of descriptors: said once, the threads traced go on" {
 	# 300 threads alive at once need about 5000 descriptors in the
 	# recorder; with 1000 some are refused
