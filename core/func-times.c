@@ -233,39 +233,77 @@ static int close_call(struct vs_ft_task **tasks, size_t n,
 	return 0;
 }
 
+#define FT_STACK	(VS_FT_MAX_DEPTH * 4)
+
+/*
+ * Apply call record @c to @stack, the *@depth calls open on its thread:
+ * an enter opens a call, an exit closes the innermost open call of its
+ * function (the calls above it lost their exit: dropped).  Returns the
+ * depth of the call an exit closed (@stack keeps it), 0 for none; adds
+ * the records and calls left unmatched to *@unmatched.
+ */
+static uint32_t step(struct ft_open *stack, uint32_t *depth,
+		     const struct ft_call *c, uint64_t *unmatched)
+{
+	uint32_t i;
+
+	if (c->dir == VS_FUNC_ENTER) {
+		if (*depth == FT_STACK)
+			(*unmatched)++;
+		else
+			stack[(*depth)++] = (struct ft_open){ c->time,
+							      c->symbol };
+		return 0;
+	}
+	for (i = *depth; i && stack[i - 1].symbol != c->symbol; i--)
+		;
+	if (!i) {
+		(*unmatched)++;
+		return 0;
+	}
+	*unmatched += *depth - i;
+	*depth = i - 1;
+	return i;
+}
+
 /* Replay the calls of one thread against its tasks. */
 static int replay(struct vs_func_times *ft, const struct ft_call *c, size_t nc,
 		  struct vs_ft_task **tasks, size_t nt)
 {
-	struct ft_open stack[VS_FT_MAX_DEPTH * 4];
-	uint32_t depth = 0, i;
+	struct ft_open stack[FT_STACK];
+	uint32_t depth = 0, closed;
 	size_t k;
 
 	for (k = 0; k < nc; k++) {
-		if (c[k].dir == VS_FUNC_ENTER) {
-			if (depth == sizeof(stack) / sizeof(stack[0])) {
-				ft->unmatched++;
-				continue;
-			}
-			stack[depth++] = (struct ft_open){ c[k].time,
-							   c[k].symbol };
-			continue;
-		}
-		for (i = depth; i && stack[i - 1].symbol != c[k].symbol; i--)
-			;
-		if (!i) {
-			ft->unmatched++;
-			continue;
-		}
-		/* calls above the match lost their exit: drop them */
-		ft->unmatched += depth - i;
-		depth = i;
-		if (close_call(tasks, nt, stack, depth, c[k].time))
+		closed = step(stack, &depth, &c[k], &ft->unmatched);
+		if (closed && close_call(tasks, nt, stack, closed, c[k].time))
 			return -1;
-		depth--;
 	}
 	ft->unmatched += depth;
 	return 0;
+}
+
+void vs_func_times_stacks(const struct vs_func_times *ft,
+			  struct vs_ft_stack_query *q, size_t n)
+{
+	struct ft_open stack[FT_STACK];
+	uint32_t depth = 0, d;
+	uint64_t unmatched = 0;	/* counted by compute() already */
+	size_t j, k = 0;
+
+	for (j = 0; j < n; j++) {
+		if (!j || q[j].tid != q[j - 1].tid) {
+			while (k < ft->nr_calls && ft->calls[k].tid < q[j].tid)
+				k++;
+			depth = 0;
+		}
+		while (k < ft->nr_calls && ft->calls[k].tid == q[j].tid &&
+		       ft->calls[k].time <= q[j].time)
+			step(stack, &depth, &ft->calls[k++], &unmatched);
+		q[j].depth = depth < VS_FT_MAX_DEPTH ? depth : VS_FT_MAX_DEPTH;
+		for (d = 0; d < q[j].depth; d++)
+			q[j].symbols[d] = stack[d].symbol;
+	}
 }
 
 /* Add the calls of attached interval @a to the task it serves. */
@@ -351,9 +389,7 @@ struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
 		vs_func_times_free(ft);
 		return NULL;
 	}
-	free(ft->calls);
-	ft->calls = NULL;
-	return ft;
+	return ft;	/* the calls stay: vs_func_times_stacks() */
 }
 
 void vs_func_times_free(struct vs_func_times *ft)

@@ -75,6 +75,22 @@ size_t vs_func_times_nr_tasks(const struct vs_func_times *ft);
 const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
 					    size_t i);
 
+struct vs_ft_stack_query {
+	uint32_t tid;
+	uint64_t time;
+	uint32_t depth;				/* out: 0, none */
+	uint32_t symbols[VS_FT_MAX_DEPTH];	/* out: root first */
+};
+
+/**
+ * vs_func_times_stacks - the probed calls open on thread tid at time,
+ * for each of @q[0..@n) (sorted by tid, then time): where a blocked wait
+ * of the thread happened (blocked, it begins and ends no call); cut to
+ * the root VS_FT_MAX_DEPTH as the paths are
+ */
+void vs_func_times_stacks(const struct vs_func_times *ft,
+			  struct vs_ft_stack_query *q, size_t n);
+
 /* The name of symbol @id ("?" when the trace did not define it). */
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id);
 uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft);

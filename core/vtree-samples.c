@@ -132,9 +132,9 @@ static int add_waits(struct vs_vtree *vt, size_t t, uint64_t task,
 	size_t i, n = vs_wake_task_parts(waits, task, &p);
 
 	for (i = 0; i < n; i++) {
-		uint32_t sym = VS_VTREE_WAIT + p[i].waker;
+		uint32_t sym = vs_vtree_wait_symbol(waits, &p[i]);
 
-		if (waits->wakers[p[i].waker].kind != VS_WAKER_SAME_TASK &&
+		if (sym != VS_VTREE_ROOT &&
 		    vs_vtree_add_exact(vt, t, &sym, 1, (double)p[i].ns))
 			return -1;
 	}

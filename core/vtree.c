@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/wakeup.h"
 #include "vtree.h"
 
 static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
@@ -123,6 +124,13 @@ int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		       unsigned int depth, double ns)
 {
 	return add_path(vt, task, path, depth, ns, true);
+}
+
+uint32_t vs_vtree_wait_symbol(const struct vs_wake_type *waits,
+			      const struct vs_wake_part *part)
+{
+	return waits->wakers[part->waker].kind == VS_WAKER_SAME_TASK ?
+	       VS_VTREE_ROOT : VS_VTREE_WAIT + part->waker;
 }
 
 /* Sample covariance (n - 1) of a and b, whose means are given. */

@@ -136,6 +136,16 @@ unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
 
 struct vs_task_samples;
 struct vs_wake_type;
+struct vs_wake_part;
+
+/**
+ * vs_vtree_wait_symbol - the node of a blamed part of a task's waits
+ * (core/wakeup.h): VS_VTREE_WAIT + its waker's index, or VS_VTREE_ROOT
+ * when it is no node (the waker worked for the task, attached to it: its
+ * time is the task's already, in its samples or probed calls)
+ */
+uint32_t vs_vtree_wait_symbol(const struct vs_wake_type *waits,
+			      const struct vs_wake_part *part);
 
 /**
  * vs_vtree_from_samples - the variance tree of the tasks of @type from
@@ -168,10 +178,15 @@ struct vs_func_times;
  * vs_vtree_from_probes - the exact variance tree of the tasks of @type
  * from the call paths of probed functions (record --probe,
  * core/func-times.h); no sampling noise.  Symbol ids are @ft's.
+ * @waits: as vs_vtree_from_samples(); a wait's node is a child of the
+ * path of the probed calls its thread was blocked in (their time holds
+ * it: it is taken from their self time), or of the root
  * @why: as vs_vtree_from_samples()
  */
 struct vs_vtree *vs_vtree_from_probes(const struct vs_func_times *ft,
-				      uint32_t type, const char **why);
+				      uint32_t type,
+				      const struct vs_wake_type *waits,
+				      const char **why);
 
 /* The name of symbol @id of the struct vs_func_times @func_times. */
 const char *vs_vtree_probe_symbol(void *func_times, uint32_t id);

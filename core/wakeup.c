@@ -44,6 +44,7 @@ struct raw_part {
 	uint32_t tid;
 	enum vs_waker_kind kind;
 	uint64_t ns;
+	uint64_t at;		/* when the task's thread began to wait */
 };
 
 struct vs_wake_build {
@@ -63,6 +64,7 @@ struct vs_wake_build {
 	size_t nr_parts, cap_parts;
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
+	uint64_t wait_at;		/* the wait of a task being blamed */
 	struct vs_wake_blame *wb;
 };
 
@@ -444,7 +446,8 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 		    sizeof(*b->parts)))
 		return -1;
 	b->parts[b->nr_parts++] = (struct raw_part){ .type = tc->type,
-		.task = root->task, .tid = tid, .kind = w->kind, .ns = own };
+		.task = root->task, .tid = tid, .kind = w->kind, .ns = own,
+		.at = b->wait_at };
 	return blame_samples(b, w, tid, lo, hi);
 }
 
@@ -478,6 +481,7 @@ static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			return -1;
 		tc->wait_ns += e->time - out->time;
 		task->blamed = true;
+		b->wait_at = out->time;
 		if (blame(b, tc, iv, e, out->time, e->time, 1))
 			return -1;
 	}
@@ -573,7 +577,7 @@ static int make_parts(struct vs_wake_build *b, struct vs_wake_blame *wb)
 			return -1;
 		tc->parts = p;
 		tc->parts[tc->nr_parts++] = (struct vs_wake_part){ r->task, w,
-								   r->ns };
+								   r->ns, r->at };
 	}
 	for (i = 0; i < wb->nr_types; i++)
 		if (wb->types[i].nr_parts)

@@ -74,6 +74,8 @@ struct vs_wake_part {
 	uint64_t task;			/* the task record's id */
 	unsigned int waker;		/* index in the type's wakers[] */
 	uint64_t ns;
+	uint64_t at;			/* when the task's thread began the
+					 * wait (blocked: in one call stack) */
 };
 
 struct vs_wake_type {

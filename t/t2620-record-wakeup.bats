@@ -128,6 +128,31 @@ check() {
 	PY
 }
 
+@test "report --tree from --probe: a wait is a node under the call it blocked in" {
+	require_example wakeping
+	require_uprobes
+	# the reader blocks in read(2) inside reader(), probed: exact times
+	run "$VARSCOPE" record --probe reader -o t.data -- "$EXAMPLES/wakeping" -n 300
+	assert_success
+	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
+	"$VARSCOPE" report -i t.data --tree --format json > r.json
+	python3 - "$waker" <<-'PY'
+	import json, sys
+	d = json.load(open("r.json"))["task_types"][0]
+	t, b = d["variance_tree"], d["wait_blame"]
+	assert not t["sampled"], t
+	names = [n["function"] for n in t["nodes"]]
+	reader = names.index("reader")
+	nodes = [n for n in t["nodes"] if n["function"] == "[wait] wakeping/" + sys.argv[1]]
+	assert len(nodes) == 1 and nodes[0]["parent"] == reader, names
+	# exactly the time blamed on the writer; reader's time still holds it
+	total = nodes[0]["mean_ns"] * t["tasks"]
+	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
+	assert t["nodes"][reader]["mean_ns"] >= nodes[0]["mean_ns"], t["nodes"]
+	assert t["factors"][0]["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1], t["factors"][:3]
+	PY
+}
+
 @test "short runs: the reader's exit does not hide its last wake-ups" {
 	require_example wakeping
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"

@@ -27,9 +27,9 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 	const char *probe_why = NULL;
 
 	v->vt = NULL;
-	v->waits = NULL;
+	v->waits = vs_wake_blame_type(wakeups, v->type);
 	if (ft) {
-		v->vt = vs_vtree_from_probes(ft, v->type, &probe_why);
+		v->vt = vs_vtree_from_probes(ft, v->type, v->waits, &probe_why);
 		v->name = vs_vtree_probe_symbol;
 		v->source = vs_vtree_probe_source;
 		v->arg = (void *)ft;
@@ -37,7 +37,6 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 			return probe_why;
 	}
 	if (!v->vt && samples) {
-		v->waits = vs_wake_blame_type(wakeups, v->type);
 		v->vt = vs_vtree_from_samples(samples, v->type, v->waits, &why);
 		v->name = vs_vtree_sample_symbol;
 		v->source = vs_vtree_sample_source;

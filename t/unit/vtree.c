@@ -8,6 +8,7 @@
 
 #include "core/func-times.h"
 #include "core/vtree.h"
+#include "core/wakeup.h"
 #include "tap.h"
 
 enum { A = 1, B = 2, C = 3 };
@@ -258,6 +259,49 @@ static void add(struct vs_writer *w, const struct vs_record *rec)
 }
 
 /*
+ * The tasks of test_probes() with waits blamed on a thread outside them
+ * (waker 0): 5, 30, 60 ns blocked inside B, and 3 ns of the third task
+ * before A; a wait ended by the task's own worker (waker 1) is no node.
+ * The waits in B are a node under A/B, B's time stays its own (Var 900),
+ * the one before A a node under the root.
+ */
+static void test_probe_waits(const struct vs_func_times *ft)
+{
+	struct vs_waker wakers[] = {
+		{ .tid = 20, .kind = VS_WAKER_OUTSIDE },
+		{ .tid = 30, .kind = VS_WAKER_SAME_TASK },
+	};
+	struct vs_wake_part parts[] = {
+		{ 1, 0, 5, 1022 }, { 1, 1, 4, 1023 },
+		{ 2, 0, 30, 2025 },
+		{ 3, 0, 3, 3002 }, { 3, 0, 60, 3025 },
+	};
+	struct vs_wake_type wt = { .type = 1, .nr_wakers = 2,
+		.wakers = wakers, .nr_parts = 5, .parts = parts };
+	const struct vs_vtree_node *na, *nb, *nw, *nr;
+	const char *why;
+	struct vs_vtree *vt = vs_vtree_from_probes(ft, 1, &wt, &why);
+
+	if (!ok(vt != NULL, "tree from probed calls and waits (%s)",
+		vt ? "" : why))
+		return;
+	na = child(vt, 0, A);
+	nb = na ? child(vt, na - vt->nodes, B) : NULL;
+	nw = nb ? child(vt, nb - vt->nodes, VS_VTREE_WAIT) : NULL;
+	nr = child(vt, 0, VS_VTREE_WAIT);
+	ok(nw && nr && vt->nr_nodes == 5 && !child(vt, 0, VS_VTREE_WAIT + 1),
+	   "waits: one node under A/B, one under the root, none of the "
+	   "task's own worker");
+	if (nw && nr)
+		ok(nw->time[0] == 5 && nw->time[1] == 30 && nw->time[2] == 60 &&
+		   near(nb->var, 900) && near(na->var, 1600) &&
+		   nr->time[0] == 0 && nr->time[2] == 3,
+		   "A/B/wait 5, 30, 60 ns; A and B keep their times");
+	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
+	vs_vtree_free(vt);
+}
+
+/*
  * From record --probe: three tasks of 100, 200, 300 ns on one thread, A
  * running 40, 80, 120 ns in them and B, inside A, 10, 40, 70 ns.  The
  * exact tree has Var(latency) 10000, Var(A) 1600, Var(A/B) 900.
@@ -302,7 +346,7 @@ static void test_probes(void)
 		vs_reader_close(r);
 	}
 	if (ft)
-		vt = vs_vtree_from_probes(ft, 1, &why);
+		vt = vs_vtree_from_probes(ft, 1, NULL, &why);
 	unlink(path);
 	if (!ok(vt != NULL, "tree from probed calls (%s)", vt ? "" : why))
 		goto out;
@@ -318,8 +362,9 @@ static void test_probes(void)
 	ok(na->noise == 0 && nb->noise == 0, "no sampling noise subtracted");
 	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
 	vs_vtree_free(vt);
-	vt = vs_vtree_from_probes(ft, 2, &why);
+	vt = vs_vtree_from_probes(ft, 2, NULL, &why);
 	ok(!vt && !strcmp(why, "fewer than 2 tasks"), "no tasks of type 2");
+	test_probe_waits(ft);
 out:
 	vs_vtree_free(vt);
 	vs_func_times_free(ft);
