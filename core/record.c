@@ -45,6 +45,7 @@
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
 #define VS_FLUSH_NS		1000000000ull
 #define VS_TRACK_PAGES		64
+#define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */
 #define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
 #define VS_MAX_CPUS		1024
 
@@ -69,6 +70,10 @@ struct vs_recorder {
 	char sock_name[64];
 	int nr_cpus;
 	struct vs_perf_ring track[VS_MAX_CPUS];
+	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
+						 * thread: apart, so that a
+						 * flood cannot drop tracking */
+	uint64_t lost_tracking;		/* tracking and wake-up records */
 	uint32_t epoch;
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
@@ -315,14 +320,14 @@ static void del_command_pid(struct vs_recorder *r, uint32_t pid)
 }
 
 /*
- * sched:sched_waking on @cpu, system-wide, into ring @ring_fd: the
+ * sched:sched_waking on @cpu, system-wide, into its own ring: the
  * wake-ups the command's threads make (the waker's process is filtered
  * when the ring is read).  The event fires in the waker's context, whose
  * own events are disabled outside tasks, so it is opened per CPU, like
  * the tracking events.  Without it (no such tracepoint, not allowed) the
  * trace has no wake-up edges.
  */
-static int open_wakeup(struct vs_recorder *r, int cpu, int ring_fd)
+static int open_wakeup(struct vs_recorder *r, int cpu)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -330,6 +335,8 @@ static int open_wakeup(struct vs_recorder *r, int cpu, int ring_fd)
 	if (r->s.waking.id < 0)
 		return 0;
 	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
+	attr.watermark = 1;
+	attr.wakeup_watermark = VS_WAKE_PAGES * 4096 / 2;
 	fd = vs_perf_open(&attr, -1, cpu, -1);
 	if (fd < 0) {
 		fprintf(stderr, "varscope record: sched:sched_waking: %s: "
@@ -337,10 +344,13 @@ static int open_wakeup(struct vs_recorder *r, int cpu, int ring_fd)
 		r->s.waking.id = -1;
 		return 0;
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) || keep_fd(r, fd)) {
+	if (vs_perf_ring_mmap(&r->wake[cpu], fd, VS_WAKE_PAGES)) {
 		close(fd);
 		return -1;
 	}
+	epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
+		  &(struct epoll_event){ .events = EPOLLIN,
+					 .data.u64 = VS_WAKE_RING });
 	return 0;
 }
 
@@ -378,7 +388,7 @@ static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
 /*
  * The tracking dummy of every CPU, system-wide (a per-task one would
  * cost every thread of the command at each context switch), each owning
- * that CPU's tracking ring, and the wake-up tracepoint into it.
+ * that CPU's tracking ring, and the wake-up tracepoint.
  */
 static int open_tracking(struct vs_recorder *r)
 {
@@ -409,7 +419,7 @@ static int open_tracking(struct vs_recorder *r)
 		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
 			  &(struct epoll_event){ .events = EPOLLIN,
 						 .data.u64 = VS_WAKE_RING });
-		if (open_wakeup(r, cpu, fd))
+		if (open_wakeup(r, cpu))
 			return -1;
 	}
 	return 0;
@@ -629,6 +639,12 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		}
 		break;
 	}
+	case PERF_RECORD_LOST:
+		if (!r->s.probe) {	/* the probes count their own */
+			r->lost_tracking += ((const uint64_t *)(h + 1))[1];
+			return;
+		}
+		/* fall through */
 	default:
 		if (is_wakeup(r, h))
 			take_wakeup(r, (const void *)h);
@@ -720,8 +736,10 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	size_t i;
 	int cpu;
 
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		vs_perf_ring_read(&r->track[cpu], batch_add, b);
+		vs_perf_ring_read(&r->wake[cpu], batch_add, b);
+	}
 	follow_forks(r, b);
 	for (off = 0; off < b->len; off += size) {
 		h = (const void *)(b->buf + off);
@@ -1197,6 +1215,10 @@ static void summary(struct vs_recorder *r)
 	if (r->s.sampling)
 		fprintf(stderr, "varscope record: %llu samples written\n",
 			(unsigned long long)r->s.samples_written);
+	if (r->lost_tracking)
+		fprintf(stderr, "varscope record: %llu process, mapping and "
+			"wake-up records lost (ring full)\n",
+			(unsigned long long)r->lost_tracking);
 	if (r->s.stats.lost_events)
 		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
 			"%llu tasks flagged; a larger --mmap-pages helps\n",
@@ -1453,6 +1475,11 @@ out:
 		if (r->track[i].base) {
 			close(r->track[i].fd);
 			vs_perf_ring_unmap(&r->track[i]);
+		}
+	for (i = 0; i < r->nr_cpus; i++)
+		if (r->wake[i].base) {
+			close(r->wake[i].fd);
+			vs_perf_ring_unmap(&r->wake[i]);
 		}
 	while (r->nr_extra_fds)
 		close(r->extra_fds[--r->nr_extra_fds]);
