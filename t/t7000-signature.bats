@@ -188,9 +188,13 @@ for x in f:
                for e in x["episodes"])
 assert sorted(d["time_order"]) == sorted(x["function"] for x in f)
 up = next(x for x in f if x["function"] == "fetch_upstream")
-print(["gettimeofday", "read", "gettimeofday", "read"] in up["episodes"])'
+# the retry loop: the episodes are closed, so a longer run of it may
+# stand for the four calls (gettimeofday, read, gettimeofday, read)
+loop = ["gettimeofday", "read", "gettimeofday", "read"]
+print(any(e[i:i + 4] == loop for e in up["episodes"] for i in range(len(e))),
+      up["episodes"])'
 	assert_success
-	assert_output "True"
+	assert_output --regexp "^True "
 }
 
 @test "infer without -s: one line naming the option, exit 129" {
