@@ -41,7 +41,8 @@ samples() {
 
 @test "without PEBS, --sample says cpu-clock in one line and writes samples" {
 	require_pmu_absent
-	record_if_sample --sample -F 5000 -- -n 100 --types compute --work-us 2000
+	record_if_sample --sample -F 5000 -m 256 -- -n 100 --types compute \
+		--work-us 2000
 	run grep -c "no PEBS" err
 	assert_output 1
 	grep -q "sampling cpu-clock at 5000 Hz" err
@@ -49,7 +50,7 @@ samples() {
 	# 100 tasks of about 2 ms at 5 kHz: about 1000 samples.  The tasks'
 	# length comes from interfere's calibration, which a loaded VM can
 	# fool by 2-3x (tasks of 0.9 ms seen); the rate holds whatever it is.
-	samples 'samples > 200 and 3 < per_task_ms < 7'
+	samples 'samples > 200 and lossy < 25 and 3 < per_task_ms < 7'
 	# every sample has a thread of the command, a time and a callchain
 	python3 - t.json <<'PY'
 import json, sys
@@ -71,12 +72,14 @@ PY
 }
 
 @test "the sample volume follows the selection rate" {
-	record_if_sample --rate 0.25 --sample -F 10000 -- \
+	# (a 1 MB ring: a recorder slowed down by a loaded machine loses
+	# samples less often; tasks that lost some are flagged and left out)
+	record_if_sample --rate 0.25 --sample -F 10000 -m 256 -- \
 		-n 160 --types compute --work-us 2000
 	samples 'inside > 0.95 * samples'
 	# gated: as many samples per ms of recorded task as with rate 1, so
 	# about a quarter of the ungated count
-	samples '7 < per_task_ms < 12'
+	samples 'lossy < 10 and 7 < per_task_ms < 12'
 	run grep -o '^varscope record: [0-9]* tasks' err
 	n=${output#varscope record: }
 	n=${n% tasks}
