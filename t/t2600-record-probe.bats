@@ -15,12 +15,13 @@ load test-lib
 	[ "$(wc -l < truth)" -eq 40 ]
 	"$VARSCOPE" script -i t.data > t.txt
 	grep -q 'symbol_def  id=0 .*name="handle"' t.txt
-	# the durations of the pairs, in order, next to the clock's
+	# the durations of the pairs, in time order, next to the clock's (the
+	# recorder writes each CPU's hits as it reads them: a call that
+	# migrated may have its exit written before its enter)
 	awk '/ func / {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		if (f["dir"] == 0) enter = f["time_ns"]
-		else print f["time_ns"] - enter
-	}' t.txt > probed
+		print f["time_ns"], f["dir"]
+	}' t.txt | sort -n | awk '$2 == 0 { enter = $1 } $2 == 1 { print $1 - enter }' > probed
 	[ "$(wc -l < probed)" -eq 40 ]
 	# the probe hits fall between the clock reads, so each call is at most
 	# the clock's time, and less by the two hits (~10 us each) -- unless
