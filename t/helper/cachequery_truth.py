@@ -5,6 +5,9 @@
 #   f3()       t/helper/task-funcs' estimates of f3 (file "funcs.json"):
 #              task id -> {"count": ns, "span": ns}, zeros for tasks
 #              without f3 samples
+#   lossy()    the ids of the tasks the recorder flagged for lost kernel
+#              events or samples (file "cq.json", varscope script --format
+#              json of the trace)
 #
 # Used from the tests' inline Python: sys.path gets t/helper first.
 import collections
@@ -29,3 +32,15 @@ def f3(path="funcs.json"):
         if "id" in r:
             est[r["id"]] = r["funcs"].get("f3", dict(ZERO))
     return est
+
+
+LOST_EVENTS = 1
+
+
+def lossy(path="cq.json"):
+    out = set()
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("kind") == "task" and r["flags"] & LOST_EVENTS:
+            out.add(r["id"])
+    return out
