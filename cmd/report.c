@@ -883,11 +883,14 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
-	rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
-					 rep.funcs->samples : NULL, err,
-					 sizeof(err));
-	if (!rep.wakeups)
-		fprintf(stderr, "varscope report: %s\n", err);
+	/* a second pass over the file: only when there are wake-ups */
+	if (rep.ts->nr_wakeups) {
+		rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
+						 rep.funcs->samples : NULL,
+						 err, sizeof(err));
+		if (!rep.wakeups)
+			fprintf(stderr, "varscope report: %s\n", err);
+	}
 	if (rep.tree && make_trees(&rep, trs, n))
 		goto nomem;
 	if (rep.format == FORMAT_JSON)

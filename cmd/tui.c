@@ -167,10 +167,12 @@ int cmd_tui(int argc, const char **argv)
 	}
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
-	tui.wakeups = vs_wake_blame_read(tui.input, tui.funcs->samples, err,
-					 sizeof(err));
-	if (!tui.wakeups)	/* the tree without waits */
-		fprintf(stderr, "varscope tui: %s\n", err);
+	if (tui.ts->nr_wakeups) {	/* else no second pass over the file */
+		tui.wakeups = vs_wake_blame_read(tui.input, tui.funcs->samples,
+						 err, sizeof(err));
+		if (!tui.wakeups)	/* the tree without waits */
+			fprintf(stderr, "varscope tui: %s\n", err);
+	}
 	in.waits = vs_wake_blame_type(tui.wakeups, tui.tr.type);
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
 					 tui.funcs->samples, tui.wakeups);

@@ -712,6 +712,7 @@ static int merge_taskset(struct vs_taskset *dst, struct vs_taskset *src)
 		dst->first_ns = src->first_ns;
 	if (src->last_ns > dst->last_ns)
 		dst->last_ns = src->last_ns;
+	dst->nr_wakeups += src->nr_wakeups;
 	vs_taskset_free(src);
 	return ret;
 }
@@ -792,6 +793,8 @@ static int take_record(struct part *p, const struct vs_record *rec)
 		return vs_taskset_add_epoch(p->ts, &rec->epoch);
 	if (rec->kind == VS_REC_ATTACH)
 		return vs_attach_map_add(p->attach, rec);
+	if (rec->kind == VS_REC_WAKEUP)
+		p->ts->nr_wakeups++;
 	if (rec->kind != VS_REC_TASK || vs_reader_offset(p->r) < p->start_off)
 		return 0;
 	if (t->type == 0 && (t->flags & VS_TASK_ATTACHED ||

@@ -62,6 +62,8 @@ struct vs_taskset {
 	unsigned int nr_events;
 	struct vs_event_def *events;	/* catalog by id; name NULL if unused */
 	uint64_t first_ns, last_ns;	/* task start and end times seen */
+	uint64_t nr_wakeups;		/* VS_REC_WAKEUP records seen: no
+					 * wake-up analysis needed without */
 	char *warning;			/* the reader's (truncation), or NULL */
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };
