@@ -88,8 +88,9 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 			       char *err, size_t errlen);
 
 /**
- * vs_syscall_trace_read - hand every event in the rings to @fn, ring by
- * ring (each ring in time order); waits up to @timeout_ms for data.
+ * vs_syscall_trace_read - hand every event in the rings to @fn, merged
+ * by time within this read (a later read may bring a CPU's older event);
+ * waits up to @timeout_ms for data.
  * Returns the number of events, or the first non-zero return of @fn.
  */
 long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
