@@ -8,6 +8,7 @@
 
 #include "core/func-times.h"
 #include "core/array.h"
+#include "core/sort.h"
 #include "core/vtree.h"
 #include "core/wakeup.h"
 
@@ -108,7 +109,7 @@ static int add_waits(struct vs_vtree *vt, const struct vs_func_times *ft,
 
 	if (!q)
 		return -1;
-	qsort(w, n, sizeof(*w), cmp_wait);
+	vs_qsort(w, n, sizeof(*w), cmp_wait);
 	for (i = 0; i < n; i++) {
 		q[i].tid = w[i].tid;
 		q[i].time = w[i].at;

@@ -11,6 +11,7 @@
 
 #include "core/array.h"
 #include "core/attach.h"
+#include "core/sort.h"
 #include "core/task-samples.h"
 #include "core/wakeup.h"
 
@@ -513,15 +514,13 @@ static void rank_wakers(struct vs_wake_blame *wb)
 		for (i = 0; i < tc->nr_wakers; i++) {
 			struct vs_waker *w = &tc->wakers[i];
 
-			if (w->nr_funcs)
-				qsort(w->funcs, w->nr_funcs, sizeof(*w->funcs),
-				      cmp_func);
+			vs_qsort(w->funcs, w->nr_funcs, sizeof(*w->funcs),
+				 cmp_func);
 			if (w->nr_funcs > VS_WAKE_MAX_FUNCS)
 				w->nr_funcs = VS_WAKE_MAX_FUNCS;
 		}
-		if (tc->nr_wakers)
-			qsort(tc->wakers, tc->nr_wakers, sizeof(*tc->wakers),
-			      cmp_waker);
+		vs_qsort(tc->wakers, tc->nr_wakers, sizeof(*tc->wakers),
+			 cmp_waker);
 	}
 }
 
@@ -580,9 +579,8 @@ static int make_parts(struct vs_wake_build *b, struct vs_wake_blame *wb)
 								   r->ns, r->at };
 	}
 	for (i = 0; i < wb->nr_types; i++)
-		if (wb->types[i].nr_parts)
-			qsort(wb->types[i].parts, wb->types[i].nr_parts,
-			      sizeof(*wb->types[i].parts), cmp_part);
+		vs_qsort(wb->types[i].parts, wb->types[i].nr_parts,
+			 sizeof(*wb->types[i].parts), cmp_part);
 	return 0;
 }
 
@@ -611,16 +609,11 @@ static int sort_all(struct vs_wake_build *b)
 {
 	size_t i;
 
-	if (b->nr_iv)
-		qsort(b->iv, b->nr_iv, sizeof(*b->iv), cmp_interval);
-	if (b->nr_tasks)
-		qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
-	if (b->nr_edges)
-		qsort(b->edges, b->nr_edges, sizeof(*b->edges), cmp_edge);
-	if (b->nr_sw)
-		qsort(b->sw, b->nr_sw, sizeof(*b->sw), cmp_switch);
-	if (b->nr_comms)
-		qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
+	vs_qsort(b->iv, b->nr_iv, sizeof(*b->iv), cmp_interval);
+	vs_qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
+	vs_qsort(b->edges, b->nr_edges, sizeof(*b->edges), cmp_edge);
+	vs_qsort(b->sw, b->nr_sw, sizeof(*b->sw), cmp_switch);
+	vs_qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
 	if (!b->ts || !b->ts->nr_tasks)
 		return 0;
 	b->ts_by_tid = malloc(b->ts->nr_tasks * sizeof(*b->ts_by_tid));
