@@ -82,7 +82,7 @@ struct vs_recorder {
 	int *extra_fds;		/* tracking events writing into another's ring */
 	unsigned int nr_extra_fds;
 	pid_t *pids;		/* the command's processes, unsorted */
-	unsigned int nr_pids, alloc_pids;
+	size_t nr_pids, alloc_pids;
 	struct vs_track_batch {	/* tracking records of a drain */
 		char *buf;
 		size_t len, alloc;
@@ -296,15 +296,9 @@ static bool command_pid(const struct vs_recorder *r, uint32_t pid)
 
 static void add_command_pid(struct vs_recorder *r, pid_t pid)
 {
-	if (r->nr_pids == r->alloc_pids) {
-		unsigned int alloc = r->alloc_pids ? 2 * r->alloc_pids : 16;
-		pid_t *p = realloc(r->pids, alloc * sizeof(*p));
-
-		if (!p)
-			return;
-		r->pids = p;
-		r->alloc_pids = alloc;
-	}
+	if (vs_grow(&r->pids, &r->alloc_pids, r->nr_pids + 1,
+		    sizeof(*r->pids)))
+		return;
 	r->pids[r->nr_pids++] = pid;
 }
 
