@@ -12,8 +12,10 @@
  *
  * -s splits the threads: the reader on CPU 0, the writer on the last
  * CPU, so the wake-ups and the reader's exit land on different CPUs.
+ * -d US makes the writer wait a further 0 to US microseconds (a fixed
+ * pseudo-random sequence) before it writes: waits that vary by design.
  *
- * usage: wakeping [-n REQUESTS] [-s]
+ * usage: wakeping [-n REQUESTS] [-s] [-d US]
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -81,17 +83,22 @@ static int in_pipe_read(pid_t tid)
 int main(int argc, char **argv)
 {
 	struct timespec tick = { 0, 50000 };
-	long i, n = 100, polls;
+	long i, n = 100, polls, delay_us = 0;
+	unsigned int seed = 1;
 	pthread_t th;
 	pid_t tid;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s")) != -1) {
+	while ((opt = getopt(argc, argv, "n:sd:")) != -1) {
 		if (opt == 's') {
 			split = 1;
+		} else if (opt == 'd' && (delay_us = atol(optarg)) >= 0 &&
+			   delay_us <= 1000000) {
+			continue;
 		} else if (opt != 'n' || (n = atol(optarg)) < 1 ||
 			   n > 1000000) {
-			fprintf(stderr, "usage: wakeping [-n REQUESTS] [-s]\n");
+			fprintf(stderr, "usage: wakeping [-n REQUESTS] [-s] "
+				"[-d US]\n");
 			return 129;
 		}
 	}
@@ -108,6 +115,12 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			nanosleep(&tick, NULL);
+		}
+		if (delay_us) {
+			long us = rand_r(&seed) % (delay_us + 1);
+			struct timespec d = { us / 1000000, us % 1000000 * 1000 };
+
+			nanosleep(&d, NULL);
 		}
 		if (write(fds[1], "x", 1) != 1)
 			return 1;

@@ -111,7 +111,8 @@ check() {
 
 @test "report --tree: the waits blamed on a thread outside the task are a node" {
 	require_example wakeping
-	run "$VARSCOPE" record --sample -o t.data -- "$EXAMPLES/wakeping" -n 300
+	# waits that vary by design (-d, as in the --probe test below)
+	run "$VARSCOPE" record --sample -o t.data -- "$EXAMPLES/wakeping" -n 300 -d 2000
 	assert_success
 	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
 	"$VARSCOPE" report -i t.data --tree --format json > r.json
@@ -134,8 +135,11 @@ check() {
 @test "report --tree from --probe: a wait is a node under the call it blocked in" {
 	require_example wakeping
 	require_uprobes
-	# the reader blocks in read(2) inside reader(), probed: exact times
-	run "$VARSCOPE" record --probe reader -o t.data -- "$EXAMPLES/wakeping" -n 300
+	# the reader blocks in read(2) inside reader(), probed: exact times;
+	# the writer waits 0 to 2 ms more before it writes (-d), so that the
+	# waits are what varies, not reader()'s own time (under ASan its
+	# variance once outweighed waits that varied by chance alone)
+	run "$VARSCOPE" record --probe reader -o t.data -- "$EXAMPLES/wakeping" -n 300 -d 2000
 	assert_success
 	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
 	"$VARSCOPE" report -i t.data --tree --format json > r.json
