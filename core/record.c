@@ -38,6 +38,7 @@
 #include "core/pmu.h"
 #include "core/array.h"
 #include "core/record-int.h"
+#include "core/sort.h"
 #include "core/syscall-trace.h"
 #include "core/workload.h"
 
@@ -46,6 +47,10 @@
 #define VS_FLUSH_NS		1000000000ull
 #define VS_TRACK_PAGES		64
 #define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */
+#define VS_WAKE_FILTER_MAX	4096	/* the kernel takes a page */
+#define VS_WAKE_RAW_MAX		64	/* sched_waking's raw data: 36 */
+#define VS_WAKE_SEEN		4	/* wake-ups a twin is looked for in */
+#define VS_WAKE_TWIN_NS		5000	/* twins are written this close */
 #define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
 #define VS_MAX_CPUS		1024
 
@@ -74,6 +79,17 @@ struct vs_recorder {
 						 * thread: apart, so that a
 						 * flood cannot drop tracking */
 	uint64_t lost_tracking;		/* tracking and wake-up records */
+	uint64_t wakeups_read;		/* sched_waking samples read */
+	struct vs_wake_filter {		/* per CPU, into wake[cpu] */
+		int fd;			/* filtered on the recorded tids */
+		struct vs_wake_seen {	/* the last wake-ups read */
+			uint64_t id, time;
+			uint32_t tid, raw_size;
+			char raw[VS_WAKE_RAW_MAX];
+		} seen[VS_WAKE_SEEN];
+		unsigned int next_seen;
+	} wake_filter[VS_MAX_CPUS];
+	bool wake_unfiltered;		/* the kernel refused a filter */
 	uint32_t epoch;
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
@@ -313,13 +329,126 @@ static void del_command_pid(struct vs_recorder *r, uint32_t pid)
 		}
 }
 
+static int compare_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The filter of sched_waking that passes the wake-ups of the recorded
+ * threads alone: their tids as ranges, "pid==7||(pid>=9&&pid<=12)"; none
+ * registered, "pid<0".  A list longer than the kernel takes (a page) is
+ * the span of them all: the reader checks the wakee anyway.
+ */
+static void wake_filter(const struct vs_recorder *r, uint32_t *tids,
+			char *buf, size_t size)
+{
+	unsigned int i, j, n = 0;
+	struct vs_rthread *rt;
+	size_t len = 0;
+
+	for (i = 0; i < r->s.nr_buckets; i++)
+		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt))
+			tids[n++] = vs_rthread_tid(rt);
+	if (!n) {
+		snprintf(buf, size, "pid<0");
+		return;
+	}
+	vs_qsort(tids, n, sizeof(*tids), compare_tid);
+	for (i = 0; i < n && len < size; i = j + 1) {
+		for (j = i; j + 1 < n && tids[j + 1] <= tids[j] + 1; j++)
+			;
+		if (tids[i] == tids[j])
+			len += snprintf(buf + len, size - len, "%spid==%u",
+					i ? "||" : "", tids[i]);
+		else
+			len += snprintf(buf + len, size - len,
+					"%s(pid>=%u&&pid<=%u)", i ? "||" : "",
+					tids[i], tids[j]);
+	}
+	if (len >= size)
+		snprintf(buf, size, "pid>=%u&&pid<=%u", tids[0], tids[n - 1]);
+}
+
+/*
+ * sched:sched_waking on @cpu, with @filter (NULL: none), writing into
+ * the CPU's wake-up ring; its descriptor, or -1.
+ */
+static int open_waking(struct vs_recorder *r, int cpu, const char *filter)
+{
+	struct perf_event_attr attr;
+	int fd, err;
+
+	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
+	attr.disabled = 1;
+	fd = vs_perf_open(&attr, -1, cpu, -1);
+	if (fd < 0)
+		return -1;
+	if ((filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) ||
+	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->wake[cpu].fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Let the kernel drop the wake-ups of threads not recorded: called when
+ * a thread registers, before its first task can wait.  A tracepoint
+ * event takes one filter for its life, so a new event with the new
+ * filter replaces the old one on each CPU; it is enabled before the old
+ * one is closed, and what both wrote of the same wake-up is read once
+ * (wake_add()).  When the kernel refuses a filter, every wake-up is
+ * read from then on and said once.
+ */
+static void set_wake_filter(struct vs_recorder *r)
+{
+	char filter[VS_WAKE_FILTER_MAX];
+	struct vs_wake_filter *wf;
+	uint32_t *tids;
+	int cpu, fd;
+
+	if (r->s.waking.id < 0 || r->wake_unfiltered)
+		return;
+	tids = malloc((r->s.nr_threads + 1) * sizeof(*tids));
+	if (!tids)
+		return;
+	wake_filter(r, tids, filter, sizeof(filter));
+	free(tids);
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (!r->wake[cpu].base)
+			continue;
+		wf = &r->wake_filter[cpu];
+		fd = open_waking(r, cpu, r->wake_unfiltered ? NULL : filter);
+		if (fd < 0 && !r->wake_unfiltered) {
+			fprintf(stderr, "varscope record: sched:sched_waking "
+				"filter: %s: every wake-up is read\n",
+				strerror(errno));
+			r->wake_unfiltered = true;
+			cpu = -1;	/* again, unfiltered */
+			continue;
+		}
+		if (fd < 0)
+			continue;
+		if (wf->fd >= 0)
+			close(wf->fd);
+		wf->fd = fd;
+	}
+}
+
 /*
  * sched:sched_waking on @cpu, system-wide, into its own ring: the
- * wake-ups the command's threads make (the waker's process is filtered
- * when the ring is read).  The event fires in the waker's context, whose
- * own events are disabled outside tasks, so it is opened per CPU, like
- * the tracking events.  Without it (no such tracepoint, not allowed) the
- * trace has no wake-up edges.
+ * wake-ups of the recorded threads that the command's threads make.  The
+ * event fires in the waker's context, whose own events are disabled
+ * outside tasks, so it is opened per CPU, like the tracking events; the
+ * kernel drops the wake-ups of other threads (set_wake_filter()), the
+ * waker's process is checked when the ring is read.  Without it (no such
+ * tracepoint, not allowed) the trace has no wake-up edges.
  */
 static int open_wakeup(struct vs_recorder *r, int cpu)
 {
@@ -341,6 +470,13 @@ static int open_wakeup(struct vs_recorder *r, int cpu)
 	if (vs_perf_ring_mmap(&r->wake[cpu], fd, VS_WAKE_PAGES)) {
 		close(fd);
 		return -1;
+	}
+	/* the owner of the ring passes nothing: set_wake_filter() */
+	r->wake_filter[cpu].fd = -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "pid<0")) {
+		fprintf(stderr, "varscope record: sched:sched_waking filter: "
+			"%s: every wake-up is read\n", strerror(errno));
+		r->wake_unfiltered = true;
 	}
 	epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
 		  &(struct epoll_event){ .events = EPOLLIN,
@@ -545,7 +681,7 @@ static int attach(struct vs_recorder *r, pid_t pid)
  * gone: an exit older than the registration of the thread that has @tid
  * now is that of an earlier one (closed when the new one registered).
  */
-static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
+static bool track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 {
 	struct vs_rthread **p;
 
@@ -558,7 +694,9 @@ static void track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 		*p = *vs_rthread_next(rt);
 		r->s.nr_threads--;
 		vs_rthread_close(&r->s, rt, time, true);
+		return true;
 	}
+	return false;
 }
 
 /*
@@ -673,6 +811,55 @@ static void batch_add(void *ctx, const struct perf_event_header *h)
 }
 
 /*
+ * Is @smp the twin of a wake-up just read from @wf's ring?  While a new
+ * filtered event replaces the old one (set_wake_filter()), both write
+ * the wake-ups that pass both filters: two events, the same data.
+ */
+static bool is_twin(const struct vs_wake_filter *wf,
+		    const struct vs_raw_sample *smp)
+{
+	const struct vs_wake_seen *w;
+	unsigned int i;
+
+	for (i = 0; i < VS_WAKE_SEEN; i++) {
+		w = &wf->seen[i];
+		if (w->id && w->id != smp->id && w->tid == smp->tid &&
+		    smp->time - w->time < VS_WAKE_TWIN_NS &&
+		    w->raw_size == smp->raw_size &&
+		    !memcmp(w->raw, smp->raw, smp->raw_size))
+			return true;
+	}
+	return false;
+}
+
+struct wake_read {
+	struct vs_recorder *r;
+	struct vs_wake_filter *wf;
+};
+
+/* A record of a CPU's wake-up ring into the batch, twins once. */
+static void wake_add(void *ctx, const struct perf_event_header *h)
+{
+	const struct wake_read *wr = ctx;
+	const struct vs_raw_sample *smp = (const void *)h;
+	struct vs_wake_filter *wf = wr->wf;
+	struct vs_wake_seen *w;
+
+	if (is_wakeup(wr->r, h) && smp->raw_size <= VS_WAKE_RAW_MAX) {
+		if (is_twin(wf, smp))
+			return;
+		w = &wf->seen[wf->next_seen++ % VS_WAKE_SEEN];
+		w->id = smp->id;
+		w->time = smp->time;
+		w->tid = smp->tid;
+		w->raw_size = smp->raw_size;
+		memcpy(w->raw, smp->raw, smp->raw_size);
+		wr->r->wakeups_read++;
+	}
+	batch_add(&wr->r->batch, h);
+}
+
+/*
  * The process of a system-wide record (tracking, wake-up), or 0 for the
  * records of the command's own events (probes, switches, losses).
  */
@@ -726,13 +913,15 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	uint64_t read_time = now_ns(), cut = read_time - VS_TRACK_SLACK_NS;
 	const struct perf_event_header *h;
 	size_t off, size, carried = b->len, keep = 0;
+	unsigned int gone = 0;
 	uint32_t pid;
 	size_t i;
 	int cpu;
 
 	/* wake-ups first: a thread's EXIT in this batch would drop its last */
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		vs_perf_ring_read(&r->wake[cpu], batch_add, b);
+		vs_perf_ring_read(&r->wake[cpu], wake_add,
+				  &(struct wake_read){ r, &r->wake_filter[cpu] });
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->track[cpu], batch_add, b);
 	follow_forks(r, b);
@@ -750,8 +939,10 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	}
 	b->len = keep;
 	for (i = 0; i < r->nr_exits; i++)
-		track_exit(r, r->exits[i].tid, r->exits[i].time);
+		gone += track_exit(r, r->exits[i].tid, r->exits[i].time);
 	r->nr_exits = 0;
+	if (gone)
+		set_wake_filter(r);
 	if (r->s.probe)
 		vs_probe_flush(&r->s, read_time, all);
 }
@@ -917,6 +1108,7 @@ static bool register_thread(struct vs_recorder *r)
 	r->s.threads[req.tid % r->s.nr_buckets] = rt;
 	r->s.nr_threads++;
 	r->s.stats.threads++;
+	set_wake_filter(r);
 	nr_fds = vs_rthread_fds(rt, fds);
 	reply(fd, 0, fds, nr_fds, r->s.sampling ? VS_REG_PAUSED_RING : 0);
 	vs_rthread_sent(rt);
@@ -1276,6 +1468,11 @@ static void finish(struct vs_recorder *r)
 	if (!r->recording && r->s.out_error > 0)
 		stop_recording(r);
 	if (r->recording) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)r->wakeups_read);
+		write_meta(&r->s, "wakeups_read", buf);
 		write_epoch(r, now);
 		if (vs_rotwriter_flush(r->s.out))
 			stop_recording(r);
@@ -1473,6 +1670,8 @@ out:
 		}
 	for (i = 0; i < r->nr_cpus; i++)
 		if (r->wake[i].base) {
+			if (r->wake_filter[i].fd >= 0)
+				close(r->wake_filter[i].fd);
 			close(r->wake[i].fd);
 			vs_perf_ring_unmap(&r->wake[i]);
 		}

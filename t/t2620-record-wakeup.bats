@@ -41,6 +41,43 @@ check() {
 	check "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T if t['tid'] == $wakee) for w in W)"
 }
 
+@test "the kernel passes the wake-ups of recorded threads alone" {
+	require_example wakeping
+	require_example pingpong
+	# a busy pipe ping-pong outside the recording: ~2 wake-ups a request
+	"$EXAMPLES/pingpong" -n 100M -d 3 --json > busy.out &
+	busy=$!
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300
+	assert_success
+	wait $busy
+	read -r busy_requests < <(sed -n 's/.*"requests":\([0-9]*\).*/\1/p' busy.out)
+	[ -n "$busy_requests" ] && [ "$busy_requests" -ge 10000 ] || { cat busy.out; false; }
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check "len(W) >= 300"
+	# what reached the recorder: the recorded thread's, not the others'
+	read -r n_read n_w < <(python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open("t.json")]
+print([r["value"] for r in recs if r["kind"] == "meta" and r["key"] == "wakeups_read"][0],
+      sum(r["kind"] == "wakeup" for r in recs))')
+	[ "$n_read" -ge 300 ] && [ "$n_read" -le $((n_w + 100)) ] ||
+		{ echo "wakeups_read $n_read, wake-up records $n_w"; false; }
+}
+
+@test "threads registering while others are woken: each wake-up once" {
+	require_example interfere
+	# 300 threads in waves of 100 register while the others are woken
+	# from their 50 us sleeps: the wake-up filter is replaced at each
+	# registration, the new event enabled before the old one is closed
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/interfere" -n 20 --types sleep --sleep-us 50 --threads 300 --wave 100
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check "len(W) >= 1000"
+	# a thread woken twice within 1 us by the same waker on the same
+	# CPU is one wake-up read from both events (~0.6 us apart)
+	check "not any(a['wakee_tid'] == b['wakee_tid'] and a['waker_tid'] == b['waker_tid'] and a['cpu'] == b['cpu'] and abs(a['time_ns'] - b['time_ns']) < 1000 for i, a in enumerate(W) for b in W[i + 1:i + 8])"
+}
+
 @test "--lock: the front thread's waits are woken by the worker" {
 	require_example crossthread
 	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/crossthread" -n 60 --work-us 300 --lock --hold-us 2000
