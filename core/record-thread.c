@@ -10,16 +10,17 @@
  * counting members.  Only the leader is opened disabled; the library
  * enables it inside selected tasks, which schedules the whole group in,
  * and reads the counters with one PERF_FORMAT_GROUP read(2) of the leader
- * at begin and end.  Outside selected tasks nothing of the thread is
- * active: no record reaches the ring, no counter counts, and a context
- * switch of the thread finds no event to schedule.  (A group led by a
+ * after the disable at each end (they count nothing in between, so the
+ * previous end's read is the task's base).  Outside selected tasks
+ * nothing of the thread is active: no record reaches the ring, no counter
+ * counts, and a context switch of the thread finds no event to schedule.  (A group led by a
  * dummy loses tracepoint samples: the leader is a tracepoint.)  With
  * --sample the sampling event stays outside the group and the ring starts
  * paused; the library resumes it too.  With a hardware PMU, the epoch's
  * hardware counter group too: opened here at registration and at each
  * epoch, its leader passed on a socket the library takes it from at its
- * next begin; the library reads it at begin and end like the software
- * counters.
+ * next begin.  That group counts all along (enabled here): the library
+ * reads it at begin and at end.
  *
  * Merge: perf records are queued in ring order (one thread: time order).
  * A task record in the task ring means every kernel event of that task is

@@ -86,7 +86,8 @@ struct vs_ring_task {
 	uint32_t nr_counters;
 	uint32_t pad;
 	uint64_t attach_id;		/* VS_TASK_ATTACHED: the task worked for */
-	uint64_t counters[VS_MAX_SW_COUNTERS];	/* deltas end - begin */
+	/* deltas over the group's enabled time, from the enable to the disable */
+	uint64_t counters[VS_MAX_SW_COUNTERS];
 	/*
 	 * Hardware counters, read at begin and end (@hw_gen 0: none): the
 	 * clock just before and after the begin read, then the end read;

@@ -12,18 +12,23 @@
  * event group (writing its perf ring, read for its software counters),
  * and a memfd holding the thread's ring of finished tasks.  From then on:
  *
- *   begin (selected):   enable the group, read its counters, clock
- *   end:                clock, read its counters, disable the group,
+ *   begin (selected):   enable the group, clock
+ *   end:                clock, disable the group, read its counters,
  *                       push {type, start, end, cpu, deltas} to the ring
  *
  * The software counters are members of the group: they count only while
- * it is enabled, inside selected tasks, and are read with the leader.
+ * it is enabled, inside selected tasks, and are read with the leader.  As
+ * nothing counts between a selected task's disable and the next one's
+ * enable, a task's deltas are its end read minus the previous end read
+ * on the thread (0 before the first): one read(2) per task, none at begin.
  *
  * With a hardware PMU the recorder passes a fourth descriptor, a socket
  * that brings the hardware counter group of each epoch: a begin that sees
  * the ring's hw_gen move takes the new group's leader from it (one
  * recvmsg, the group is already open), then begin and end read the group
- * too, bracketed by clock reads, and the task carries the deltas.
+ * too, bracketed by clock reads, and the task carries the deltas.  That
+ * group counts all along (the recorder enables it, and the library never
+ * touches its state): its deltas take both reads.
  *   begin (unselected): one draw of a thread-local PRNG, a TLS store
  *   attach, detach:     as begin and end, of an interval pushed with
  *                       VS_TASK_ATTACHED and the id of the task it served
@@ -80,7 +85,8 @@ struct vs_thread {
 	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
 	int ring_fd;
 	struct vs_task_ring *ring;
-	uint64_t counters_begin[VS_MAX_SW_COUNTERS];
+	/* the counters at the last read: what the next deltas start from */
+	uint64_t counters_base[VS_MAX_SW_COUNTERS];
 	/* read(2) buffer, touched at registration: no page fault in a read */
 	uint64_t group_read[VS_MAX_GROUP_READ];
 	/* hardware counters: the socket, the group of generation hw_gen */
@@ -228,6 +234,7 @@ static bool vs_register(struct vs_thread *t)
 	}
 	t->ring = ring;
 	memset(t->group_read, 0, sizeof(t->group_read));
+	memset(t->counters_base, 0, sizeof(t->counters_base));
 	t->paused_ring = reply.flags & VS_REG_PAUSED_RING;
 	if (reply.counters_at + reply.nr_counters < VS_MAX_GROUP_READ) {
 		t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
@@ -247,23 +254,28 @@ static bool vs_ready(struct vs_thread *t)
 }
 
 /*
- * One read(2) of the whole group: { nr, value[nr] }; keep the counters.
- * Called between the task's start and end clock reads, so whatever the
- * counters count the task's kernel events (timed) see too.
+ * One read(2) of the whole group, { nr, value[nr] }: the counters' deltas
+ * since the last read into @delta, and the values read become the base of
+ * the next.  Called at a task's end, after the disable: the deltas are
+ * what the group counted while it was enabled, around this task's start
+ * and end clock reads (the nested begin that keeps the group enabled
+ * reads without a disable, and the next task counts from there).  A read
+ * that fails gives zeros and leaves the base.
  */
-static void vs_read_counters(struct vs_thread *t, uint64_t *val)
+static void vs_read_deltas(struct vs_thread *t, uint64_t *delta)
 {
-	uint64_t *buf = t->group_read;
+	const uint64_t *val = t->group_read + 1 + t->counters_at;
 	ssize_t want = (1 + t->counters_at + t->nr_counters) * sizeof(uint64_t);
+	uint32_t i;
 
-	if (!t->nr_counters)
-		return;
-	if (read(t->ring_fd, buf, sizeof(t->group_read)) < want) {
-		memset(val, 0, t->nr_counters * sizeof(uint64_t));
+	if (read(t->ring_fd, t->group_read, sizeof(t->group_read)) < want) {
+		memset(delta, 0, t->nr_counters * sizeof(uint64_t));
 		return;
 	}
-	memcpy(val, buf + 1 + t->counters_at,
-	       t->nr_counters * sizeof(uint64_t));
+	for (i = 0; i < t->nr_counters; i++) {
+		delta[i] = val[i] - t->counters_base[i];
+		t->counters_base[i] = val[i];
+	}
 }
 
 /*
@@ -355,18 +367,22 @@ static void vs_hw_push(struct vs_thread *t, const struct vs_hw_read *end,
 	}
 }
 
-/* Disable (@pause) or enable the thread's event group: its leader. */
+/*
+ * Disable (@pause) or enable the thread's event group: its leader.  The
+ * ring's pause (--sample) goes outside, so that the counters, which count
+ * from the enable to the disable, do not count it.
+ */
 static void vs_pause(struct vs_thread *t, int pause)
 {
-	if (t->paused_ring && pause)
-		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-	ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE,
-	      0);
 	if (t->paused_ring && !pause)
 		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE,
+	      0);
+	if (t->paused_ring && pause)
+		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
 }
 
-/* Close the open selected task: counters, clock, disable, push. */
+/* Close the open selected task: clock, disable, counters, push. */
 static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 {
 	struct vs_task_ring *ring = t->ring;
@@ -375,14 +391,14 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	struct vs_ring_task *slot;
 	struct vs_hw_read hw;
 	bool have_hw = false;
-	uint32_t i;
 
-	vs_read_counters(t, counters);
 	end = vs_now();
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
 	if (pause)
 		vs_pause(t, 1);
+	if (t->nr_counters)
+		vs_read_deltas(t, counters);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	t->open = VS_OPEN_NONE;
@@ -405,8 +421,7 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	if (t->attach_id)
 		slot->flags |= VS_TASK_ATTACHED;
 	slot->nr_counters = t->nr_counters;
-	for (i = 0; i < t->nr_counters; i++)
-		slot->counters[i] = counters[i] - t->counters_begin[i];
+	memcpy(slot->counters, counters, t->nr_counters * sizeof(*counters));
 	vs_hw_push(t, &hw, have_hw, slot);
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
@@ -438,7 +453,6 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 		vs_hw_update(t);
 	t->hw_begun = t->hw_fd >= 0 && vs_hw_read(t, &t->hw_begin);
 	t->start = vs_now();
-	vs_read_counters(t, t->counters_begin);
 	t->cpu = sched_getcpu();
 	t->seq++;
 	t->open = VS_OPEN_SELECTED;

@@ -66,6 +66,20 @@ load record-lib
 	# 1 regular, 2 from the double begin (the first flagged), 1 cut by exit
 	check 'T["4"]["tasks"] == 4'
 	check 'T["4"]["flagged"] == {"NESTED_BEGIN": 1, "THREAD_EXIT": 1}'
+	# the begin twice: the first task's counters end at the second
+	# begin, where the second's start (100 us of work each): neither
+	# counts the other's CPU time
+	python3 - <<-'EOF'
+	import json
+	T = [json.loads(l) for l in open("t.json")]
+	T = sorted((r for r in T if r["kind"] == "task" and r["tid"] == r["pid"]),
+	           key=lambda r: r["start_ns"])
+	i = [k for k, r in enumerate(T) if r["flags"] & 2]	# NESTED_BEGIN
+	assert len(i) == 1 and i[0] + 1 < len(T), T
+	for r in T[i[0]:i[0] + 2]:
+	    tc = r["values"]["task-clock"]
+	    assert 50e3 <= tc <= r["latency_ns"] + 50e3, r
+	EOF
 }
 
 @test "a crashing target: the recorder says so and exits 128 + signal" {
