@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# t0040-docs: the documentation says what the code does.  Every option of
+# every command (from the binary, as the completion sees it) is in the
+# OPTIONS of its man page and every option there exists; every record kind
+# of the codec, with its fields in order, is in the format specification's
+# table; every META key the recorder writes is in the list of
+# varscope-record(1).
+
+load test-lib
+
+DOC=$SRC/Documentation
+
+# doc_section FILE SECTION: the lines of SECTION (a heading underlined
+# with dashes, asciidoc's level 1) of FILE, up to the next such heading.
+doc_section() {
+	awk -v want="$2" '
+		{ line[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				if (line[i] ~ /^[A-Z][A-Za-z ]*$/ &&
+				    line[i + 1] ~ /^-+$/ &&
+				    length(line[i + 1]) - length(line[i]) <= 2 &&
+				    length(line[i]) - length(line[i + 1]) <= 2) {
+					sec = line[i]
+					i++
+					continue
+				}
+				if (sec == want)
+					print line[i]
+			}
+		}' "$1"
+}
+
+# subcommands CMD: the words after "varscope CMD" in its usage lines
+# (build and infer of signature), none for a command without any.
+subcommands() {
+	"$VARSCOPE" "$1" --help |
+		sed -En "s/^( *usage| *or): varscope $1 ([a-z][a-z-]*)( .*)?$/\2/p" |
+		sort -u
+}
+
+# code_opts CMD: the long and short options of CMD and of each of its
+# subcommands, one per line: --list-opts for the long ones (what the bash
+# completion uses), the "-x, --name" lines of --help for the short ones.
+# --help itself is left out: no page documents it.
+code_opts() {
+	local sub
+
+	for sub in "" $(subcommands "$1"); do
+		"$VARSCOPE" "$1" $sub --list-opts | tr ' ' '\n' | sed 's/=$//'
+		"$VARSCOPE" "$1" $sub --help |
+			sed -En 's/^ +(-[a-zA-Z0-9]), --.*/\1/p'
+	done | grep . | grep -vx -- --help | sort -u
+}
+
+# doc_opts CMD: the long and short options named by the item lines
+# ("-o FILE, --output=FILE::") of the OPTIONS section of its page.
+doc_opts() {
+	doc_section "$DOC/varscope-$1.txt" OPTIONS | grep -E '::$' |
+		grep -oE '(^|[ ,])--?[a-zA-Z0-9][a-zA-Z0-9-]*' |
+		sed -E 's/^[ ,]//' | sort -u
+}
+
+@test "every command's options are in its man page, and only those" {
+	local cmd missing stale bad="" checked=0
+
+	for cmd in $("$VARSCOPE" --list-cmds); do
+		[ "$cmd" = help ] && continue
+		if [ ! -f "$DOC/varscope-$cmd.txt" ]; then
+			bad+="Documentation/varscope-$cmd.txt: no such page; "
+			continue
+		fi
+		code_opts "$cmd" >code
+		doc_opts "$cmd" >doc
+		[ -s code ] || bad+="$cmd: no option found in --list-opts; "
+		missing=$(comm -23 code doc | tr '\n' ' ')
+		stale=$(comm -13 code doc | tr '\n' ' ')
+		[ -z "$missing" ] ||
+			bad+="varscope-$cmd.txt OPTIONS lacks: $missing; "
+		[ -z "$stale" ] ||
+			bad+="varscope-$cmd.txt OPTIONS has what varscope $cmd does not know: $stale; "
+		checked=$((checked + 1))
+	done
+	[ -z "$bad" ] || fail "$bad"
+	[ $checked -ge 8 ] || fail "only $checked commands checked"
+}
+
+# codec_kinds: one line per record kind of core/trace-codec.c's table,
+# "NUMBER NAME yes|no FIELD TYPE, FIELD TYPE, ..." (numbers from the enum
+# of core/trace.h, types spelled as in the specification).
+codec_kinds() {
+	awk '
+		FILENAME ~ /trace\.h$/ {
+			if (match($0, /VS_REC_[A-Z_]+[ \t]*=[ \t]*[0-9]+/)) {
+				split(substr($0, RSTART, RLENGTH), kv, /[ \t]*=[ \t]*/)
+				num[kv[1]] = kv[2]
+			}
+			next
+		}
+		/^static const struct vs_field [a-z_]+\[\]/ {
+			arr = $5
+			sub(/\[\].*/, "", arr)
+			next
+		}
+		arr != "" && /^};/ { arr = ""; next }
+		arr != "" && match($0, /"[a-z_]+"[^"]*VS_F_[A-Z0-9_]+/) {
+			f = substr($0, RSTART, RLENGTH)
+			name = f
+			sub(/^"/, "", name)
+			sub(/".*/, "", name)
+			type = f
+			sub(/.*VS_F_/, "", type)
+			type = types[type]
+			fields[arr] = fields[arr] (fields[arr] == "" ? "" : ", ") \
+				(name == type ? name : name " " type)
+			next
+		}
+		/^\tKIND\(VS_REC_/ {
+			line = $0
+			gsub(/[(),"]/, " ", line)
+			split(line, w, " ")
+			print num[w[2]], w[3], (w[4] == "true" ? "yes" : "no"),
+				fields[w[5]]
+		}
+		BEGIN {
+			types["U8"] = "u8"; types["U16"] = "u16"
+			types["U32"] = "u32"; types["U64"] = "u64"
+			types["I64"] = "i64"; types["TIME"] = "time"
+			types["STR"] = "string"; types["BUILD_ID"] = "build-id"
+			types["U16_ARRAY"] = "u16[]"; types["U64_ARRAY"] = "u64[]"
+			types["VALUES"] = "values"
+		}' "$SRC/core/trace.h" "$SRC/core/trace-codec.c"
+}
+
+# spec_kinds: the kinds table of the format specification, one line per
+# kind with its continuation lines joined: "NUMBER NAME yes|no FIELDS...".
+spec_kinds() {
+	doc_section "$DOC/varscope-data-format.txt" Records | awk '
+		/^\tkind +name +context +fields/ { table = 1; next }
+		table && /^$/ { if (row != "") exit; next }
+		table && /^\t[0-9]+ / { if (row != "") print row; row = $0; next }
+		table && /^\t +/ { row = row " " $0 }
+		END { if (row != "") print row }' | tr -s ' \t' ' ' | sed 's/^ //'
+}
+
+@test "every record kind of the codec is in the format specification" {
+	local num name ctx fields row want rest f bad=""
+
+	codec_kinds >kinds
+	spec_kinds >spec
+	[ "$(wc -l <kinds)" -ge 10 ] || fail "codec kinds: $(cat kinds)"
+	[ "$(wc -l <spec)" -ge 10 ] || fail "spec table: $(cat spec)"
+	while read -r num name ctx fields; do
+		row=$(grep -E "^$num $name " spec) || {
+			bad+="kind $num $name: no row \"$num $name\" in the table; "
+			continue
+		}
+		[[ $row == "$num $name $ctx "* ]] ||
+			bad+="kind $num $name: context should be $ctx; "
+		# each field "name type" as whole words, in the codec's order
+		rest=" ${row#"$num $name $ctx "},"
+		while read -r f; do
+			case $rest in
+			*" $f,"* | *" $f "* | *" $f;"*) rest=${rest#*" $f"} ;;
+			*)	bad+="kind $num $name: field \"$f\" missing or out of order; "
+				break ;;
+			esac
+		done < <(tr ',' '\n' <<<"$fields" | sed 's/^ //')
+	done <kinds
+	# and no row for a kind the codec does not know
+	while read -r num name _; do
+		grep -qE "^$num $name " kinds ||
+			bad+="the table's kind $num $name is not in the codec; "
+	done <spec
+	[ -z "$bad" ] || fail "varscope-data-format.txt: $bad"
+}
+
+@test "every META key varscope record writes is named in its man page" {
+	local key missing=""
+
+	grep -ohE 'write_meta\([^,]+, "[a-z_]+"' "$SRC"/core/record*.c |
+		sed -E 's/.*"([a-z_]+)"/\1/' | sort -u >keys
+	[ "$(wc -l <keys)" -ge 5 ] || fail "META keys found: $(cat keys)"
+	# an item "`key`::" of the page's list of META records
+	while read -r key; do
+		grep -qx "\`$key\`::" "$DOC/varscope-record.txt" ||
+			missing+="$key "
+	done <keys
+	[ -z "$missing" ] ||
+		fail "varscope-record.txt lists no META key (as \`key\`::) $missing"
+}
