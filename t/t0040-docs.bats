@@ -3,8 +3,8 @@
 # every command (from the binary, as the completion sees it) is in the
 # OPTIONS of its man page and every option there exists; every record kind
 # of the codec, with its fields in order, is in the format specification's
-# table; every META key the recorder writes is in the list of
-# varscope-record(1).
+# table and in the JSON keys of varscope-script(1); every META key the
+# recorder writes is in the list of varscope-record(1).
 
 load test-lib
 
@@ -173,6 +173,34 @@ spec_kinds() {
 			bad+="the table's kind $num $name is not in the codec; "
 	done <spec
 	[ -z "$bad" ] || fail "varscope-data-format.txt: $bad"
+}
+
+@test "every record kind is in varscope-script(1)'s JSON keys, in order" {
+	local num name ctx fields item rest f bad=""
+
+	codec_kinds >kinds
+	[ "$(wc -l <kinds)" -ge 10 ] || fail "codec kinds: $(cat kinds)"
+	doc_section "$DOC/varscope-script.txt" "JSON OUTPUT" >json
+	while read -r num name ctx fields; do
+		# the item "`name`::" and its text, up to the blank line
+		item=$(awk -v k="\`$name\`::" '
+			$0 == k { p = 1; next }
+			p && /^$/ { exit }
+			p' json | tr '\n' ' ')
+		if [ -z "$item" ]; then
+			bad+="no item \`$name\`::; "
+			continue
+		fi
+		rest=$item
+		while read -r f; do
+			case $rest in
+			*"\`${f%% *}\`"*) rest=${rest#*"\`${f%% *}\`"} ;;
+			*)	bad+="$name: key \`${f%% *}\` missing or out of order; "
+				break ;;
+			esac
+		done < <(tr ',' '\n' <<<"$fields" | sed 's/^ //')
+	done <kinds
+	[ -z "$bad" ] || fail "varscope-script.txt JSON OUTPUT: $bad"
 }
 
 @test "every META key varscope record writes is named in its man page" {
