@@ -13,7 +13,10 @@
  *
  * With --burst-us N the co-runner is not periodic: each corun task wakes
  * it half-way through its work and it is busy N us, so every task waits
- * exactly N us in the run queue, whatever the phase of the bursts.
+ * exactly N us in the run queue, whatever the phase of the bursts.  With
+ * --burst-every K as well, only every K-th corun task of a thread wakes
+ * it, the others run undisturbed (K = 0: none does, the co-runner stays
+ * idle): a known share of the tasks waits, and nothing else does.
  *
  * When allowed (root), types 3 and 4 run SCHED_FIFO priority 1 and the
  * co-runner priority 2: the co-runner preempts corun tasks exactly, and
@@ -67,12 +70,13 @@ static struct {
 	long wave;			/* threads alive at once, 0: all */
 	long outside_pages;
 	long burst_us;			/* 0: periodic co-runner */
+	long burst_every;		/* --burst-us: every K-th task, 0: none */
 	const char *types;
 	bool fork, exec, crash, odd;
 	const char *argv0;
 } opt = {
 	.tasks = 20, .sleep_us = 2000, .pages = 256, .work_us = 2000,
-	.threads = 1, .types = "sleep,fault,corun,compute",
+	.threads = 1, .burst_every = 1, .types = "sleep,fault,corun,compute",
 };
 
 static long loops_per_us;
@@ -182,6 +186,7 @@ __attribute__((noinline)) void one_task(int type);
 
 void one_task(int type)
 {
+	static __thread long nr_corun;	/* this thread's corun tasks */
 	struct timespec ts = { opt.sleep_us / 1000000,
 			       (opt.sleep_us % 1000000) * 1000 };
 	long long t0, t1;
@@ -199,7 +204,8 @@ void one_task(int type)
 	case T_CORUN:
 		if (opt.burst_us) {
 			work(opt.work_us / 2 * loops_per_us);
-			sem_post(&burst_request);
+			if (opt.burst_every && !(++nr_corun % opt.burst_every))
+				sem_post(&burst_request);
 			work((opt.work_us - opt.work_us / 2) * loops_per_us);
 			break;
 		}
@@ -388,6 +394,7 @@ static void usage(void)
 		"usage: interfere [-n TASKS] [--types sleep,fault,corun,compute]\n"
 		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
 		"                 [--wave N] [--outside-pages N] [--burst-us N]\n"
+		"                 [--burst-every K]\n"
 		"                 [--fork] [--exec] [--crash] [--odd]\n");
 	exit(2);
 }
@@ -427,6 +434,8 @@ int main(int argc, char **argv)
 			opt.outside_pages = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--burst-us"))
 			opt.burst_us = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--burst-every"))
+			opt.burst_every = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--types") && i + 1 < argc)
 			opt.types = argv[++i];
 		else if (!strcmp(argv[i], "--fork"))
