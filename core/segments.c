@@ -14,6 +14,7 @@
 #include "impact.h"
 #include "parse-options.h"
 #include "segments.h"
+#include "sort.h"
 
 /* --- naming segments --- */
 
@@ -386,7 +387,7 @@ size_t vs_segments_by_p99(const uint64_t *p99, const bool *counted, size_t n,
 	for (i = 0; i < n; i++)
 		if (!counted || counted[i])
 			order[k++] = i;
-	qsort_r(order, k, sizeof(*order), cmp_p99, (void *)p99);
+	vs_qsort_r(order, k, sizeof(*order), cmp_p99, (void *)p99);
 	return k;
 }
 

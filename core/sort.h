@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sort.h - the two sorts the analyses need, both radix sorts in O(n), and
- * qsort() for arrays that may be empty.
+ * qsort() for arrays that may be empty, with or without a context.
  *
  * A report over ten million tasks sorts every event's values once (for its
  * CDF) and the tasks once by latency; a comparison sort would dominate the
@@ -50,6 +50,27 @@ static inline void vs_qsort(void *base, size_t nmemb, size_t size,
 {
 	if (nmemb > 1)
 		qsort(base, nmemb, size, compar);
+}
+
+/**
+ * vs_qsort_r - vs_qsort() with a context for the comparison
+ * @base: the array; may be NULL when @nmemb is 0
+ * @nmemb: number of elements
+ * @size: size of one element
+ * @compar: the comparison, as for qsort(), with @arg as its third argument
+ * @arg: what the comparison needs besides the two elements (the array an
+ *       index array points into, ...)
+ *
+ * A comparison that finds its context in a file-static variable cannot
+ * run in two threads at once: pass it here instead.
+ */
+static inline void vs_qsort_r(void *base, size_t nmemb, size_t size,
+			      int (*compar)(const void *, const void *,
+					    void *),
+			      void *arg)
+{
+	if (nmemb > 1)
+		qsort_r(base, nmemb, size, compar, arg);
 }
 
 #endif /* VS_CORE_SORT_H */

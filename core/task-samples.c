@@ -228,22 +228,23 @@ int vs_task_samples_add_sample(struct vs_task_samples *ts,
 
 /* --- attribution ---------------------------------------------------------- */
 
-static const struct vs_task_samples *sort_ctx;
-
-static int cmp_tid_start(const void *a, const void *b)
+/* @a, @b: indices into @ts->tasks */
+static int cmp_tid_start(const void *a, const void *b, void *ts)
 {
-	const struct vs_ts_task *x = &sort_ctx->tasks[*(const uint32_t *)a];
-	const struct vs_ts_task *y = &sort_ctx->tasks[*(const uint32_t *)b];
+	const struct vs_task_samples *s = ts;
+	const struct vs_ts_task *x = &s->tasks[*(const uint32_t *)a];
+	const struct vs_ts_task *y = &s->tasks[*(const uint32_t *)b];
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-static int cmp_id(const void *a, const void *b)
+static int cmp_id(const void *a, const void *b, void *ts)
 {
-	uint64_t x = sort_ctx->tasks[*(const uint32_t *)a].id;
-	uint64_t y = sort_ctx->tasks[*(const uint32_t *)b].id;
+	const struct vs_task_samples *s = ts;
+	uint64_t x = s->tasks[*(const uint32_t *)a].id;
+	uint64_t y = s->tasks[*(const uint32_t *)b].id;
 
 	return (x > y) - (x < y);
 }
@@ -381,9 +382,8 @@ int vs_task_samples_finish(struct vs_task_samples *ts)
 		ts->tasks[i].first = 0;
 		by_tid[i] = ts->by_id[i] = i;
 	}
-	sort_ctx = ts;
-	vs_qsort(by_tid, n, sizeof(*by_tid), cmp_tid_start);
-	vs_qsort(ts->by_id, n, sizeof(*ts->by_id), cmp_id);
+	vs_qsort_r(by_tid, n, sizeof(*by_tid), cmp_tid_start, ts);
+	vs_qsort_r(ts->by_id, n, sizeof(*ts->by_id), cmp_id, ts);
 	for (i = 0; i < ts->nr_samples; i++) {
 		task_of[i] = owner(ts, by_tid, b->tid[i], ts->samples[i].time);
 		if (task_of[i] < 0)
@@ -751,12 +751,12 @@ struct vs_func_events {
 	unsigned int nr_types;
 };
 
-static const uint64_t *sort_totals;
-
-static int cmp_total_desc(const void *a, const void *b)
+/* @a, @b: indices into @totals */
+static int cmp_total_desc(const void *a, const void *b, void *totals)
 {
-	uint64_t x = sort_totals[*(const uint32_t *)a];
-	uint64_t y = sort_totals[*(const uint32_t *)b];
+	const uint64_t *t = totals;
+	uint64_t x = t[*(const uint32_t *)a];
+	uint64_t y = t[*(const uint32_t *)b];
 
 	return (x < y) - (x > y);
 }
@@ -819,8 +819,7 @@ static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
 	for (i = 0; i < ts->nr_symbols; i++)
 		if (i && totals[i] && totals[i] >= VS_FUNC_MIN_SHARE * all)
 			order[nr++] = i;
-	sort_totals = totals;
-	qsort(order, nr, sizeof(*order), cmp_total_desc);
+	vs_qsort_r(order, nr, sizeof(*order), cmp_total_desc, totals);
 	ft->slot_of = malloc(ts->nr_symbols);
 	if (!ft->slot_of)
 		return -1;

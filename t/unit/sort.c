@@ -14,6 +14,15 @@ static int cmp_float(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* indices into the keys @arg, largest key first */
+static int cmp_key_desc(const void *a, const void *b, void *arg)
+{
+	const uint64_t *key = arg;
+	uint64_t x = key[*(const uint32_t *)a], y = key[*(const uint32_t *)b];
+
+	return (x < y) - (x > y);
+}
+
 int main(void)
 {
 	size_t n = 100000, i, bad = 0;
@@ -57,6 +66,16 @@ int main(void)
 	w[1] = 1;
 	vs_qsort(w, 2, sizeof(*w), cmp_float);
 	ok(w[0] == 1 && w[1] == 3, "vs_qsort: no elements as NULL, one, two");
+
+	/* the keys reach the comparison as its context, not a static */
+	vs_qsort_r(NULL, 0, sizeof(*small_order), cmp_key_desc, NULL);
+	for (i = 0; i < 5; i++)
+		small_order[i] = i;
+	vs_qsort_r(small_order, 5, sizeof(*small_order), cmp_key_desc,
+		   (void *)small);
+	ok(small[small_order[0]] == 9 && small[small_order[1]] == 7 &&
+	   small[small_order[2]] == 5 && small[small_order[4]] == 1,
+	   "vs_qsort_r: indices by the keys of its context");
 	free(v);
 	free(w);
 	free(key);
