@@ -216,6 +216,8 @@ static int cmp_comm(const void *a, const void *b)
 /*
  * Binary search over an array sorted by (thread, time): the number of
  * elements before (@tid, @time), i.e. the index of the first at or after.
+ * An array sorted by one key alone gives NO_TIME as @time_of and 0 as
+ * @time.
  */
 #define COUNT_BEFORE(arr, nr, tid_of, time_of, tid, time) ({		\
 	size_t lo_ = 0, hi_ = (nr);					\
@@ -230,12 +232,15 @@ static int cmp_comm(const void *a, const void *b)
 	}								\
 	lo_; })
 
+#define NO_TIME(x)	0
 #define IV_TID(x)	((x).tid)
 #define IV_START(x)	((x).start)
 #define EDGE_TID(x)	((x).wakee_tid)
 #define EDGE_TIME(x)	((x).time)
 #define SW_TID(x)	((x).tid)
 #define SW_TIME(x)	((x).time)
+#define COMM_TID(x)	((uint64_t)(x).tid)
+#define PART_TASK(x)	((x).task)
 /* b->ts_by_tid[]: indices into b->ts->tasks */
 #define TS_TID(x)	(b->ts->tasks[(x)].tid)
 #define TS_START(x)	(b->ts->tasks[(x)].start)
@@ -300,20 +305,13 @@ static enum vs_waker_kind judge(const struct vs_wake_build *b,
 	return VS_WAKER_OUTSIDE;
 }
 
+/* The last name of thread @tid (b->comms: by thread, last name last). */
 static const char *comm_of(const struct vs_wake_build *b, uint32_t tid)
 {
-	size_t lo = 0, hi = b->nr_comms;
+	size_t i = COUNT_BEFORE(b->comms, b->nr_comms, COMM_TID, NO_TIME,
+				(uint64_t)tid + 1, 0);
 
-	while (lo < hi) {	/* first after tid */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->comms[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && b->comms[lo - 1].tid == tid ? b->comms[lo - 1].comm :
-		   "";
+	return i && b->comms[i - 1].tid == tid ? b->comms[i - 1].comm : "";
 }
 
 static struct vs_waker *waker_of(const struct vs_wake_build *b,
@@ -593,12 +591,12 @@ static struct task_type_of *task_of(const struct vs_wake_build *b,
 				     sizeof(*b->tasks), cmp_task) : NULL;
 }
 
-static const struct vs_task_samples *sort_ts;
-
-static int cmp_ts_task(const void *a, const void *b)
+/* @a, @b: indices into @ts->tasks; by thread, then start */
+static int cmp_ts_task(const void *a, const void *b, void *ts)
 {
-	const struct vs_ts_task *x = &sort_ts->tasks[*(const size_t *)a];
-	const struct vs_ts_task *y = &sort_ts->tasks[*(const size_t *)b];
+	const struct vs_task_samples *s = ts;
+	const struct vs_ts_task *x = &s->tasks[*(const size_t *)a];
+	const struct vs_ts_task *y = &s->tasks[*(const size_t *)b];
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
@@ -621,9 +619,8 @@ static int sort_all(struct vs_wake_build *b)
 		return -1;
 	for (i = 0; i < b->ts->nr_tasks; i++)
 		b->ts_by_tid[i] = i;
-	sort_ts = b->ts;
-	qsort(b->ts_by_tid, b->ts->nr_tasks, sizeof(*b->ts_by_tid),
-	      cmp_ts_task);
+	vs_qsort_r(b->ts_by_tid, b->ts->nr_tasks, sizeof(*b->ts_by_tid),
+		   cmp_ts_task, (void *)b->ts);
 	return 0;
 }
 
@@ -748,20 +745,15 @@ const struct vs_wake_type *vs_wake_blame_type(const struct vs_wake_blame *wb,
 size_t vs_wake_task_parts(const struct vs_wake_type *wt, uint64_t task,
 			  const struct vs_wake_part **first)
 {
-	size_t lo = 0, hi = wt ? wt->nr_parts : 0, end;
+	size_t lo, end;
 
-	while (lo < hi) {	/* the first of @task */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (wt->parts[mid].task < task)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; wt && end < wt->nr_parts &&
-	     wt->parts[end].task == task; end++)
+	*first = NULL;
+	if (!wt)
+		return 0;
+	lo = COUNT_BEFORE(wt->parts, wt->nr_parts, PART_TASK, NO_TIME, task, 0);
+	for (end = lo; end < wt->nr_parts && wt->parts[end].task == task; end++)
 		;
-	*first = wt ? wt->parts + lo : NULL;
+	*first = wt->parts + lo;
 	return end - lo;
 }
 
