@@ -201,3 +201,18 @@ print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
 	assert_success
 	assert_equal "$stderr" ""
 }
+
+@test "report of gen-trace --wakeups blames each wait on its waker" {
+	# every task blocks from a quarter to half of its time, woken by one
+	# of four threads outside tasks (waker/0..3), in turn
+	"$GEN" --tasks 2000 --types 1 --events 4 --wakeups
+	"$VARSCOPE" report --format json > r.json
+	run python3 -c 'import json
+t = json.load(open("r.json"))["task_types"][0]
+w = t["wait_blame"]
+print(t["woken_by"]["outside_tasks"] >= 1900, w["tasks"] >= 1900,
+      sorted(x["comm"] for x in w["wakers"]),
+      {x["kind"] for x in w["wakers"]}, {x["depth"] for x in w["wakers"]},
+      all(450 <= x["waits"] <= 550 for x in w["wakers"]))'
+	assert_output "True True ['waker/0', 'waker/1', 'waker/2', 'waker/3'] {'outside_tasks'} {1} True"
+}

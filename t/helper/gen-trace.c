@@ -7,6 +7,9 @@
  * latency is the sum of their time events plus a little noise, so a cause
  * injected with --cause is ground truth: a fraction of the tasks of one
  * type get a high value of one event, added to their latency as well.
+ * With --wakeups, each task's thread blocks once half-way and one of four
+ * threads outside tasks wakes it (switch out, wake-up, switch in), as the
+ * recorder writes them for a blocking wait.
  * The output depends only on the options (fixed header, own PRNG).
  */
 #include <errno.h>
@@ -54,7 +57,7 @@ struct gen {
 	const char *cause;
 	double cause_frac;
 	int level;
-	bool every_kind, unknown_kind;
+	bool every_kind, unknown_kind, wakeups;
 	/* state */
 	struct vs_writer *w;
 	uint64_t rng, start, now, nr_written;
@@ -174,6 +177,41 @@ static void write_samples(struct gen *g, const struct vs_task *t)
 	}
 }
 
+#define NR_WAKERS	4
+#define WAKER_TID	2000
+
+static void write_wakers(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_COMM };
+	char name[16];
+	uint32_t i;
+
+	for (i = 0; i < NR_WAKERS; i++) {
+		snprintf(name, sizeof(name), "waker/%u", i);
+		rec.comm = (struct vs_comm){ g->now, 1000, WAKER_TID + i, 0,
+					     name };
+		add(g, &rec);
+	}
+}
+
+/* Task @t (the @n-th) blocks from 1/4 to 1/2 of its time, then is woken. */
+static void write_wait(struct gen *g, const struct vs_task *t, uint64_t n)
+{
+	uint64_t len = t->end - t->start;
+	struct vs_record recs[] = {
+		{ .kind = VS_REC_SWITCH, .switch_ = { t->start + len / 4,
+			t->tid, t->cpu, 1, 0 } },
+		{ .kind = VS_REC_WAKEUP, .wakeup = { t->start + len / 2,
+			WAKER_TID + n % NR_WAKERS, t->tid, t->cpu } },
+		{ .kind = VS_REC_SWITCH, .switch_ = { t->start + len / 2 + 1,
+			t->tid, t->cpu, 0, 0 } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		add(g, &recs[i]);
+}
+
 static void write_task(struct gen *g, uint64_t n)
 {
 	struct vs_record rec = { .kind = VS_REC_TASK };
@@ -222,6 +260,8 @@ static void write_task(struct gen *g, uint64_t n)
 	};
 	g->now += latency / 4 + 1000;
 	write_samples(g, &rec.task);
+	if (g->wakeups)
+		write_wait(g, &rec.task, n);
 	add(g, &rec);
 }
 
@@ -346,6 +386,8 @@ int main(int argc, const char **argv)
 		OPT_INTEGER(0, "level", &g.level, "zlib level"),
 		OPT_BOOLEAN(0, "every-kind", &g.every_kind,
 			    "write at least one record of every kind"),
+		OPT_BOOLEAN(0, "wakeups", &g.wakeups,
+			    "each task blocks once and another thread wakes it"),
 		OPT_BOOLEAN(0, "unknown-kind", &g.unknown_kind,
 			    "add a record of an unknown kind (newer minor)"),
 		OPT_END()
@@ -387,6 +429,8 @@ int main(int argc, const char **argv)
 	vs_writer_set_level(g.w, g.level);
 	write_catalog(&g);
 	start_epoch(&g);
+	if (g.wakeups)
+		write_wakers(&g);
 	if (g.every_kind)
 		write_every_kind(&g);
 	if (g.unknown_kind) {
