@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # t0040-docs: the documentation says what the code does.  Every option of
 # every command (from the binary, as the completion sees it) is in the
-# OPTIONS of its man page and every option there exists; every record kind
-# of the codec, with its fields in order, is in the format specification's
-# table and in the JSON keys of varscope-script(1); every META key the
-# recorder writes is in the list of varscope-record(1).
+# OPTIONS of its man page, and every option there or in the SYNOPSIS
+# exists; every record kind of the codec, with its fields in order, is in
+# the format specification's table and in the JSON keys of
+# varscope-script(1); every META key the recorder writes is in the list
+# of varscope-record(1).
 
 load test-lib
 
@@ -61,6 +62,13 @@ doc_opts() {
 		sed -E 's/^[ ,]//' | sort -u
 }
 
+# synopsis_opts CMD: the options its page's SYNOPSIS shows.
+synopsis_opts() {
+	doc_section "$DOC/varscope-$1.txt" SYNOPSIS |
+		grep -oE '(^|[][ |])--?[a-zA-Z][a-zA-Z0-9-]*' |
+		sed -E 's/^[][ |]//' | sort -u
+}
+
 @test "every command's options are in its man page, and only those" {
 	local cmd missing stale bad="" checked=0
 
@@ -79,6 +87,10 @@ doc_opts() {
 			bad+="varscope-$cmd.txt OPTIONS lacks: $missing; "
 		[ -z "$stale" ] ||
 			bad+="varscope-$cmd.txt OPTIONS has what varscope $cmd does not know: $stale; "
+		synopsis_opts "$cmd" >synopsis
+		stale=$(comm -13 code synopsis | tr '\n' ' ')
+		[ -z "$stale" ] ||
+			bad+="varscope-$cmd.txt SYNOPSIS has what varscope $cmd does not know: $stale; "
 		checked=$((checked + 1))
 	done
 	[ -z "$bad" ] || fail "$bad"
