@@ -5,7 +5,8 @@
 # exists; every record kind of the codec, with its fields in order, is in
 # the format specification's table and in the JSON keys of
 # varscope-script(1); every META key the recorder writes is in the list
-# of varscope-record(1).
+# of varscope-record(1); every function of libvarscope's header is in the
+# SYNOPSIS and the NAME (its man link) of vs_task_begin(3).
 
 load test-lib
 
@@ -221,4 +222,20 @@ spec_kinds() {
 	done <keys
 	[ -z "$missing" ] ||
 		fail "varscope-record.txt lists no META key (as \`key\`::) $missing"
+}
+
+@test "every function of include/varscope.h is in vs_task_begin(3)" {
+	local decl fn missing=""
+
+	grep -E '^[a-z].*\bvs_[a-z_]+\(.*\);$' "$SRC/include/varscope.h" >api
+	[ "$(wc -l <api)" -ge 2 ] || fail "declarations found: $(cat api)"
+	doc_section "$DOC/vs_task_begin.txt" SYNOPSIS >synopsis
+	doc_section "$DOC/vs_task_begin.txt" NAME >name
+	while read -r decl; do
+		grep -qxF "$decl" synopsis || missing+="SYNOPSIS: $decl; "
+		fn=${decl%%(*}
+		fn=${fn##* }
+		grep -qE "(^|[ ,])$fn([ ,]|$)" name || missing+="NAME: $fn; "
+	done <api
+	[ -z "$missing" ] || fail "vs_task_begin.txt lacks $missing"
 }
