@@ -177,8 +177,8 @@ bench: all $(BENCH_BIN)
 # CRC checks (-DVS_FUZZING) so mutations reach the decoder.  New inputs go
 # to build/fuzz/corpus; the seeds in fuzz/corpus stay as committed.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC   := fuzz/fuzz-reader.c core/trace-codec.c core/trace-reader.c \
-	      ui/json.c ui/record-print.c
+FUZZ_SRC   := fuzz/fuzz-reader.c core/trace-codec.c core/trace-pack.c \
+	      core/trace-reader.c ui/json.c ui/record-print.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	      -fno-sanitize-recover=undefined -DVS_FUZZING -std=gnu11 \
 	      -D_GNU_SOURCE -I. -Iinclude -Wall -Wextra -Werror \

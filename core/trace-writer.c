@@ -7,6 +7,8 @@
  * header and data in one writev().  A chunk that could not be written
  * whole is cut off again, so the file always ends at a whole chunk (or,
  * when even that fails, in a piece the reader reports as truncation).
+ * Tasks are packed (core/trace-pack.c) against the task before them in
+ * the chunk, in files of major version 2.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <zlib.h>
 
 #include "trace-codec.h"
+#include "trace-pack.h"
 
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"
@@ -43,6 +46,11 @@ struct vs_writer {
 	uint64_t t_min, t_max;
 	uint8_t *comp;
 	size_t comp_cap;
+	/* packed tasks (major 2): coded against the chunk's task before */
+	bool pack_tasks;
+	struct vs_task_pack pack;
+	uint8_t *packed;
+	size_t packed_cap;
 };
 
 static void read_cpu_model(char *buf, size_t len)
@@ -150,6 +158,7 @@ struct vs_writer *vs_writer_fdopen(int fd, const struct vs_header *hdr)
 		h.major = VS_FORMAT_MAJOR;
 		h.minor = VS_FORMAT_MINOR;
 	}
+	w->pack_tasks = h.major >= 2;
 	if ((!h.host || !h.kernel) && uname(&uts))
 		memset(&uts, 0, sizeof(uts));
 	if (!h.host)
@@ -293,7 +302,15 @@ int vs_writer_flush(struct vs_writer *w)
 	w->flags = 0;
 	w->t_min = UINT64_MAX;
 	w->t_max = 0;
+	vs_task_pack_reset(&w->pack);
 	return ret;
+}
+
+/* Whether a record of @size body bytes must go to a new chunk. */
+static bool chunk_full(const struct vs_writer *w, size_t size)
+{
+	return w->raw_len &&
+	       w->raw_len + VS_REC_HDR_LEN + size > VS_CHUNK_TARGET;
 }
 
 /* Room for a record of @size body bytes in the chunk being filled. */
@@ -310,8 +327,7 @@ static uint8_t *reserve(struct vs_writer *w, uint16_t kind, size_t size)
 		errno = E2BIG;
 		return NULL;
 	}
-	if (w->raw_len && w->raw_len + len > VS_CHUNK_TARGET &&
-	    vs_writer_flush(w))
+	if (chunk_full(w, size) && vs_writer_flush(w))
 		return NULL;
 	if (grow(&w->raw, &w->raw_cap, w->raw_len + len))
 		return NULL;
@@ -323,9 +339,49 @@ static uint8_t *reserve(struct vs_writer *w, uint16_t kind, size_t size)
 	return p + VS_REC_HDR_LEN;
 }
 
+/* Widen the chunk's and the file's time range with @t. */
+static void add_time(struct vs_writer *w, uint64_t t)
+{
+	if (t < w->t_min)
+		w->t_min = t;
+	if (t > w->t_max)
+		w->t_max = t;
+	if (t < w->t_first)
+		w->t_first = t;
+	if (t > w->t_last)
+		w->t_last = t;
+}
+
+/*
+ * A task as kind 17, coded against the task before it in the chunk; when
+ * it opens a new chunk, coded again against nothing.
+ */
+static int add_packed_task(struct vs_writer *w, const struct vs_task *t)
+{
+	uint8_t *body;
+	size_t size;
+
+	if (grow(&w->packed, &w->packed_cap, vs_task_pack_bound(t)) ||
+	    vs_task_pack_encode(&w->pack, t, w->packed, &size))
+		return -1;
+	if (chunk_full(w, size) &&
+	    (vs_writer_flush(w) ||
+	     vs_task_pack_encode(&w->pack, t, w->packed, &size)))
+		return -1;
+	body = reserve(w, VS_REC_PACKED_TASK, size);
+	if (!body)
+		return -1;
+	memcpy(body, w->packed, size);
+	vs_task_pack_commit(&w->pack, t);
+	add_time(w, t->start);
+	add_time(w, t->end);
+	return 0;
+}
+
 int vs_writer_add(struct vs_writer *w, const struct vs_record *rec)
 {
 	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
+	uint64_t t_min = UINT64_MAX, t_max = 0;
 	uint8_t *body;
 	size_t size;
 
@@ -333,24 +389,33 @@ int vs_writer_add(struct vs_writer *w, const struct vs_record *rec)
 		errno = EINVAL;
 		return -1;
 	}
+	if (rec->kind == VS_REC_TASK && w->pack_tasks &&
+	    vs_task_packable(&rec->task))
+		return add_packed_task(w, &rec->task);
 	size = vs_record_encoded_size(rec);
 	body = reserve(w, rec->kind, size);
 	if (!body)
 		return -1;
-	vs_record_encode(rec, body, &w->t_min, &w->t_max);
+	vs_record_encode(rec, body, &t_min, &t_max);
 	if (d->context)
 		w->flags |= VS_CHUNK_CONTEXT;
-	if (w->t_min < w->t_first)
-		w->t_first = w->t_min;
-	if (w->t_max > w->t_last)
-		w->t_last = w->t_max;
+	if (t_min <= t_max) {
+		add_time(w, t_min);
+		add_time(w, t_max);
+	}
 	return 0;
 }
 
 int vs_writer_add_raw(struct vs_writer *w, uint16_t kind, const void *body,
 		      size_t size)
 {
-	uint8_t *p = reserve(w, kind, size);
+	uint8_t *p;
+
+	if (kind == VS_REC_PACKED_TASK) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = reserve(w, kind, size);
 
 	if (!p)
 		return -1;
@@ -382,6 +447,8 @@ int vs_writer_close(struct vs_writer *w)
 		}
 	}
 	deflateEnd(&w->zs);
+	vs_task_pack_release(&w->pack);
+	free(w->packed);
 	free(w->raw);
 	free(w->comp);
 	free(w);

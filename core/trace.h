@@ -18,7 +18,7 @@
 
 #define VS_DEFAULT_FILE		"varscope.data"
 
-#define VS_FORMAT_MAJOR		1
+#define VS_FORMAT_MAJOR		2	/* readers read majors 1 and 2 */
 #define VS_FORMAT_MINOR		0
 
 /* Event groups (VarMRI Table 1, plus kernel, software and function events). */
@@ -55,6 +55,8 @@ enum vs_record_kind {
 	VS_REC_ATTACH		= 14,	/* thread attaches to / detaches from a task */
 	VS_REC_WAKEUP		= 15,	/* waker -> wakee edge of a task's wait */
 	VS_REC_SWITCH		= 16,	/* a thread left or regained its CPU */
+	VS_REC_PACKED_TASK	= 17,	/* a task, packed (format 2): on disk
+					   only, read back as VS_REC_TASK */
 	/* 32..47: signature files (varscope signature) */
 	VS_REC_SIG_FUNC		= 32,	/* a profiled function */
 	VS_REC_SIG_EPISODE	= 33,	/* a closed frequent episode of one */
@@ -300,6 +302,10 @@ struct vs_writer *vs_writer_fdopen(int fd, const struct vs_header *hdr);
 /**
  * vs_writer_add - append one record; chunks are cut and written when full
  *
+ * A VS_REC_TASK is written as a packed task (kind 17) in a file of major
+ * version 2, as kind 2 in a file of major version 1; VS_REC_PACKED_TASK
+ * itself has no in-memory form and is refused (EINVAL).
+ *
  * Returns 0, or -1 with errno set when the chunk could not be written
  * (ENOSPC...); the file then stays readable up to the last whole chunk.
  */
@@ -309,7 +315,9 @@ int vs_writer_add(struct vs_writer *w, const struct vs_record *rec);
  * vs_writer_add_raw - append a record of any @kind with a ready-made @body
  *
  * For tools that copy records they do not decode, and for tests that
- * write kinds this version does not know.  Returns 0 or -1 with errno.
+ * write kinds this version does not know.  VS_REC_PACKED_TASK is refused
+ * (EINVAL): its body is coded against the chunk's tasks before it.
+ * Returns 0 or -1 with errno.
  */
 int vs_writer_add_raw(struct vs_writer *w, uint16_t kind, const void *body,
 		      size_t size);

@@ -49,14 +49,14 @@ open(p, "wb").write(b)' "$@"
 	"$GEN" -o new.data --unknown-kind --tasks 50
 	run "$VARSCOPE" script -i new.data --format json
 	assert_success
-	assert_line --index 0 --partial '"major":1,"minor":1,'
+	assert_line --index 0 --partial '"major":2,"minor":1,'
 	[ "$(grep -c '"kind":"task"' <<<"$output")" -eq 50 ]
 	refute_output --partial unknown
 }
 
 @test "a file from a newer major version is refused with exit status 2" {
 	"$GEN" -o major.data --tasks 5
-	flip_bit major.data 9 0		# major 1 -> 257
+	flip_bit major.data 9 0		# major 2 -> 258
 	run "$VARSCOPE" script -i major.data
 	assert_failure 2
 	assert_output "varscope script: major.data: format version from the future at byte 8"

@@ -10,7 +10,7 @@ GEN=$BUILD/t/helper/gen-trace
 # 2 types of 4000 tasks; 4% of type 0 wait 1 ms more (sched.blocked.time)
 make_trace() {
 	"$GEN" -o "${1:-varscope.data}" --tasks 8000 --types 2 --events 10 \
-		--cause sched.blocked.time:0 --cause-frac 0.04 --seed 5
+		--cause sched.blocked.time:0 --cause-frac 0.04 --seed 5 "${@:2}"
 }
 
 @test "report prints a table per task type with every column" {
@@ -176,7 +176,7 @@ print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
 }
 
 @test "report of a truncated trace ranks what is whole and warns" {
-	make_trace t.data
+	make_trace t.data --chunk-records 1000
 	head -c $(( $(stat -c %s t.data) * 2 / 3 )) t.data > cut.data
 	run --separate-stderr "$VARSCOPE" report -i cut.data --format csv
 	assert_success
