@@ -50,6 +50,15 @@ struct vs_shadow_stack {
 	int level;
 };
 
+/* A counter snapshot kept, with its group read when it has one. */
+struct vs_acct_snap {
+	uint32_t nr;
+	uint16_t ids[VS_ACCT_MAX_COUNTERS];
+	uint64_t values[VS_ACCT_MAX_COUNTERS];
+	bool have_read;
+	struct vs_counter_read read;
+};
+
 /* The paper's TCM. */
 struct vs_acct_thread {
 	struct vs_acct_thread *next;	/* hash chain */
@@ -66,12 +75,15 @@ struct vs_acct_thread {
 	/* frames of a fault that slept, until the thread runs again */
 	struct vs_frame saved[VS_STACK_DEPTH];
 	int nr_saved;
-	/* counter snapshot at the start of the current running period */
-	uint32_t nr_snap;
-	uint16_t snap_ids[VS_ACCT_MAX_COUNTERS];
-	uint64_t snap[VS_ACCT_MAX_COUNTERS];
-	bool have_snap_read;		/* @snap_read is the snapshot's read */
-	struct vs_counter_read snap_read;
+	/*
+	 * Counters: the snapshot at the task's begin, the one where it last
+	 * stopped running, and the deltas of the intervals it did not run
+	 * (both ends with a snapshot), by id
+	 */
+	struct vs_acct_snap base, pause;
+	uint32_t nr_excluded;
+	uint16_t excluded_ids[VS_ACCT_MAX_COUNTERS];
+	uint64_t excluded[VS_ACCT_MAX_COUNTERS];
 	/* the open task and its values, indexed by catalog id */
 	struct vs_task task;
 	uint64_t *val;
@@ -260,26 +272,50 @@ static void add(struct vs_acct_thread *th, uint16_t id, uint64_t v)
 	th->has[id] = 1;
 }
 
-/* Counter deltas since the running period's snapshot. */
-static void add_counters(struct vs_acct_thread *th,
-			 const struct vs_acct_counters *now)
+static void snap_keep(struct vs_acct_snap *k, const struct vs_acct_counters *c,
+		      const struct vs_counter_read *read)
 {
-	uint32_t i, j;
+	k->nr = c->nr < VS_ACCT_MAX_COUNTERS ? c->nr : VS_ACCT_MAX_COUNTERS;
+	memcpy(k->ids, c->ids, k->nr * sizeof(*k->ids));
+	memcpy(k->values, c->values, k->nr * sizeof(*k->values));
+	k->have_read = read;
+	if (read)
+		k->read = *read;
+}
 
+/*
+ * The deltas from snapshot @from to @now, for the ids both have, into
+ * @ids and @d; the fidelity of the interval (vs_counter_period_flags())
+ * when both have their group read, ORed into @flags.  Two reads of
+ * different groups (the leaders' ids differ) give nothing.
+ */
+static uint32_t snap_deltas(const struct vs_acct_snap *from,
+			    const struct vs_acct_counters *now,
+			    const struct vs_counter_read *read, uint16_t *ids,
+			    uint64_t *d, uint32_t *flags)
+{
+	uint32_t i, j, n = 0;
+
+	if (from->have_read && read) {
+		if (from->read.nr && read->nr && from->read.id[0] != read->id[0])
+			return 0;
+		*flags |= vs_counter_period_flags(&from->read, read);
+	}
 	for (i = 0; i < now->nr; i++)
-		for (j = 0; j < th->nr_snap; j++)
-			if (th->snap_ids[j] == now->ids[i]) {
-				add(th, now->ids[i],
-				    now->values[i] - th->snap[j]);
+		for (j = 0; j < from->nr; j++)
+			if (from->ids[j] == now->ids[i]) {
+				ids[n] = now->ids[i];
+				d[n++] = now->values[i] >= from->values[j] ?
+					 now->values[i] - from->values[j] : 0;
 				break;
 			}
+	return n;
 }
 
 /*
  * A running period ends: at the task's end, a switch out, or the start of
- * an interrupt.  Counter deltas are taken when the source gave snapshots
- * at both ends; otherwise the period stays open for counters and the next
- * boundary that has a snapshot closes it (the interrupt is then included).
+ * an interrupt.  Its snapshot, if the source gave one, opens an interval
+ * the task does not run in.
  */
 static void stop_running(struct vs_acct *acct, struct vs_acct_thread *th,
 			 uint64_t time, const struct vs_acct_counters *snap,
@@ -290,33 +326,77 @@ static void stop_running(struct vs_acct *acct, struct vs_acct_thread *th,
 	th->running = false;
 	if (time > th->run_since)
 		add(th, acct->run_time, time - th->run_since);
-	if (snap->nr && th->nr_snap) {
-		add_counters(th, snap);
-		if (read && th->have_snap_read)
-			th->task.flags |= vs_counter_period_flags(&th->snap_read,
-								  read);
-		th->nr_snap = 0;
-	}
+	th->pause.nr = 0;
+	if (snap->nr)
+		snap_keep(&th->pause, snap, read);
 }
 
+/*
+ * The task runs again.  With snapshots at both ends of the interval it
+ * did not run in, the counters' deltas over it are excluded from the
+ * task's; without, they stay in (the interrupt is then included).
+ */
 static void start_running(struct vs_acct *acct, struct vs_acct_thread *th,
 			  uint64_t time, const struct vs_acct_counters *snap,
 			  const struct vs_counter_read *read)
 {
 	struct vs_shadow_stack *s = get_stack(acct, th->cpu);
+	uint16_t ids[VS_ACCT_MAX_COUNTERS];
+	uint64_t d[VS_ACCT_MAX_COUNTERS];
+	uint32_t i, j, n = 0;
 
 	if (!th->in_task || !th->on_cpu || th->running || !s || s->level)
 		return;
 	th->running = true;
 	th->run_since = time;
-	if (snap->nr) {
-		th->nr_snap = snap->nr < VS_ACCT_MAX_COUNTERS ?
-			      snap->nr : VS_ACCT_MAX_COUNTERS;
-		memcpy(th->snap_ids, snap->ids, th->nr_snap * sizeof(uint16_t));
-		memcpy(th->snap, snap->values, th->nr_snap * sizeof(uint64_t));
-		th->have_snap_read = read;
-		if (read)
-			th->snap_read = *read;
+	if (th->pause.nr && snap->nr)
+		n = snap_deltas(&th->pause, snap, read, ids, d,
+				&th->task.flags);
+	th->pause.nr = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < th->nr_excluded; j++)
+			if (th->excluded_ids[j] == ids[i])
+				break;
+		if (j == th->nr_excluded) {
+			if (j == VS_ACCT_MAX_COUNTERS)
+				continue;
+			th->excluded_ids[j] = ids[i];
+			th->excluded[j] = 0;
+			th->nr_excluded++;
+		}
+		th->excluded[j] += d[i];
+	}
+}
+
+/*
+ * The task's counters at its end: the deltas from its begin's snapshot to
+ * @snap, or the source's own @deltas over the whole task, less what
+ * was counted while it did not run.
+ */
+static void end_counters(struct vs_acct_thread *th,
+			 const struct vs_acct_counters *snap,
+			 const struct vs_counter_read *read,
+			 const struct vs_acct_counters *deltas)
+{
+	uint16_t ids[VS_ACCT_MAX_COUNTERS];
+	uint64_t d[VS_ACCT_MAX_COUNTERS];
+	uint32_t i, n = 0;
+
+	if (th->base.nr && snap->nr)
+		n = snap_deltas(&th->base, snap, read, ids, d, &th->task.flags);
+	for (i = 0; i < n; i++)
+		add(th, ids[i], d[i]);
+	for (i = 0; i < deltas->nr; i++)
+		add(th, deltas->ids[i], deltas->values[i]);
+	for (i = 0; i < th->nr_excluded; i++) {
+		uint16_t id = th->excluded_ids[i];
+
+		if (id >= th->nr_val || !th->has[id])
+			continue;
+		if (th->val[id] < th->excluded[i])
+			th->task.flags |= VS_TASK_DISTORTED;
+		th->val[id] -= th->val[id] < th->excluded[i] ?
+			       th->val[id] : th->excluded[i];
 	}
 }
 
@@ -414,20 +494,19 @@ static void task_begin(struct vs_acct *acct, struct vs_acct_thread *th,
 	th->on_cpu = true;
 	th->have_wait = false;
 	th->cpu = ev->cpu;
-	th->nr_snap = 0;
+	th->base.nr = th->pause.nr = th->nr_excluded = 0;
+	if (ev->snapshot.nr)
+		snap_keep(&th->base, &ev->snapshot, ev->snapshot_read);
 	start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
 }
 
 static void task_end(struct vs_acct *acct, struct vs_acct_thread *th,
 		     const struct vs_acct_event *ev)
 {
-	uint32_t i;
-
 	if (!th->in_task)
 		return;
 	stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
-	for (i = 0; i < ev->deltas.nr; i++)
-		add(th, ev->deltas.ids[i], ev->deltas.values[i]);
+	end_counters(th, &ev->snapshot, ev->snapshot_read, &ev->deltas);
 	emit_task(acct, th, ev->time, ev->flags);
 }
 
@@ -586,15 +665,6 @@ static void thread_gone(struct vs_acct *acct, struct vs_acct_thread *th,
 	}
 }
 
-static void counters(struct vs_acct *acct, struct vs_acct_thread *th,
-		     const struct vs_acct_event *ev)
-{
-	if (!th->running)
-		return;
-	stop_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
-	start_running(acct, th, ev->time, &ev->snapshot, ev->snapshot_read);
-}
-
 int vs_acct_feed(struct vs_acct *acct, const struct vs_acct_event *ev)
 {
 	struct vs_acct_thread *th = get_thread(acct, ev->tid);
@@ -650,9 +720,6 @@ int vs_acct_feed(struct vs_acct *acct, const struct vs_acct_event *ev)
 		break;
 	case VS_ACCT_TRUNCATE:
 		thread_gone(acct, th, ev, VS_TASK_TRUNCATED);
-		break;
-	case VS_ACCT_COUNTERS:
-		counters(acct, th, ev);
 		break;
 	case VS_ACCT__NR:
 		return -1;

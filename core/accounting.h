@@ -15,6 +15,14 @@
  * when and why, and the task's values.  A task "runs" (run.time, counter
  * deltas) from its begin, a switch in or the end of the outermost
  * interrupt until its end, a switch out or the start of an interrupt.
+ *
+ * Counters (VarMRI's "running" redefined): a task's counter deltas are
+ * those of its running periods.  The accounting takes them as the deltas
+ * over the whole task (from its begin's snapshot to its end's, or the
+ * end's deltas) less the deltas over each interval it did not run in
+ * whose two ends came with snapshots (an interrupt's entry and exit).
+ * Per-thread counters do not count while the thread is switched out, so
+ * switches need no snapshot.
  */
 #ifndef VS_CORE_ACCOUNTING_H
 #define VS_CORE_ACCOUNTING_H
@@ -42,7 +50,6 @@ enum vs_acct_kind {
 	VS_ACCT_LOST,		/* count events lost from time up to until */
 	VS_ACCT_THREAD_EXIT,	/* the thread is gone (or exec'd) */
 	VS_ACCT_TRUNCATE,	/* recording stops: close an open task */
-	VS_ACCT_COUNTERS,	/* only a counter snapshot */
 	VS_ACCT__NR
 };
 
@@ -75,13 +82,16 @@ struct vs_acct_event {
 	uint32_t type;
 	uint64_t id;
 	uint32_t flags;		/* TASK_BEGIN/END: VS_TASK_* to add */
-	/* absolute counter values at this instant, when the source has them */
+	/*
+	 * absolute counter values at this instant, when the source has them:
+	 * at a task's begin and end, and where it stops and starts running
+	 */
 	struct vs_acct_counters snapshot;
 	/*
 	 * the group read @snapshot comes from (core/pmu.h), when it has one:
-	 * a running period whose two snapshots both have one ORs the
-	 * period's vs_counter_period_flags() (multiplexed, distorted) into
-	 * the task's flags
+	 * an interval whose two snapshots both have one ORs its
+	 * vs_counter_period_flags() (multiplexed, distorted) into the
+	 * task's flags
 	 */
 	const struct vs_counter_read *snapshot_read;
 	/* TASK_END: counter deltas measured over the whole task */

@@ -186,6 +186,8 @@ void vs_pmu_counter_attr(struct perf_event_attr *attr,
 	attr->config1 = hw->config1;
 	attr->read_format = VS_PMU_READ_FORMAT;
 	attr->disabled = leader;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
 }
 
 static int group_add(struct vs_counter_group *g, struct perf_event_attr *attr,
@@ -250,6 +252,8 @@ int vs_counter_group_add_snapshot(struct vs_counter_group *g,
 	attr->read_format = VS_PMU_READ_FORMAT;
 	attr->disabled = 0;
 	attr->inherit = 0;
+	attr->use_clockid = 1;		/* the group's clock */
+	attr->clockid = CLOCK_MONOTONIC;
 	return group_add(g, attr, tid, cpu);
 }
 

@@ -44,8 +44,12 @@
 
 #include "arch/x86/intel-events.h"
 
-/* Fixed counters + programmable counters + snapshot events of a group. */
-#define VS_PMU_MAX_GROUP	16
+/*
+ * Fixed counters + programmable counters + snapshot events of a group
+ * (record's: up to VS_MAX_HW_COUNTERS counters and the interrupt entry
+ * and exit tracepoints).
+ */
+#define VS_PMU_MAX_GROUP	32
 
 /* The default when CPUID does not say (Skylake with SMT on has 4). */
 #define VS_PMU_DEFAULT_GP	4
@@ -155,7 +159,9 @@ struct vs_counter_read {
 /**
  * vs_pmu_counter_attr - the attr of a counting group member: disabled
  * (the leader; record enables it inside selected tasks), per thread, not
- * inherited, user and kernel, read_format VS_PMU_READ_FORMAT
+ * inherited, user and kernel, read_format VS_PMU_READ_FORMAT, times on
+ * CLOCK_MONOTONIC (the kernel wants one clock in a group, and a snapshot
+ * event's ring is record's, on that clock)
  */
 void vs_pmu_counter_attr(struct perf_event_attr *attr,
 			 const struct vs_hw_config *hw, bool leader);
@@ -177,7 +183,8 @@ int vs_counter_group_open(struct vs_counter_group *g,
  * group read format): an irq, softirq or fault tracepoint so opened gives
  * counter snapshots at interrupt entry and exit
  * @attr: the event (its type, config, sample_period...); sample_type
- *        gains PERF_SAMPLE_READ, read_format becomes VS_PMU_READ_FORMAT
+ *        gains PERF_SAMPLE_READ, read_format becomes VS_PMU_READ_FORMAT,
+ *        the clock the group's (CLOCK_MONOTONIC)
  *
  * Returns the new fd (owned by @g), or -1 with errno set.
  */

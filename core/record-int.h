@@ -108,6 +108,14 @@ struct vs_session {
 void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
 		   uint64_t config);
 
+/*
+ * Whether the threads' rings start paused, resumed and paused by the
+ * library around selected tasks (VS_REG_PAUSED_RING): under --sample,
+ * whose event is outside the thread's group, and with a PMU, whose
+ * hardware group counts (and its snapshot members sample) all along.
+ */
+bool vs_ring_paused(const struct vs_session *s);
+
 /**
  * vs_rthread_open - open the perf events, rings and task ring of @tid
  *

@@ -40,6 +40,13 @@
 #include <unistd.h>
 
 #include "core/record-int.h"
+#include "core/snapshot.h"
+
+/* A first-in first-out array of one type of items, grown by doubling. */
+struct vs_fifo {
+	void *buf;
+	unsigned int head, len, alloc;
+};
 
 struct vs_rthread {
 	struct vs_rthread *next;	/* session hash chain */
@@ -61,14 +68,22 @@ struct vs_rthread {
 	bool blocked;			/* the last switch out was blocked */
 	uint64_t overflow_since;	/* ring near full from about then,
 					 * loss not reported yet; 0: none */
-	struct vs_acct_event *queue;
-	unsigned int q_head, q_len, q_alloc;
+	struct vs_fifo queue;		/* struct vs_acct_event */
 	/* hardware: the socket to the library, its end until sent */
 	int hw_sock, hw_lib_sock;
-	/* the current group [0] and the previous one [1], by generation */
+	/*
+	 * the current group [0] and the previous one [1], by generation:
+	 * hw_nr counters (catalog ids hw_ids), then snapshot members, each
+	 * of tracepoint index hw_tp[member]
+	 */
 	struct vs_counter_group hw[2];
 	uint32_t hw_gen[2];
+	unsigned int hw_nr[2];
 	uint16_t hw_ids[2][VS_MAX_HW_COUNTERS];
+	int8_t hw_tp[2][VS_PMU_MAX_GROUP];
+	struct vs_snapshot_pair pair;
+	/* the snapshots of queued events that have one, in queue order */
+	struct vs_fifo snaps;		/* struct vs_snapshot */
 };
 
 static const struct {
@@ -84,6 +99,8 @@ static const struct {
 
 _Static_assert(1 + 1 + VS_NR_SW_COUNTERS + VS_TP_MAX - 1 <= VS_MAX_GROUP_READ,
 	       "a thread's group read fits the library's buffer");
+_Static_assert(VS_PMU_MAX_GROUP <= VS_MAX_HW_READ,
+	       "a hardware group read fits the library's buffer");
 
 uint32_t vs_rthread_tid(const struct vs_rthread *rt)
 {
@@ -98,6 +115,11 @@ struct vs_rthread **vs_rthread_next(struct vs_rthread *rt)
 uint64_t vs_rthread_opened(const struct vs_rthread *rt)
 {
 	return rt->opened;
+}
+
+bool vs_ring_paused(const struct vs_session *s)
+{
+	return s->sampling || s->hw;
 }
 
 void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
@@ -218,7 +240,7 @@ static int open_leader(struct vs_session *s, struct vs_rthread *rt)
 	rt->tp_fd[rt->nr_tp++] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[0]) ||
 	    vs_perf_ring_mmap(&rt->ring, fd, pages) ||
-	    (s->sampling && ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)))
+	    (vs_ring_paused(s) && ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)))
 		return -1;
 	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd,
 			 &(struct epoll_event){ .events = EPOLLIN,
@@ -254,11 +276,14 @@ static int open_task_ring(struct vs_rthread *rt)
 	return 0;
 }
 
-/* Pass the leader of group @g, generation @gen, to the library. */
+/*
+ * Pass the leader of group @g, generation @gen, whose first @nr members
+ * are the counters, to the library.
+ */
 static int send_hw_group(struct vs_rthread *rt, const struct vs_counter_group *g,
-			 uint32_t gen)
+			 unsigned int nr, uint32_t gen)
 {
-	struct vs_hw_group grp = { gen, g->nr };
+	struct vs_hw_group grp = { gen, nr, g->nr };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &grp, sizeof(grp) };
 	struct msghdr msg = {
@@ -283,6 +308,43 @@ static void hw_failed(struct vs_session *s, const char *what)
 		snprintf(s->hw_error, sizeof(s->hw_error), "%s", what);
 }
 
+/*
+ * The snapshot members of @g (whose members so far are its counters): the
+ * thread's interrupt entry and exit tracepoints, as many as fit, each
+ * writing into the thread's ring; @tp gets their tracepoint indexes.  One
+ * that cannot be added is left out (its interrupts stay in the counters).
+ */
+static void add_snapshots(struct vs_session *s, struct vs_rthread *rt,
+			  struct vs_counter_group *g, int8_t *tp)
+{
+	struct perf_event_attr attr;
+	int i, fd;
+
+	for (i = 0; i < s->tps.nr && g->nr < VS_PMU_MAX_GROUP; i++) {
+		if (!vs_snapshot_role(s->tps.tp[i].role))
+			continue;
+		vs_snapshot_attr(&attr, s->tps.tp[i].id);
+		fd = vs_counter_group_add_snapshot(g, &attr, rt->tid, -1);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->tp_fd[0])) {
+			close(fd);	/* the last member: out of the group */
+			g->fd[--g->nr] = -1;
+			continue;
+		}
+		tp[g->nr - 1] = i;
+	}
+}
+
+/* Group @k's snapshot members stop sampling. */
+static void stop_snapshots(struct vs_rthread *rt, int k)
+{
+	unsigned int m;
+
+	for (m = rt->hw_nr[k]; m < rt->hw[k].nr; m++)
+		ioctl(rt->hw[k].fd[m], PERF_EVENT_IOC_DISABLE, 0);
+}
+
 void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt)
 {
 	const struct vs_hw_config *hw;
@@ -290,6 +352,7 @@ void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt)
 	struct vs_counter_group g;
 	unsigned int n = vs_hwcount_group(s->hw, &hw, &ids);
 	char err[128];
+	int8_t tp[VS_PMU_MAX_GROUP];
 
 	if (rt->hw_sock < 0 || rt->hw_gen[0] == s->hw_gen)
 		return;
@@ -297,19 +360,27 @@ void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt)
 		hw_failed(s, err);
 		return;
 	}
-	if (vs_counter_group_enable(&g) || send_hw_group(rt, &g, s->hw_gen)) {
+	add_snapshots(s, rt, &g, tp);
+	if (vs_counter_group_enable(&g) ||
+	    send_hw_group(rt, &g, n, s->hw_gen)) {
 		hw_failed(s, strerror(errno));
 		vs_counter_group_close(&g);
 		return;
 	}
+	/* a hit sampled by both groups meanwhile pairs once: one is dropped */
+	stop_snapshots(rt, 0);
 	/* the library may still read the previous group: keep it */
 	vs_counter_group_close(&rt->hw[1]);
 	rt->hw[1] = rt->hw[0];
 	rt->hw_gen[1] = rt->hw_gen[0];
+	rt->hw_nr[1] = rt->hw_nr[0];
 	memcpy(rt->hw_ids[1], rt->hw_ids[0], sizeof(rt->hw_ids[0]));
+	memcpy(rt->hw_tp[1], rt->hw_tp[0], sizeof(rt->hw_tp[0]));
 	rt->hw[0] = g;
 	rt->hw_gen[0] = s->hw_gen;
+	rt->hw_nr[0] = n;
 	memcpy(rt->hw_ids[0], ids, n * sizeof(*ids));
+	memcpy(rt->hw_tp[0], tp, sizeof(tp));
 	__atomic_store_n(&rt->tasks->hw_gen, s->hw_gen, __ATOMIC_RELEASE);
 }
 
@@ -344,6 +415,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	rt->hw_sock = rt->hw_lib_sock = -1;
 	for (i = 0; i < 2; i++)
 		vs_counter_group_close(&rt->hw[i]);	/* no fds: all -1 */
+	vs_snapshot_pair_init(&rt->pair);
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
 	if (open_group(s, rt) ||
@@ -381,59 +453,124 @@ void vs_rthread_sent(struct vs_rthread *rt)
 
 /* --- the perf stream ---------------------------------------------------- */
 
+/* Room for one more @size-byte item at @f's tail; NULL without memory. */
+static void *fifo_push(struct vs_fifo *f, size_t size)
+{
+	if (f->head && f->head == f->len)
+		f->head = f->len = 0;
+	if (f->len == f->alloc && f->head) {	/* compact before growing */
+		memmove(f->buf, (char *)f->buf + f->head * size,
+			(f->len - f->head) * size);
+		f->len -= f->head;
+		f->head = 0;
+	}
+	if (f->len == f->alloc) {
+		unsigned int alloc = f->alloc ? 2 * f->alloc : 64;
+		void *buf = realloc(f->buf, alloc * size);
+
+		if (!buf)
+			return NULL;
+		f->buf = buf;
+		f->alloc = alloc;
+	}
+	return (char *)f->buf + f->len++ * size;
+}
+
+/* The item at @f's head, NULL when empty; fifo_pop() takes it. */
+static void *fifo_peek(const struct vs_fifo *f, size_t size)
+{
+	return f->head < f->len ? (char *)f->buf + f->head * size : NULL;
+}
+
+static void fifo_pop(struct vs_fifo *f)
+{
+	f->head++;
+}
+
 static struct vs_acct_event *queue_add(struct vs_rthread *rt)
 {
-	struct vs_acct_event *ev;
+	struct vs_acct_event *ev = fifo_push(&rt->queue, sizeof(*ev));
 
-	if (rt->q_head && rt->q_head == rt->q_len)
-		rt->q_head = rt->q_len = 0;
-	if (rt->q_len == rt->q_alloc) {
-		unsigned int alloc = rt->q_alloc ? 2 * rt->q_alloc : 256;
-		void *q;
-
-		if (rt->q_head) {	/* compact before growing */
-			memmove(rt->queue, rt->queue + rt->q_head,
-				(rt->q_len - rt->q_head) * sizeof(*rt->queue));
-			rt->q_len -= rt->q_head;
-			rt->q_head = 0;
-		}
-		if (rt->q_len == rt->q_alloc) {
-			q = realloc(rt->queue, alloc * sizeof(*rt->queue));
-			if (!q)
-				return NULL;
-			rt->queue = q;
-			rt->q_alloc = alloc;
-		}
-	}
-	ev = &rt->queue[rt->q_len++];
+	if (!ev)
+		return NULL;
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = rt->tid;
 	ev->pid = rt->pid;
 	return ev;
 }
 
+/*
+ * @snap is the snapshot of the event queued last: kept in queue order,
+ * attached when the event is fed.
+ */
+static void queue_snapshot(struct vs_rthread *rt, const struct vs_snapshot *snap)
+{
+	struct vs_acct_event *ev = (struct vs_acct_event *)rt->queue.buf +
+				   rt->queue.len - 1;
+	struct vs_snapshot *keep = fifo_push(&rt->snaps, sizeof(*keep));
+
+	if (!keep)
+		return;
+	*keep = *snap;
+	ev->snapshot.nr = snap->nr;
+}
+
+/*
+ * A sample of a snapshot member of the thread's hardware groups: its
+ * snapshot merges into its twin.  False when @id is none of them.
+ */
+static bool on_snapshot(struct vs_rthread *rt,
+			const struct perf_event_header *h, uint64_t id)
+{
+	struct vs_snapshot_sample smp;
+	struct vs_snapshot snap;
+	unsigned int k, m;
+
+	for (k = 0; k < 2; k++)
+		for (m = rt->hw_nr[k]; m < rt->hw[k].nr; m++)
+			if (rt->hw[k].id[m] == id)
+				goto found;
+	return false;
+found:
+	if (vs_snapshot_parse(h, &smp) ||
+	    vs_snapshot_of(&smp, &rt->hw[k], rt->hw_nr[k], rt->hw_ids[k], &snap))
+		vs_snapshot_pair_other(&rt->pair);
+	else if (vs_snapshot_pair_snapshot(&rt->pair, rt->hw_tp[k][m], &snap))
+		queue_snapshot(rt, &snap);
+	return true;
+}
+
 static void on_sample(struct vs_session *s, struct vs_rthread *rt,
 		      const struct vs_raw_sample *smp)
 {
 	struct vs_acct_event *ev;
+	struct vs_snapshot snap;
 	int i;
 
 	if (rt->sample_fd >= 0 && smp->id == rt->sample_id) {
+		vs_snapshot_pair_other(&rt->pair);
 		vs_sample_write(s, &smp->header);
 		return;
 	}
 	for (i = 0; i < rt->nr_tp; i++)
 		if (rt->tp_id[i] == smp->id)
 			break;
-	if (i == rt->nr_tp)
+	if (i == rt->nr_tp) {
+		if (!on_snapshot(rt, &smp->header, smp->id))
+			vs_snapshot_pair_other(&rt->pair);
 		return;
+	}
 	ev = queue_add(rt);
-	if (!ev)
+	if (!ev) {
+		vs_snapshot_pair_other(&rt->pair);
 		return;
+	}
 	ev->time = smp->time;
 	ev->cpu = smp->cpu;
 	vs_tp_decode(&s->tps, &s->tps.tp[i], smp->raw, smp->raw_size, ev);
 	rt->last_time = smp->time;
+	if (vs_snapshot_pair_event(&rt->pair, i, &snap))
+		queue_snapshot(rt, &snap);
 }
 
 bool vs_decode_switch(const struct vs_session *s,
@@ -546,7 +683,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(s, rt, (const void *)h);
-		break;
+		return;
 	case PERF_RECORD_SWITCH:
 		on_switch(s, rt, h);
 		break;
@@ -554,6 +691,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		on_lost(s, rt, h);
 		break;
 	}
+	vs_snapshot_pair_other(&rt->pair);
 }
 
 /* --- the merge ---------------------------------------------------------- */
@@ -569,13 +707,22 @@ static void feed(struct vs_session *s, const struct vs_acct_event *ev)
 static void feed_until(struct vs_session *s, struct vs_rthread *rt,
 		       uint64_t time, bool incl)
 {
-	while (rt->q_head < rt->q_len) {
-		const struct vs_acct_event *ev = &rt->queue[rt->q_head];
+	struct vs_acct_event *ev;
+	const struct vs_snapshot *snap;
 
+	while ((ev = fifo_peek(&rt->queue, sizeof(*ev)))) {
 		if (ev->time > time || (ev->time == time && !incl))
 			break;
+		if (ev->snapshot.nr) {
+			snap = fifo_peek(&rt->snaps, sizeof(*snap));
+			ev->snapshot.nr = 0;
+			if (snap) {
+				vs_snapshot_attach(snap, ev);
+				fifo_pop(&rt->snaps);
+			}
+		}
 		feed(s, ev);
-		rt->q_head++;
+		fifo_pop(&rt->queue);
 	}
 }
 
@@ -621,7 +768,7 @@ static uint32_t hw_deltas(const struct vs_rthread *rt,
 
 	for (k = 0; k < 2; k++)
 		if (t->hw_gen && t->hw_gen == rt->hw_gen[k] &&
-		    t->hw_nr == rt->hw[k].nr && t->hw_nr <= VS_MAX_HW_COUNTERS)
+		    t->hw_nr == rt->hw_nr[k] && t->hw_nr <= VS_MAX_HW_COUNTERS)
 			break;
 	if (k == 2)
 		return 0;
@@ -724,6 +871,7 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 	 * events would reach the task after it.
 	 */
 	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	vs_snapshot_pair_other(&rt->pair);	/* what it read may be fed */
 	vs_perf_ring_read(&rt->ring, on_record, args);
 	if (rt->ring.full && !rt->overflow_since)
 		rt->overflow_since = rt->last_time ? rt->last_time : 1;
@@ -764,7 +912,8 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 	}
 	feed(s, &ev);
 	close_fds(rt, s->epoll_fd);
-	free(rt->queue);
+	free(rt->queue.buf);
+	free(rt->snaps.buf);
 	free(rt);
 }
 

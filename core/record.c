@@ -1110,7 +1110,7 @@ static bool register_thread(struct vs_recorder *r)
 	r->s.stats.threads++;
 	set_wake_filter(r);
 	nr_fds = vs_rthread_fds(rt, fds);
-	reply(fd, 0, fds, nr_fds, r->s.sampling ? VS_REG_PAUSED_RING : 0);
+	reply(fd, 0, fds, nr_fds, vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;

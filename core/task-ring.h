@@ -67,10 +67,14 @@ struct vs_reg_reply {
 	uint32_t flags;		/* VS_REG_* */
 };
 
+/* Members of a hardware group: counters, then snapshot events. */
+#define VS_MAX_HW_READ		32
+
 /* The message that comes with a hardware group leader. */
 struct vs_hw_group {
 	uint32_t gen;		/* 1, 2, ...: the ring's hw_gen it answers */
-	uint32_t nr;		/* members (VS_PMU_READ_FORMAT read) */
+	uint32_t nr;		/* counters: the first members */
+	uint32_t nr_read;	/* members (VS_PMU_READ_FORMAT read) */
 };
 
 /* The ring also starts paused: resume and pause it with the group. */

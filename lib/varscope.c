@@ -91,7 +91,7 @@ struct vs_thread {
 	uint64_t group_read[VS_MAX_GROUP_READ];
 	/* hardware counters: the socket, the group of generation hw_gen */
 	int hw_sock, hw_fd;
-	uint32_t hw_gen, hw_nr;
+	uint32_t hw_gen, hw_nr, hw_nr_read;	/* counters, members */
 	bool hw_begun;			/* hw_begin holds the open task's read */
 	struct vs_hw_read hw_begin;
 };
@@ -311,25 +311,29 @@ static void vs_hw_update(struct vs_thread *t)
 			close(t->hw_fd);
 		t->hw_fd = fd;
 		t->hw_gen = grp.gen;
-		t->hw_nr = grp.nr <= VS_MAX_HW_COUNTERS ? grp.nr : 0;
+		t->hw_nr_read = grp.nr_read;
+		t->hw_nr = grp.nr <= VS_MAX_HW_COUNTERS &&
+			   grp.nr <= grp.nr_read &&
+			   grp.nr_read <= VS_MAX_HW_READ ? grp.nr : 0;
 	}
 }
 
 /*
  * One read(2) of the hardware group (VS_PMU_READ_FORMAT: nr, enabled,
- * running, {value, id}[nr]); false when it fails or the group shrank.
+ * running, {value, id}[nr]), the counters first; false when it fails or
+ * the group shrank.
  */
 static bool vs_hw_read(struct vs_thread *t, struct vs_hw_read *r)
 {
-	uint64_t buf[3 + 2 * VS_MAX_HW_COUNTERS];
+	uint64_t buf[3 + 2 * VS_MAX_HW_READ];
 	ssize_t n;
 	uint32_t i;
 
 	r->before = vs_now();
 	n = read(t->hw_fd, buf, sizeof(buf));
 	r->after = vs_now();
-	if (n < (ssize_t)((3 + 2 * t->hw_nr) * sizeof(uint64_t)) ||
-	    buf[0] != t->hw_nr)
+	if (n < (ssize_t)((3 + 2 * t->hw_nr_read) * sizeof(uint64_t)) ||
+	    buf[0] != t->hw_nr_read)
 		return false;
 	r->enabled = buf[1];
 	r->running = buf[2];
