@@ -20,7 +20,12 @@
  * hardware counter group too: opened here at registration and at each
  * epoch, its leader passed on a socket the library takes it from at its
  * next begin.  That group counts all along (enabled here): the library
- * reads it at begin and at end.
+ * reads it at begin and at end.  Led by its first hardware counter, it
+ * also holds the interrupt entry and exit tracepoints as snapshot members
+ * (core/snapshot.h) writing into the thread's ring, so with a PMU the
+ * ring starts paused as under --sample.  A snapshot sample is merged into
+ * its twin (the same hit's sample of the thread's group), and the
+ * accounting leaves each interrupt's counts out.
  *
  * Merge: perf records are queued in ring order (one thread: time order).
  * A task record in the task ring means every kernel event of that task is
