@@ -99,6 +99,8 @@ struct vs_session {
 	uint32_t hw_gen;		/* the epoch's group generation */
 	uint64_t hw_failures;		/* per-thread groups that failed */
 	char hw_error[160];		/* the first failure */
+	uint64_t snapshot_failures;	/* snapshot members that failed */
+	char snapshot_error[160];	/* the first failure */
 };
 
 /**

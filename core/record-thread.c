@@ -313,6 +313,13 @@ static void hw_failed(struct vs_session *s, const char *what)
 		snprintf(s->hw_error, sizeof(s->hw_error), "%s", what);
 }
 
+static void snapshot_failed(struct vs_session *s, const char *tp, int err)
+{
+	if (!s->snapshot_failures++)
+		snprintf(s->snapshot_error, sizeof(s->snapshot_error), "%s: %s",
+			 tp, strerror(err));
+}
+
 /*
  * The snapshot members of @g (whose members so far are its counters): the
  * thread's interrupt entry and exit tracepoints, as many as fit, each
@@ -330,11 +337,14 @@ static void add_snapshots(struct vs_session *s, struct vs_rthread *rt,
 			continue;
 		vs_snapshot_attr(&attr, s->tps.tp[i].id);
 		fd = vs_counter_group_add_snapshot(g, &attr, rt->tid, -1);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->tp_fd[0])) {
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rt->tp_fd[0])) {
+			snapshot_failed(s, s->tps.tp[i].name, errno);
 			close(fd);	/* the last member: out of the group */
 			g->fd[--g->nr] = -1;
+			continue;
+		}
+		if (fd < 0) {
+			snapshot_failed(s, s->tps.tp[i].name, errno);
 			continue;
 		}
 		tp[g->nr - 1] = i;

@@ -1422,6 +1422,12 @@ static void summary(struct vs_recorder *r)
 			"could not be opened (%s): tasks of those threads lack "
 			"hardware values\n", (unsigned long long)r->s.hw_failures,
 			r->s.hw_error);
+	if (r->s.snapshot_failures)
+		fprintf(stderr, "varscope record: %llu interrupt snapshot events "
+			"could not be opened (%s): those interrupts stay in the "
+			"hardware deltas\n",
+			(unsigned long long)r->s.snapshot_failures,
+			r->s.snapshot_error);
 	if (r->s.stats.refused)
 		fprintf(stderr, "varscope record: %llu threads not recorded%s%s\n",
 			(unsigned long long)r->s.stats.refused,
