@@ -8,31 +8,16 @@
 #include <string.h>
 
 #include "core/accounting.h"
+#include "acct-tasks.h"
 #include "tap.h"
 
 /* The tasks emitted by the accounting under test. */
-#define MAX_TASKS 8
-#define MAX_VALUES 64
-
-static struct {
-	struct vs_task task;
-	struct vs_value values[MAX_VALUES];
-} out[MAX_TASKS];
-static int nr_out;
-
 static void emit(void *ctx, const struct vs_task *task)
 {
 	(void)ctx;
-	if (nr_out == MAX_TASKS || task->nr_values > MAX_VALUES)
-		abort();
-	out[nr_out].task = *task;
-	memcpy(out[nr_out].values, task->values,
-	       task->nr_values * sizeof(*task->values));
-	out[nr_out].task.values = out[nr_out].values;
-	nr_out++;
+	keep_task(task);
 }
 
-static struct vs_catalog *cat;
 static struct vs_acct *acct;
 
 static void setup(void)
@@ -42,18 +27,6 @@ static void setup(void)
 	cat = vs_catalog_new(NULL, NULL);
 	acct = vs_acct_new(cat, emit, NULL);
 	nr_out = 0;
-}
-
-/* Value of @name in task @i; -1 when absent. */
-static long long val(int i, const char *name)
-{
-	uint16_t id = vs_catalog_find(cat, name);
-	uint32_t k;
-
-	for (k = 0; k < out[i].task.nr_values; k++)
-		if (out[i].values[k].event == id)
-			return (long long)out[i].values[k].value;
-	return -1;
 }
 
 static void feed(uint64_t time, uint32_t cpu, uint32_t tid,

@@ -13,44 +13,22 @@
 
 #include "core/accounting.h"
 #include "core/hwcount.h"
+#include "t/unit/acct-tasks.h"
 #include "t/unit/tap.h"
 
-#define MAX_TASKS	4
-#define MAX_VALUES	64
-
-static struct vs_catalog *cat;
 static struct vs_hwcount *hw;
-static struct {
-	struct vs_task task;
-	struct vs_value values[MAX_VALUES];
-} out[MAX_TASKS];
-static int nr_out;
 
 /* record's on_task: cpu.freq added, then written */
 static void emit(void *ctx, const struct vs_task *task)
 {
-	struct vs_value buf[MAX_VALUES];
+	struct vs_value buf[MAX_VALUES + 1];
 	struct vs_task t;
 
 	(void)ctx;
-	if (nr_out == MAX_TASKS || task->nr_values + 1 > MAX_VALUES)
+	if (task->nr_values > MAX_VALUES)
 		abort();
 	vs_hwcount_add_freq(hw, task, buf, &t);
-	out[nr_out].task = t;
-	memcpy(out[nr_out].values, t.values, t.nr_values * sizeof(*t.values));
-	out[nr_out].task.values = out[nr_out].values;
-	nr_out++;
-}
-
-static int64_t val(int task, const char *name)
-{
-	uint16_t id = vs_catalog_find(cat, name);
-	uint32_t i;
-
-	for (i = 0; i < out[task].task.nr_values; i++)
-		if (out[task].values[i].event == id)
-			return out[task].values[i].value;
-	return -1;
+	keep_task(&t);
 }
 
 static void test_events_and_epochs(void)

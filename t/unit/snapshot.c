@@ -24,6 +24,7 @@
 #include "core/perf-ring.h"
 #include "core/record-int.h"
 #include "core/snapshot.h"
+#include "acct-tasks.h"
 #include "tap.h"
 
 /* --- the attrs ------------------------------------------------------------ */
@@ -146,44 +147,17 @@ static size_t build_sample(const struct perf_event_attr *attr,
 
 /* --- a thread's stream through decode, pairing and accounting ------------ */
 
-#define MAX_TASKS 8
-#define MAX_VALUES 64
-
-static struct {
-	struct vs_task task;
-	struct vs_value values[MAX_VALUES];
-} out[MAX_TASKS];
-static int nr_out;
-
 static void emit(void *ctx, const struct vs_task *task)
 {
 	(void)ctx;
-	if (nr_out == MAX_TASKS || task->nr_values > MAX_VALUES)
-		abort();
-	out[nr_out].task = *task;
-	memcpy(out[nr_out].values, task->values,
-	       task->nr_values * sizeof(*task->values));
-	out[nr_out].task.values = out[nr_out].values;
-	nr_out++;
+	keep_task(task);
 }
 
-static struct vs_catalog *cat;
 static struct vs_acct *acc;
 static struct vs_snapshot_pair pair;
 static uint16_t ids[2];		/* hw.cycles, hw.instructions */
 /* the group: 2 counters, then 2 snapshot members (irq entry, exit) */
 static struct vs_counter_group g;
-
-static long long val(int i, const char *name)
-{
-	uint16_t id = vs_catalog_find(cat, name);
-	uint32_t k;
-
-	for (k = 0; k < out[i].task.nr_values; k++)
-		if (out[i].values[k].event == id)
-			return (long long)out[i].values[k].value;
-	return -1;
-}
 
 static void setup(void)
 {
@@ -255,6 +229,15 @@ static void feed(uint64_t time, enum vs_acct_kind kind,
 	vs_acct_feed(acc, &ev);
 }
 
+/* A fresh accounting, counters at 0, a task begun at 0 on cpu 0. */
+static void start(void)
+{
+	setup();
+	cyc = ins = 0;
+	cpu = 0;
+	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+}
+
 enum order { TWIN_FIRST, SNAPSHOT_FIRST, BROKEN };
 
 /*
@@ -305,9 +288,8 @@ static void run(uint64_t c, uint64_t i, uint64_t ns)
 
 static void test_hardirq(void)
 {
-	setup();
+	start();
 	cyc = 1000, ins = 5000;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
 	run(400, 900, 400);
 	hit(400, VS_ACCT_IRQ_ENTRY, 0, TWIN_FIRST);
 	run(200, 300, 200);			/* the irq */
@@ -323,9 +305,7 @@ static void test_hardirq(void)
 
 static void test_nested(void)
 {
-	setup();
-	cyc = 0, ins = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(100, 100, 100);
 	hit(100, VS_ACCT_IRQ_ENTRY, 0, TWIN_FIRST);
 	run(50, 50, 50);
@@ -344,9 +324,7 @@ static void test_nested(void)
 
 static void test_fault(void)
 {
-	setup();
-	cyc = 0, ins = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(300, 300, 300);
 	feed(300, VS_ACCT_FAULT, NULL);		/* no exit, no snapshot */
 	run(700, 700, 700);
@@ -366,9 +344,7 @@ static void test_switch(void)
 		.tid = 10, .kind = VS_ACCT_SWITCH_OUT, .state = VS_WAIT_RUNNABLE,
 	};
 
-	setup();
-	cyc = 0, ins = 0, cpu = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(200, 200, 200);
 	ev.time = T0 + 200;
 	vs_acct_feed(acc, &ev);
@@ -394,9 +370,7 @@ static void test_switch(void)
 
 static void test_multiplexed(void)
 {
-	setup();
-	cyc = 0, ins = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(100, 100, 100);
 	hit(100, VS_ACCT_IRQ_ENTRY, 0, TWIN_FIRST);
 	cyc += 60, enabled += 100, running += 40;	/* 60% off the PMU */
@@ -413,9 +387,7 @@ static void test_pairing(void)
 {
 	uint64_t leader = g.id[0];
 
-	setup();
-	cyc = 0, ins = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(100, 100, 100);
 	hit(100, VS_ACCT_IRQ_ENTRY, 0, BROKEN);
 	run(100, 100, 100);
@@ -439,9 +411,7 @@ static void test_pairing(void)
 	       "entry and exit snapshots of two groups: nothing left out");
 
 	/* two snapshots for one hit (both groups at a rotation): one pairs */
-	setup();
-	cyc = 0, ins = 0;
-	feed(0, VS_ACCT_TASK_BEGIN, NULL);
+	start();
 	run(100, 100, 100);
 	hit(100, VS_ACCT_IRQ_ENTRY, 0, TWIN_FIRST);
 	{
