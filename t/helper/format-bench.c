@@ -3,8 +3,9 @@
  * format-bench.c - time the trace writer and reader alone (bench/format).
  *
  *   format-bench write OUT RAW SIZE   write tasks and samples to the trace
- *                                     OUT until SIZE raw record bytes, then
- *                                     the same record bytes uncompressed to
+ *                                     OUT until SIZE raw record bytes (of
+ *                                     their 1.0 encoding: the writer packs
+ *                                     the tasks), then those raw bytes to
  *                                     RAW (untimed), for gzip to compress
  *   format-bench read FILE            read every record of FILE
  *
