@@ -23,6 +23,10 @@ load record-lib
 	# before, registering before the recorder has read that wave's exits
 	unshare --pid --fork --mount-proc sh -c 'echo 302 > /proc/sys/kernel/pid_max' ||
 		skip "no pid_max per pid namespace (Linux < 6.14)"
+	# (in such a namespace LeakSanitizer's exit check itself failed in
+	# one run of five, "LeakSanitizer has encountered a fatal error":
+	# not here; leaks are checked everywhere else)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	run unshare --pid --fork --mount-proc sh -c 'echo 302 > /proc/sys/kernel/pid_max &&
 		exec "$0" record -o t.data -- "$1" -n 10 --types sleep --sleep-us 100 --threads 600 --wave 2' "$VARSCOPE" "$IF"
 	assert_success
