@@ -51,8 +51,8 @@ static void test_attrs(void)
 	   "sample_type: the recorder's fields and READ");
 	ok(snap.read_format == VS_PMU_READ_FORMAT &&
 	   lead.read_format == VS_PMU_READ_FORMAT &&
-	   (VS_PMU_READ_FORMAT & PERF_FORMAT_GROUP) &&
-	   (VS_PMU_READ_FORMAT & PERF_FORMAT_ID),
+	   (snap.read_format & PERF_FORMAT_GROUP) &&
+	   (snap.read_format & PERF_FORMAT_ID),
 	   "read_format: the group format with ids, as the leader's");
 	ok(lead.use_clockid && snap.use_clockid && ring.use_clockid &&
 	   lead.clockid == CLOCK_MONOTONIC && snap.clockid == CLOCK_MONOTONIC &&
@@ -136,7 +136,8 @@ static size_t build_sample(const struct perf_event_attr *attr,
 
 		p = put(p, &size, 4);
 		memset(p, 0, size);
-		memcpy(p, f->raw, f->raw_size);
+		if (f->raw_size)
+			memcpy(p, f->raw, f->raw_size);
 		p += size;
 	}
 	h->type = PERF_RECORD_SAMPLE;
