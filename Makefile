@@ -232,6 +232,9 @@ install: all doc $(BUILD)/varscope.pc
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$m)); \
 		install -d $$d && install -m 644 $$m $$d/; \
 	done
+	@# the dynamic linker finds the new libvarscope.so.0 at once
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
+		ldconfig; fi
 
 .PHONY: all examples unit test clean install demo doc bench deps $(BUILD)/varscope.pc
 

@@ -253,8 +253,11 @@ void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all);
 
 void vs_probe_free(struct vs_session *s);
 
-/* Session helpers used by the thread part. */
+/* Session helpers used by the thread and sampling parts. */
 struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid);
 void vs_session_write(struct vs_session *s, const struct vs_record *rec);
+/* a META record: what `varscope script` lists and varscope-record(1) names */
+void vs_session_write_meta(struct vs_session *s, const char *key,
+			   const char *value);
 
 #endif /* VS_CORE_RECORD_INT_H */

@@ -25,14 +25,6 @@
 
 #define NS_PER_SEC	1000000000ull
 
-static void write_meta(struct vs_session *s, const char *key, const char *value)
-{
-	struct vs_record rec = { .kind = VS_REC_META };
-
-	rec.meta = (struct vs_meta){ key, value };
-	vs_session_write(s, &rec);
-}
-
 int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 {
 	const struct vs_record_opts *o = s->opts;
@@ -84,9 +76,9 @@ int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 		 vs_x86_pebs_uops_retired()->name,
 		 (unsigned long long)s->sample_attr.sample_period,
 		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "ns" : "");
-	write_meta(s, "sample", desc);
+	vs_session_write_meta(s, "sample", desc);
 	if (*line)
-		write_meta(s, "note", line);
+		vs_session_write_meta(s, "note", line);
 	return 0;
 }
 

@@ -152,8 +152,8 @@ void vs_session_write(struct vs_session *s, const struct vs_record *rec)
 	r->recording = false;
 }
 
-static void write_meta(struct vs_session *s, const char *key,
-		       const char *value)
+void vs_session_write_meta(struct vs_session *s, const char *key,
+			   const char *value)
 {
 	struct vs_record rec = { .kind = VS_REC_META };
 
@@ -1225,14 +1225,14 @@ static int check_pmu(struct vs_recorder *r)
 	vs_pmu_status(&pmu, line, sizeof(line));
 	if (!pmu.hw)
 		fprintf(stderr, "varscope record: %s\n", line);
-	write_meta(&r->s, "pmu", line);
+	vs_session_write_meta(&r->s, "pmu", line);
 	if (!pmu.hw) {
 		if (*r->raw_events) {
 			snprintf(line, sizeof(line), "hardware events not "
 				 "recorded (no hardware PMU): %s",
 				 r->raw_events);
 			fprintf(stderr, "varscope record: %s\n", line);
-			write_meta(&r->s, "note", line);
+			vs_session_write_meta(&r->s, "note", line);
 		}
 		return 0;
 	}
@@ -1253,12 +1253,12 @@ static void write_metas(struct vs_recorder *r)
 {
 	char buf[64];
 
-	write_meta(&r->s, "cmdline", r->opts->cmdline ? r->opts->cmdline : "");
+	vs_session_write_meta(&r->s, "cmdline", r->opts->cmdline ? r->opts->cmdline : "");
 	snprintf(buf, sizeof(buf), "%.9g", r->opts->rate);
-	write_meta(&r->s, "rate", buf);
+	vs_session_write_meta(&r->s, "rate", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
-	write_meta(&r->s, "epoch_ns", buf);
-	write_meta(&r->s, "note",
+	vs_session_write_meta(&r->s, "epoch_ns", buf);
+	vs_session_write_meta(&r->s, "note",
 		   "fault.page.time unavailable: page faults have no exit "
 		   "tracepoint and this kernel has no kprobes; "
 		   "fault.page.count only");
@@ -1266,7 +1266,7 @@ static void write_metas(struct vs_recorder *r)
 		char note[600];
 
 		snprintf(note, sizeof(note), "not recorded: %s", r->dropped_tps);
-		write_meta(&r->s, "note", note);
+		vs_session_write_meta(&r->s, "note", note);
 	}
 }
 
@@ -1478,7 +1478,7 @@ static void finish(struct vs_recorder *r)
 
 		snprintf(buf, sizeof(buf), "%llu",
 			 (unsigned long long)r->wakeups_read);
-		write_meta(&r->s, "wakeups_read", buf);
+		vs_session_write_meta(&r->s, "wakeups_read", buf);
 		write_epoch(r, now);
 		if (vs_rotwriter_flush(r->s.out))
 			stop_recording(r);
