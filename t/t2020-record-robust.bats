@@ -136,12 +136,14 @@ load record-lib
 @test "a full disk: recording stops, the target goes on, the trace is kept" {
 	mkdir small
 	mount -t tmpfs -o size=64k tmpfs small || skip "cannot mount a tmpfs"
-	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 5000 --types compute --work-us 100
+	# packed tasks take ~10 bytes each: a chunk (256 KiB raw) holds ~4500
+	# of them in ~45 KiB, and 20000 need four such chunks
+	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 20000 --types compute --work-us 25
 	umount_status=0
 	cp small/t.data t.data
 	umount small || umount_status=$?
 	assert_success
-	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=5000 "
+	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=20000 "
 	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
 	run "$VARSCOPE" script -i t.data --format json
 	assert_success
