@@ -80,20 +80,36 @@ struct vs_wake_build *vs_wake_build_new(void)
 	return b;
 }
 
+/*
+ * What the edges and waits were placed in: once every wait is blamed,
+ * only the parts and the names are left to use.  Freed then, the largest
+ * arrays are not held while the parts are copied out.
+ */
+static void drop_walked(struct vs_wake_build *b)
+{
+	free(b->iv);
+	free(b->tasks);
+	free(b->edges);
+	free(b->sw);
+	free(b->ts_by_tid);
+	b->iv = NULL;
+	b->tasks = NULL;
+	b->edges = NULL;
+	b->sw = NULL;
+	b->ts_by_tid = NULL;
+	b->nr_iv = b->nr_tasks = b->nr_edges = b->nr_sw = 0;
+}
+
 static void build_free(struct vs_wake_build *b)
 {
 	size_t i;
 
 	vs_attach_map_free(b->attach);
-	free(b->iv);
-	free(b->tasks);
-	free(b->edges);
-	free(b->sw);
+	drop_walked(b);
 	free(b->parts);
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
-	free(b->ts_by_tid);
 	free(b);
 }
 
@@ -552,33 +568,46 @@ static int cmp_part(const void *a, const void *b)
 	return (x->waker > y->waker) - (x->waker < y->waker);
 }
 
-/* The blamed parts per type, by task, naming the ranked wakers. */
+/*
+ * The blamed parts per type, by task, naming the ranked wakers: counted
+ * first, so that each type's array is allocated once (there is a part
+ * per blamed wait, tens of millions in a long trace).
+ */
 static int make_parts(struct vs_wake_build *b, struct vs_wake_blame *wb)
 {
+	unsigned int t, w;
 	size_t i;
 
 	for (i = 0; i < b->nr_parts; i++) {
-		const struct raw_part *r = &b->parts[i];
-		struct vs_wake_type *tc = type_counts(wb, r->type);
-		struct vs_wake_part *p;
-		unsigned int w;
+		struct vs_wake_type *tc = type_counts(wb, b->parts[i].type);
 
 		if (!tc)
 			return -1;
+		tc->nr_parts++;
+	}
+	for (t = 0; t < wb->nr_types; t++) {
+		struct vs_wake_type *tc = &wb->types[t];
+
+		tc->parts = malloc((tc->nr_parts ? tc->nr_parts : 1) *
+				   sizeof(*tc->parts));
+		if (!tc->parts)
+			return -1;
+		tc->nr_parts = 0;
+	}
+	for (i = 0; i < b->nr_parts; i++) {
+		const struct raw_part *r = &b->parts[i];
+		struct vs_wake_type *tc = type_counts(wb, r->type);
+
 		for (w = 0; w < tc->nr_wakers; w++)
 			if (tc->wakers[w].tid == r->tid &&
 			    tc->wakers[w].kind == r->kind)
 				break;
-		p = realloc(tc->parts, (tc->nr_parts + 1) * sizeof(*p));
-		if (!p)
-			return -1;
-		tc->parts = p;
 		tc->parts[tc->nr_parts++] = (struct vs_wake_part){ r->task, w,
 								   r->ns, r->at };
 	}
-	for (i = 0; i < wb->nr_types; i++)
-		vs_qsort(wb->types[i].parts, wb->types[i].nr_parts,
-			 sizeof(*wb->types[i].parts), cmp_part);
+	for (t = 0; t < wb->nr_types; t++)
+		vs_qsort(wb->types[t].parts, wb->types[t].nr_parts,
+			 sizeof(*wb->types[t].parts), cmp_part);
 	return 0;
 }
 
@@ -660,6 +689,7 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 	for (i = 0; i < b->nr_tasks; i++)
 		if (b->tasks[i].blamed)
 			type_counts(wb, b->tasks[i].type)->tasks++;
+	drop_walked(b);
 	rank_wakers(wb);
 	if (label_wakers(wb) || make_parts(b, wb))
 		goto fail;
