@@ -2,8 +2,9 @@
 /*
  * wakeup.c - wake-up edges judged against the tasks and attached
  * intervals of both threads, and the waits they ended blamed along them:
- * collect intervals, edges and switches, sort each by thread and time,
- * then place each edge and walk each wait's chain.
+ * collect each thread's intervals, edges and switches in arrays of its
+ * own (a thread's records come in time order: they need no sort, except
+ * when they do not), then place each edge and walk each wait's chain.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 #include "core/wakeup.h"
 
 struct interval {
-	uint32_t tid;
 	uint64_t start, end;
 	uint64_t task;			/* the task it is or serves */
 	bool attached;			/* serves it */
@@ -28,10 +28,26 @@ struct task_type_of {
 	bool blamed;			/* a wait of it was blamed */
 };
 
+/* a wake-up of the thread it is filed under */
+struct edge {
+	uint64_t time;
+	uint32_t waker_tid;
+};
+
 struct switch_of {
 	uint64_t time;
-	uint32_t tid;
 	bool out, preempt;
+};
+
+/* The records of one thread, each array by time once finished. */
+struct thread_recs {
+	uint32_t tid;
+	struct interval *iv;
+	size_t nr_iv, cap_iv;
+	struct edge *edges;		/* its wake-ups */
+	size_t nr_edges, cap_edges;
+	struct switch_of *sw;
+	size_t nr_sw, cap_sw;
 };
 
 struct comm_of {
@@ -39,30 +55,17 @@ struct comm_of {
 	char *comm;
 };
 
-struct raw_part {
-	uint32_t type;
-	uint64_t task;
-	uint32_t tid;
-	enum vs_waker_kind kind;
-	uint64_t ns;
-	uint64_t at;		/* when the task's thread began to wait */
-};
-
 struct vs_wake_build {
 	struct vs_attach_map *attach;
-	struct interval *iv;
-	size_t nr_iv, cap_iv;
-	struct task_type_of *tasks;
+	struct thread_recs *threads;	/* by tid, once finished */
+	size_t nr_threads, cap_threads;
+	uint32_t *slots;		/* feeding: tid hash of threads[] + 1 */
+	size_t nr_slots;
+	struct task_type_of *tasks;	/* by id, once finished */
 	size_t nr_tasks, cap_tasks;
-	struct vs_wakeup *edges;	/* by wakee, then time, once finished */
-	size_t nr_edges, cap_edges;
-	struct switch_of *sw;		/* by thread, then time, once finished */
-	size_t nr_sw, cap_sw;
 	struct comm_of *comms;		/* by thread, once finished */
 	size_t nr_comms, cap_comms;
 	/* finishing */
-	struct raw_part *parts;		/* blamed parts, by waker identity */
-	size_t nr_parts, cap_parts;
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	uint64_t wait_at;		/* the wait of a task being blamed */
@@ -87,17 +90,22 @@ struct vs_wake_build *vs_wake_build_new(void)
  */
 static void drop_walked(struct vs_wake_build *b)
 {
-	free(b->iv);
+	size_t i;
+
+	for (i = 0; i < b->nr_threads; i++) {
+		free(b->threads[i].iv);
+		free(b->threads[i].edges);
+		free(b->threads[i].sw);
+	}
+	free(b->threads);
+	free(b->slots);
 	free(b->tasks);
-	free(b->edges);
-	free(b->sw);
 	free(b->ts_by_tid);
-	b->iv = NULL;
+	b->threads = NULL;
+	b->slots = NULL;
 	b->tasks = NULL;
-	b->edges = NULL;
-	b->sw = NULL;
 	b->ts_by_tid = NULL;
-	b->nr_iv = b->nr_tasks = b->nr_edges = b->nr_sw = 0;
+	b->nr_threads = b->nr_slots = b->nr_tasks = 0;
 }
 
 static void build_free(struct vs_wake_build *b)
@@ -106,7 +114,6 @@ static void build_free(struct vs_wake_build *b)
 
 	vs_attach_map_free(b->attach);
 	drop_walked(b);
-	free(b->parts);
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
@@ -139,26 +146,75 @@ static int feed_fork(struct vs_wake_build *b, const struct vs_process *p)
 	return 0;
 }
 
+static size_t slot_of(const struct vs_wake_build *b, uint32_t tid)
+{
+	size_t mask = b->nr_slots - 1, i = (tid * 2654435761u) & mask;
+
+	while (b->slots[i] && b->threads[b->slots[i] - 1].tid != tid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Twice as many slots (at least 64): at most half of them in use. */
+static int grow_slots(struct vs_wake_build *b)
+{
+	size_t n = b->nr_slots ? b->nr_slots * 2 : 64, i;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	free(b->slots);
+	b->slots = slots;
+	b->nr_slots = n;
+	for (i = 0; i < b->nr_threads; i++)
+		b->slots[slot_of(b, b->threads[i].tid)] = i + 1;
+	return 0;
+}
+
+/* The records of thread @tid, new when it has none yet; NULL: no memory */
+static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
+{
+	size_t i;
+
+	if (b->nr_slots) {
+		i = slot_of(b, tid);
+		if (b->slots[i])
+			return &b->threads[b->slots[i] - 1];
+	}
+	if ((b->nr_threads + 1) * 2 > b->nr_slots && grow_slots(b))
+		return NULL;
+	if (vs_grow(&b->threads, &b->cap_threads, b->nr_threads + 1,
+		    sizeof(*b->threads)))
+		return NULL;
+	b->threads[b->nr_threads] = (struct thread_recs){ .tid = tid };
+	b->slots[slot_of(b, tid)] = ++b->nr_threads;
+	return &b->threads[b->nr_threads - 1];
+}
+
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 {
 	const struct vs_task *t = &rec->task;
+	struct thread_recs *th;
 	uint64_t serves;
 
 	if (vs_attach_map_add(b->attach, rec))
 		return -1;
 	switch (rec->kind) {
 	case VS_REC_WAKEUP:
-		if (vs_grow(&b->edges, &b->cap_edges, b->nr_edges + 1,
-			    sizeof(*b->edges)))
+		th = thread_recs(b, rec->wakeup.wakee_tid);
+		if (!th || vs_grow(&th->edges, &th->cap_edges,
+				   th->nr_edges + 1, sizeof(*th->edges)))
 			return -1;
-		b->edges[b->nr_edges++] = rec->wakeup;
+		th->edges[th->nr_edges++] = (struct edge){ rec->wakeup.time,
+			rec->wakeup.waker_tid };
 		return 0;
 	case VS_REC_SWITCH:
-		if (vs_grow(&b->sw, &b->cap_sw, b->nr_sw + 1, sizeof(*b->sw)))
+		th = thread_recs(b, rec->switch_.tid);
+		if (!th || vs_grow(&th->sw, &th->cap_sw, th->nr_sw + 1,
+				   sizeof(*th->sw)))
 			return -1;
-		b->sw[b->nr_sw++] = (struct switch_of){ rec->switch_.time,
-			rec->switch_.tid, rec->switch_.out,
-			rec->switch_.preempt };
+		th->sw[th->nr_sw++] = (struct switch_of){ rec->switch_.time,
+			rec->switch_.out, rec->switch_.preempt };
 		return 0;
 	case VS_REC_COMM:
 		return add_comm(b, rec->comm.tid,
@@ -178,19 +234,26 @@ int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 		b->tasks[b->nr_tasks++] = (struct task_type_of){
 			.id = t->id, .type = t->type };
 	}
-	if (vs_grow(&b->iv, &b->cap_iv, b->nr_iv + 1, sizeof(*b->iv)))
+	th = thread_recs(b, t->tid);
+	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
+			   sizeof(*th->iv)))
 		return -1;
-	b->iv[b->nr_iv++] = (struct interval){ t->tid, t->start, t->end,
+	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end,
 		serves ? serves : t->id, serves || (t->flags & VS_TASK_ATTACHED) };
 	return 0;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread_recs *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 static int cmp_interval(const void *a, const void *b)
 {
 	const struct interval *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	return (x->start > y->start) - (x->start < y->start);
 }
 
@@ -203,10 +266,8 @@ static int cmp_task(const void *a, const void *b)
 
 static int cmp_edge(const void *a, const void *b)
 {
-	const struct vs_wakeup *x = a, *y = b;
+	const struct edge *x = a, *y = b;
 
-	if (x->wakee_tid != y->wakee_tid)
-		return x->wakee_tid < y->wakee_tid ? -1 : 1;
 	return (x->time > y->time) - (x->time < y->time);
 }
 
@@ -214,8 +275,6 @@ static int cmp_switch(const void *a, const void *b)
 {
 	const struct switch_of *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	return (x->time > y->time) - (x->time < y->time);
 }
 
@@ -232,8 +291,8 @@ static int cmp_comm(const void *a, const void *b)
 /*
  * Binary search over an array sorted by (thread, time): the number of
  * elements before (@tid, @time), i.e. the index of the first at or after.
- * An array sorted by one key alone gives NO_TIME as @time_of and 0 as
- * @time.
+ * An array sorted by one key alone gives ZERO as the other's accessor and
+ * 0 as its value.
  */
 #define COUNT_BEFORE(arr, nr, tid_of, time_of, tid, time) ({		\
 	size_t lo_ = 0, hi_ = (nr);					\
@@ -248,41 +307,46 @@ static int cmp_comm(const void *a, const void *b)
 	}								\
 	lo_; })
 
-#define NO_TIME(x)	0
-#define IV_TID(x)	((x).tid)
+#define ZERO(x)		0
+#define TID(x)		((x).tid)
 #define IV_START(x)	((x).start)
-#define EDGE_TID(x)	((x).wakee_tid)
-#define EDGE_TIME(x)	((x).time)
-#define SW_TID(x)	((x).tid)
-#define SW_TIME(x)	((x).time)
+#define TIME(x)		((x).time)
 #define COMM_TID(x)	((uint64_t)(x).tid)
 #define PART_TASK(x)	((x).task)
 /* b->ts_by_tid[]: indices into b->ts->tasks */
 #define TS_TID(x)	(b->ts->tasks[(x)].tid)
 #define TS_START(x)	(b->ts->tasks[(x)].start)
 
-/* The last interval of @tid that starts at or before @time, or NULL. */
-static const struct interval *last_before(const struct vs_wake_build *b,
-					  uint32_t tid, uint64_t time)
+/* The records of thread @tid, or NULL when it has none (finished). */
+static const struct thread_recs *thread_of(const struct vs_wake_build *b,
+					   uint32_t tid)
 {
-	size_t lo = COUNT_BEFORE(b->iv, b->nr_iv, IV_TID, IV_START, tid,
-				 time + 1);
+	size_t i = COUNT_BEFORE(b->threads, b->nr_threads, TID, ZERO, tid, 0);
 
-	return lo && b->iv[lo - 1].tid == tid ? &b->iv[lo - 1] : NULL;
+	return i < b->nr_threads && b->threads[i].tid == tid ?
+	       &b->threads[i] : NULL;
 }
 
-/* The first wake-up of @tid at or after @from, up to @to; NULL: none. */
-static const struct vs_wakeup *edge_in(const struct vs_wake_build *b,
-				       uint32_t tid, uint64_t from,
-				       uint64_t to)
+/* The last interval of @th that starts at or before @time, or NULL. */
+static const struct interval *last_before(const struct thread_recs *th,
+					  uint64_t time)
 {
-	size_t i = COUNT_BEFORE(b->edges, b->nr_edges, EDGE_TID, EDGE_TIME,
-				tid, from);
+	size_t lo;
 
-	if (i < b->nr_edges && b->edges[i].wakee_tid == tid &&
-	    b->edges[i].time <= to)
-		return &b->edges[i];
-	return NULL;
+	if (!th)
+		return NULL;
+	lo = COUNT_BEFORE(th->iv, th->nr_iv, ZERO, IV_START, 0, time + 1);
+	return lo ? &th->iv[lo - 1] : NULL;
+}
+
+/* The first wake-up of @th at or after @from, up to @to; NULL: none. */
+static const struct edge *edge_in(const struct thread_recs *th,
+				  uint64_t from, uint64_t to)
+{
+	size_t i = COUNT_BEFORE(th->edges, th->nr_edges, ZERO, TIME, 0, from);
+
+	return i < th->nr_edges && th->edges[i].time <= to ?
+	       &th->edges[i] : NULL;
 }
 
 static struct vs_wake_type *type_counts(struct vs_wake_blame *wb,
@@ -307,10 +371,11 @@ static struct vs_wake_type *type_counts(struct vs_wake_blame *wb,
 
 /* What the waker of @e did for task @wakee_iv->task. */
 static enum vs_waker_kind judge(const struct vs_wake_build *b,
-				const struct vs_wakeup *e,
+				const struct edge *e,
 				const struct interval *wakee_iv)
 {
-	const struct interval *w = last_before(b, e->waker_tid, e->time);
+	const struct interval *w = last_before(thread_of(b, e->waker_tid),
+					       e->time);
 
 	if (!e->waker_tid)
 		return VS_WAKER_INTERRUPT;
@@ -324,12 +389,13 @@ static enum vs_waker_kind judge(const struct vs_wake_build *b,
 /* The last name of thread @tid (b->comms: by thread, last name last). */
 static const char *comm_of(const struct vs_wake_build *b, uint32_t tid)
 {
-	size_t i = COUNT_BEFORE(b->comms, b->nr_comms, COMM_TID, NO_TIME,
+	size_t i = COUNT_BEFORE(b->comms, b->nr_comms, COMM_TID, ZERO,
 				(uint64_t)tid + 1, 0);
 
 	return i && b->comms[i - 1].tid == tid ? b->comms[i - 1].comm : "";
 }
 
+/* The waker @tid doing @kind of @tc, new when it is not yet one of them. */
 static struct vs_waker *waker_of(const struct vs_wake_build *b,
 				 struct vs_wake_type *tc, uint32_t tid,
 				 enum vs_waker_kind kind, unsigned int depth)
@@ -419,32 +485,55 @@ static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
 }
 
 /*
+ * Append @part to @tc's parts (its waker unranked yet), whose capacity is
+ * the power of two at or above their number (at least 16): there is a
+ * part per blamed wait, tens of millions in a long trace.
+ */
+static int add_part(struct vs_wake_type *tc, struct vs_wake_part part)
+{
+	size_t n = tc->nr_parts;
+
+	if (!n || (n >= 16 && !(n & (n - 1)))) {
+		struct vs_wake_part *p = realloc(tc->parts, (n ? 2 * n : 16) *
+						 sizeof(*p));
+
+		if (!p)
+			return -1;
+		tc->parts = p;
+	}
+	tc->parts[tc->nr_parts++] = part;
+	return 0;
+}
+
+/*
  * Blame [@lo, @hi] of a wait of task @root (type counts @tc) on the waker
  * of @e, and on along the edges that ended the waker's own waits.
  */
 static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
-		 const struct interval *root, const struct vs_wakeup *e,
+		 const struct interval *root, const struct edge *e,
 		 uint64_t lo, uint64_t hi, unsigned int depth)
 {
 	uint32_t tid = e->waker_tid;
+	const struct thread_recs *th = tid ? thread_of(b, tid) : NULL;
+	size_t i = 0, nr_sw = th ? th->nr_sw : 0;
 	uint64_t own = hi - lo;
 	struct vs_waker *w;
-	size_t i;
 
-	i = COUNT_BEFORE(b->sw, b->nr_sw, SW_TID, SW_TIME, tid, lo + 1);
-	if (i && b->sw[i - 1].tid == tid)
-		i--;		/* a wait that began before @lo */
-	for (; tid && depth < VS_WAKE_CHAIN_MAX && i < b->nr_sw &&
-	       b->sw[i].tid == tid && b->sw[i].time < hi; i++) {
-		const struct switch_of *out = &b->sw[i];
-		uint64_t in = i + 1 < b->nr_sw && b->sw[i + 1].tid == tid ?
-			      b->sw[i + 1].time : UINT64_MAX;
-		const struct vs_wakeup *e2;
+	if (th) {
+		i = COUNT_BEFORE(th->sw, nr_sw, ZERO, TIME, 0, lo + 1);
+		if (i)
+			i--;	/* a wait that began before @lo */
+	}
+	for (; depth < VS_WAKE_CHAIN_MAX && i < nr_sw &&
+	       th->sw[i].time < hi; i++) {
+		const struct switch_of *out = &th->sw[i];
+		uint64_t in = i + 1 < nr_sw ? th->sw[i + 1].time : UINT64_MAX;
+		const struct edge *e2;
 		uint64_t from;
 
 		if (!out->out || out->preempt)
 			continue;
-		e2 = edge_in(b, tid, out->time, in < hi ? in : hi);
+		e2 = edge_in(th, out->time, in < hi ? in : hi);
 		from = out->time > lo ? out->time : lo;
 		if (!e2 || e2->waker_tid == tid || e2->time <= from)
 			continue;
@@ -457,39 +546,35 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 		return -1;
 	w->waits++;
 	w->ns += own;
-	if (vs_grow(&b->parts, &b->cap_parts, b->nr_parts + 1,
-		    sizeof(*b->parts)))
+	if (add_part(tc, (struct vs_wake_part){ root->task, w - tc->wakers,
+						own, b->wait_at }))
 		return -1;
-	b->parts[b->nr_parts++] = (struct raw_part){ .type = tc->type,
-		.task = root->task, .tid = tid, .kind = w->kind, .ns = own,
-		.at = b->wait_at };
 	return blame_samples(b, w, tid, lo, hi);
 }
 
 /*
- * The blocked waits of task @task on its own thread (interval @iv) that
- * another thread ended.  As VProfiler, from the task's own thread only:
- * an attached worker's waits are reached along the edges, where they
- * made the task wait.
+ * The blocked waits of task @task on its own thread (@th, interval @iv)
+ * that another thread ended.  As VProfiler, from the task's own thread
+ * only: an attached worker's waits are reached along the edges, where
+ * they made the task wait.
  */
 static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
+			  const struct thread_recs *th,
 			  const struct interval *iv, struct task_type_of *task)
 {
 	struct vs_wake_type *tc;
-	size_t i = COUNT_BEFORE(b->sw, b->nr_sw, SW_TID, SW_TIME, iv->tid,
-				iv->start);
+	size_t i = COUNT_BEFORE(th->sw, th->nr_sw, ZERO, TIME, 0, iv->start);
 
-	for (; i < b->nr_sw && b->sw[i].tid == iv->tid &&
-	       b->sw[i].time <= iv->end; i++) {
-		const struct switch_of *out = &b->sw[i];
-		uint64_t in = i + 1 < b->nr_sw && b->sw[i + 1].tid == iv->tid ?
-			      b->sw[i + 1].time : UINT64_MAX;
-		const struct vs_wakeup *e;
+	for (; i < th->nr_sw && th->sw[i].time <= iv->end; i++) {
+		const struct switch_of *out = &th->sw[i];
+		uint64_t in = i + 1 < th->nr_sw ? th->sw[i + 1].time :
+			      UINT64_MAX;
+		const struct edge *e;
 
 		if (!out->out || out->preempt)
 			continue;
-		e = edge_in(b, iv->tid, out->time, in < iv->end ? in : iv->end);
-		if (!e || e->waker_tid == iv->tid || e->time <= out->time)
+		e = edge_in(th, out->time, in < iv->end ? in : iv->end);
+		if (!e || e->waker_tid == th->tid || e->time <= out->time)
 			continue;
 		tc = type_counts(wb, task->type);
 		if (!tc)
@@ -510,32 +595,65 @@ static int cmp_func(const void *a, const void *b)
 	return (x->ns < y->ns) - (x->ns > y->ns);
 }
 
-static int cmp_waker(const void *a, const void *b)
+/* @a, @b: indices into the wakers @w */
+static int cmp_waker_at(const void *a, const void *b, void *w)
 {
-	const struct vs_waker *x = a, *y = b;
+	const struct vs_waker *x = (struct vs_waker *)w + *(const uint32_t *)a;
+	const struct vs_waker *y = (struct vs_waker *)w + *(const uint32_t *)b;
 
 	return (x->ns < y->ns) - (x->ns > y->ns);
 }
 
-/* Wakers by blamed time, each with its largest functions. */
-static void rank_wakers(struct vs_wake_blame *wb)
+static int cmp_part(const void *a, const void *b)
 {
-	unsigned int t, i;
+	const struct vs_wake_part *x = a, *y = b;
 
-	for (t = 0; t < wb->nr_types; t++) {
-		struct vs_wake_type *tc = &wb->types[t];
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return (x->waker > y->waker) - (x->waker < y->waker);
+}
 
-		for (i = 0; i < tc->nr_wakers; i++) {
-			struct vs_waker *w = &tc->wakers[i];
+/*
+ * The wakers of @tc by blamed time, each with its largest functions, and
+ * its parts by task, naming the ranked wakers.
+ */
+static int rank_type(struct vs_wake_type *tc)
+{
+	uint32_t *order = malloc((tc->nr_wakers + 1) * sizeof(*order));
+	uint32_t *rank = malloc((tc->nr_wakers + 1) * sizeof(*rank));
+	struct vs_waker *ranked = malloc((tc->nr_wakers + 1) *
+					 sizeof(*ranked));
+	unsigned int i;
+	size_t p;
 
-			vs_qsort(w->funcs, w->nr_funcs, sizeof(*w->funcs),
-				 cmp_func);
-			if (w->nr_funcs > VS_WAKE_MAX_FUNCS)
-				w->nr_funcs = VS_WAKE_MAX_FUNCS;
-		}
-		vs_qsort(tc->wakers, tc->nr_wakers, sizeof(*tc->wakers),
-			 cmp_waker);
+	if (!order || !rank || !ranked) {
+		free(order);
+		free(rank);
+		free(ranked);
+		return -1;
 	}
+	for (i = 0; i < tc->nr_wakers; i++) {
+		struct vs_waker *w = &tc->wakers[i];
+
+		vs_qsort(w->funcs, w->nr_funcs, sizeof(*w->funcs), cmp_func);
+		if (w->nr_funcs > VS_WAKE_MAX_FUNCS)
+			w->nr_funcs = VS_WAKE_MAX_FUNCS;
+		order[i] = i;
+	}
+	vs_qsort_r(order, tc->nr_wakers, sizeof(*order), cmp_waker_at,
+		   tc->wakers);
+	for (i = 0; i < tc->nr_wakers; i++) {
+		ranked[i] = tc->wakers[order[i]];
+		rank[order[i]] = i;
+	}
+	free(tc->wakers);
+	tc->wakers = ranked;
+	for (p = 0; p < tc->nr_parts; p++)
+		tc->parts[p].waker = rank[tc->parts[p].waker];
+	vs_qsort(tc->parts, tc->nr_parts, sizeof(*tc->parts), cmp_part);
+	free(order);
+	free(rank);
+	return 0;
 }
 
 /* "[wait] comm/tid" of every waker: its node in the variance tree. */
@@ -556,58 +674,6 @@ static int label_wakers(struct vs_wake_blame *wb)
 				return -1;
 			}
 		}
-	return 0;
-}
-
-static int cmp_part(const void *a, const void *b)
-{
-	const struct vs_wake_part *x = a, *y = b;
-
-	if (x->task != y->task)
-		return x->task < y->task ? -1 : 1;
-	return (x->waker > y->waker) - (x->waker < y->waker);
-}
-
-/*
- * The blamed parts per type, by task, naming the ranked wakers: counted
- * first, so that each type's array is allocated once (there is a part
- * per blamed wait, tens of millions in a long trace).
- */
-static int make_parts(struct vs_wake_build *b, struct vs_wake_blame *wb)
-{
-	unsigned int t, w;
-	size_t i;
-
-	for (i = 0; i < b->nr_parts; i++) {
-		struct vs_wake_type *tc = type_counts(wb, b->parts[i].type);
-
-		if (!tc)
-			return -1;
-		tc->nr_parts++;
-	}
-	for (t = 0; t < wb->nr_types; t++) {
-		struct vs_wake_type *tc = &wb->types[t];
-
-		tc->parts = malloc((tc->nr_parts ? tc->nr_parts : 1) *
-				   sizeof(*tc->parts));
-		if (!tc->parts)
-			return -1;
-		tc->nr_parts = 0;
-	}
-	for (i = 0; i < b->nr_parts; i++) {
-		const struct raw_part *r = &b->parts[i];
-		struct vs_wake_type *tc = type_counts(wb, r->type);
-
-		for (w = 0; w < tc->nr_wakers; w++)
-			if (tc->wakers[w].tid == r->tid &&
-			    tc->wakers[w].kind == r->kind)
-				break;
-		tc->parts[tc->nr_parts++] = (struct vs_wake_part){ r->task, w,
-								   r->ns, r->at };
-	}
-	for (t = 0; t < wb->nr_types; t++)
-		vs_qsort(wb->types[t].parts, wb->types[t].nr_parts,
-			 sizeof(*wb->types[t].parts), cmp_part);
 	return 0;
 }
 
@@ -632,14 +698,41 @@ static int cmp_ts_task(const void *a, const void *b, void *ts)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/*
+ * vs_qsort() an array that is not in order already: records come in time
+ * order (almost always), and a sort of sorted elements still costs
+ * n log n comparisons and a copy of the array.
+ */
+static void sort_unsorted(void *base, size_t n, size_t size,
+			  int (*cmp)(const void *, const void *))
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp((char *)base + (i - 1) * size,
+			(char *)base + i * size) > 0) {
+			vs_qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static int sort_all(struct vs_wake_build *b)
 {
 	size_t i;
 
-	vs_qsort(b->iv, b->nr_iv, sizeof(*b->iv), cmp_interval);
-	vs_qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
-	vs_qsort(b->edges, b->nr_edges, sizeof(*b->edges), cmp_edge);
-	vs_qsort(b->sw, b->nr_sw, sizeof(*b->sw), cmp_switch);
+	free(b->slots);
+	b->slots = NULL;
+	b->nr_slots = 0;
+	vs_qsort(b->threads, b->nr_threads, sizeof(*b->threads), cmp_thread);
+	for (i = 0; i < b->nr_threads; i++) {
+		struct thread_recs *th = &b->threads[i];
+
+		sort_unsorted(th->iv, th->nr_iv, sizeof(*th->iv), cmp_interval);
+		sort_unsorted(th->edges, th->nr_edges, sizeof(*th->edges),
+			      cmp_edge);
+		sort_unsorted(th->sw, th->nr_sw, sizeof(*th->sw), cmp_switch);
+	}
+	sort_unsorted(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
 	vs_qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
 	if (!b->ts || !b->ts->nr_tasks)
 		return 0;
@@ -653,19 +746,15 @@ static int sort_all(struct vs_wake_build *b)
 	return 0;
 }
 
-struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
-					   const struct vs_task_samples *ts)
+/* The wake-ups of @th inside tasks, by what the waker did for them. */
+static int count_edges(const struct vs_wake_build *b,
+		       struct vs_wake_blame *wb, const struct thread_recs *th)
 {
-	struct vs_wake_blame *wb = calloc(1, sizeof(*wb));
 	size_t i;
 
-	b->ts = ts;
-	if (!wb || sort_all(b))
-		goto fail;
-	for (i = 0; i < b->nr_edges; i++) {
-		const struct vs_wakeup *e = &b->edges[i];
-		const struct interval *iv = last_before(b, e->wakee_tid,
-							e->time);
+	for (i = 0; i < th->nr_edges; i++) {
+		const struct edge *e = &th->edges[i];
+		const struct interval *iv = last_before(th, e->time);
 		struct task_type_of *task;
 		struct vs_wake_type *tc;
 
@@ -676,22 +765,53 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 			continue;	/* serves a task not in the trace */
 		tc = type_counts(wb, task->type);
 		if (!tc)
-			goto fail;
+			return -1;
 		tc->edges[judge(b, e, iv)]++;
 	}
-	for (i = 0; i < b->nr_iv; i++) {
-		struct task_type_of *task = task_of(b, b->iv[i].task);
+	return 0;
+}
 
-		if (task && !b->iv[i].attached &&
-		    blame_interval(b, wb, &b->iv[i], task))
-			goto fail;
+/* The waits of the tasks on @th (its own, not attached intervals). */
+static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
+			const struct thread_recs *th)
+{
+	size_t i;
+
+	for (i = 0; i < th->nr_iv; i++) {
+		struct task_type_of *task;
+
+		if (th->iv[i].attached)
+			continue;
+		task = task_of(b, th->iv[i].task);
+		if (task && blame_interval(b, wb, th, &th->iv[i], task))
+			return -1;
 	}
+	return 0;
+}
+
+struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
+					   const struct vs_task_samples *ts)
+{
+	struct vs_wake_blame *wb = calloc(1, sizeof(*wb));
+	size_t i;
+
+	b->ts = ts;
+	if (!wb || sort_all(b))
+		goto fail;
+	for (i = 0; i < b->nr_threads; i++)
+		if (count_edges(b, wb, &b->threads[i]))
+			goto fail;
+	for (i = 0; i < b->nr_threads; i++)
+		if (blame_thread(b, wb, &b->threads[i]))
+			goto fail;
 	for (i = 0; i < b->nr_tasks; i++)
 		if (b->tasks[i].blamed)
 			type_counts(wb, b->tasks[i].type)->tasks++;
 	drop_walked(b);
-	rank_wakers(wb);
-	if (label_wakers(wb) || make_parts(b, wb))
+	for (i = 0; i < wb->nr_types; i++)
+		if (rank_type(&wb->types[i]))
+			goto fail;
+	if (label_wakers(wb))
 		goto fail;
 	wb->comms = malloc((b->nr_comms ? b->nr_comms : 1) *
 			   sizeof(*wb->comms));
@@ -778,9 +898,9 @@ size_t vs_wake_task_parts(const struct vs_wake_type *wt, uint64_t task,
 	size_t lo, end;
 
 	*first = NULL;
-	if (!wt)
+	if (!wt || !wt->nr_parts)
 		return 0;
-	lo = COUNT_BEFORE(wt->parts, wt->nr_parts, PART_TASK, NO_TIME, task, 0);
+	lo = COUNT_BEFORE(wt->parts, wt->nr_parts, PART_TASK, ZERO, task, 0);
 	for (end = lo; end < wt->nr_parts && wt->parts[end].task == task; end++)
 		;
 	*first = wt->parts + lo;
