@@ -6,7 +6,9 @@
  * (so threads and children follow), each on its own - never in a group,
  * whose members may deliver nothing - and sys_exit's output is redirected
  * into sys_enter's ring with PERF_EVENT_IOC_SET_OUTPUT.  sys_enter also
- * carries the side band.  A read drains every ring (core/perf-ring.h's
+ * carries the side band.  Times are CLOCK_MONOTONIC, the clock of every
+ * other varscope event (with perf's default, local_clock, a --syscalls
+ * trace would have two clocks).  A read drains every ring (core/perf-ring.h's
  * reader) into a copy, then hands the events over merged by time, so mmap
  * records come before the samples they symbolize whatever CPU they were
  * written on.
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include <tracefs.h>
 
@@ -117,6 +120,8 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 	enter.sample_type = ENTER_TYPE | (opts->callchain ? CHAIN_TYPE : 0);
 	exit.sample_type = ENTER_TYPE;
 	enter.inherit = exit.inherit = 1;
+	enter.use_clockid = exit.use_clockid = 1;
+	enter.clockid = exit.clockid = CLOCK_MONOTONIC;
 	enter.disabled = exit.disabled = !enable_now;
 	enter.enable_on_exec = exit.enable_on_exec = !enable_now;
 	enter.sample_id_all = exit.sample_id_all = 1;
@@ -250,6 +255,8 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	attr.sample_id_all = 1;
+	attr.use_clockid = 1;	/* the ring's clock: SET_OUTPUT wants one */
+	attr.clockid = CLOCK_MONOTONIC;
 	/*
 	 * CPU-wide, not inherited: an inherited uprobe PMU event copies
 	 * uprobe_path again from the forking task's memory, where it is
