@@ -1327,11 +1327,11 @@ static void write_syscall_record(void *s, const struct vs_record *rec)
 	vs_session_write(s, rec);
 }
 
-static void drain_syscalls(struct vs_recorder *r)
+static void drain_syscalls(struct vs_recorder *r, bool all)
 {
 	if (r->syscalls)
-		vs_syscall_trace_records(r->syscalls, 0, write_syscall_record,
-					 &r->s);
+		vs_syscall_trace_records(r->syscalls, 0, all,
+					 write_syscall_record, &r->s);
 }
 
 static void loop(struct vs_recorder *r)
@@ -1348,7 +1348,7 @@ static void loop(struct vs_recorder *r)
 				while (register_thread(r))
 					;
 		drain_tracking(r, false);
-		drain_syscalls(r);
+		drain_syscalls(r, false);
 		busy = drain_threads(r);
 		if (!r->recording && r->s.out_error > 0)
 			stop_recording(r);
@@ -1468,7 +1468,7 @@ static void finish(struct vs_recorder *r)
 		r->child_done = true;
 	}
 	drain_tracking(r, true);
-	drain_syscalls(r);
+	drain_syscalls(r, true);
 	now = r->s.last_time > now_ns() ? r->s.last_time : now_ns();
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)

@@ -462,10 +462,10 @@ int vs_signature_profile(const char *const *argv,
 		goto out;
 	}
 	while (waitpid(w.pid, &status, WNOHANG) == 0)
-		if (vs_syscall_trace_read(t, 10, on_event, &b) < 0)
+		if (vs_syscall_trace_read(t, 10, false, on_event, &b) < 0)
 			break;
 	if (!b.failed)
-		vs_syscall_trace_read(t, 0, on_event, &b);
+		vs_syscall_trace_read(t, 0, true, on_event, &b);
 	for (i = 0; i < b.nth; i++)
 		finish_call(&b, b.th[i], b.th[i]->enter);
 	if (b.failed) {

@@ -9,9 +9,11 @@
  * carries the side band.  Times are CLOCK_MONOTONIC, the clock of every
  * other varscope event (with perf's default, local_clock, a --syscalls
  * trace would have two clocks).  A read drains every ring (core/perf-ring.h's
- * reader) into a copy, then hands the events over merged by time, so mmap
- * records come before the samples they symbolize whatever CPU they were
- * written on.
+ * reader) into a copy, after the records the last read kept, then hands
+ * the events over merged by time up to a cut a moment before the read
+ * began, and keeps the younger ones: so mmap and fork records come before
+ * the samples they symbolize whatever CPU they were written on, even when
+ * the sample was drained in an earlier read.
  */
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -41,11 +43,20 @@
 #define CHAIN_TYPE	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
 			 PERF_SAMPLE_STACK_USER)
 
+/*
+ * A record reaches its ring microseconds after its time stamp (longer if
+ * the host preempts the virtual CPU in between): a read hands over the
+ * records older than its start less this, all in the rings by then, and
+ * keeps the younger ones for the next read, so that no record handed
+ * over later is older than one handed over before.
+ */
+#define WRITE_SLACK_NS	20000000ull	/* 20 ms */
+
 struct ring {
 	struct vs_perf_ring perf;	/* sys_enter's, fd and ring */
 	int exit_fd;			/* its output goes into perf */
-	uint8_t *copy;			/* drained records, perf.data_size */
-	size_t copy_len, pos;
+	uint8_t *copy;			/* drained records not handed over */
+	size_t copy_len, copy_cap, pos;
 };
 
 struct probe_id {
@@ -163,11 +174,6 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 		if (vs_perf_ring_mmap(&r->perf, r->perf.fd, pages) < 0) {
 			snprintf(err, errlen, "mmap of the cpu %d ring: %s",
 				 cpu, strerror(errno));
-			goto fail;
-		}
-		r->copy = malloc(r->perf.data_size);
-		if (!r->copy) {
-			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
 		if (ioctl(r->exit_fd, PERF_EVENT_IOC_SET_OUTPUT,
@@ -325,13 +331,21 @@ static void copy_record(void *arg, const struct perf_event_header *h)
 }
 
 /*
- * Copy the ring's unread records out and release the space; they fit,
- * as they fitted in the ring.
+ * Copy the ring's unread records out after those held back by the last
+ * read and release the space; they fit in a ring's worth more.
  */
-static void drain(struct ring *r)
+static int drain(struct ring *r)
 {
-	r->copy_len = r->pos = 0;
+	if (r->pos) {
+		memmove(r->copy, r->copy + r->pos, r->copy_len - r->pos);
+		r->copy_len -= r->pos;
+		r->pos = 0;
+	}
+	if (vs_grow(&r->copy, &r->copy_cap, r->copy_len + r->perf.data_size,
+		    1) < 0)
+		return -1;
 	vs_perf_ring_read(&r->perf, copy_record, r);
+	return 0;
 }
 
 /* The sample_id trailer of a side-band record: tid, time, cpu, id. */
@@ -396,13 +410,15 @@ static int parse_sample(struct vs_syscall_trace *t,
 		return 0;
 	}
 	if (!exit && t->opts.callchain) {
-		uint64_t n = *p++, i;
+		uint64_t n = *p++, i, *ips = (uint64_t *)p;
 
-		ev->ips = p;
+		ev->ips = ips;
 		ev->nr_ips = 0;
 		for (i = 0; i < n; i++)	/* drop PERF_CONTEXT_USER & co */
-			if (p[i] < PERF_CONTEXT_MAX)
-				((uint64_t *)p)[ev->nr_ips++] = p[i];
+			if (ips[i] < PERF_CONTEXT_MAX)
+				ips[ev->nr_ips++] = ips[i];
+		for (i = ev->nr_ips; i < n; i++) /* the same in a later read */
+			ips[i] = PERF_CONTEXT_USER;
 		p += n;
 	}
 	raw_size = *(const uint32_t *)p;
@@ -508,11 +524,13 @@ static uint64_t next_time(struct vs_syscall_trace *t, struct ring *r,
 }
 
 long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
-			   vs_sc_handler fn, void *arg)
+			   bool all, vs_sc_handler fn, void *arg)
 {
 	struct pollfd *pfd = calloc(t->nr_cpus, sizeof(*pfd));
 	struct vs_sc_event *next = calloc(t->nr_cpus, sizeof(*next));
 	uint64_t *when = calloc(t->nr_cpus, sizeof(*when));
+	uint64_t cut = UINT64_MAX;
+	struct timespec now;
 	long n = 0;
 	int cpu, np = 0, ret, best;
 
@@ -528,12 +546,18 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 	}
 	if (timeout_ms)
 		poll(pfd, np, timeout_ms);
+	/* before any drain: what is older is in the rings by then */
+	if (!all && !clock_gettime(CLOCK_MONOTONIC, &now))
+		cut = now.tv_sec * 1000000000ull + now.tv_nsec - WRITE_SLACK_NS;
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		if (!t->rings[cpu].perf.base) {
 			when[cpu] = UINT64_MAX;
 			continue;
 		}
-		drain(&t->rings[cpu]);
+		if (drain(&t->rings[cpu]) < 0) {
+			n = -1;
+			goto out;
+		}
 		when[cpu] = next_time(t, &t->rings[cpu], &next[cpu]);
 	}
 	for (;;) {
@@ -542,7 +566,7 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 			if (when[cpu] != UINT64_MAX &&
 			    (best < 0 || when[cpu] < when[best]))
 				best = cpu;
-		if (best < 0)
+		if (best < 0 || when[best] > cut)
 			break;
 		ret = fn(&next[best], arg);
 		if (ret) {
@@ -610,9 +634,9 @@ static int emit_event(const struct vs_sc_event *ev, void *arg)
 }
 
 long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,
-			      vs_sc_record_fn fn, void *arg)
+			      bool all, vs_sc_record_fn fn, void *arg)
 {
 	struct emit e = { fn, arg };
 
-	return vs_syscall_trace_read(t, timeout_ms, emit_event, &e);
+	return vs_syscall_trace_read(t, timeout_ms, all, emit_event, &e);
 }

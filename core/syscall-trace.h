@@ -30,7 +30,7 @@ enum vs_sc_type {
 
 struct vs_sc_event {
 	enum vs_sc_type type;
-	uint64_t time;
+	uint64_t time;			/* CLOCK_MONOTONIC ns */
 	uint32_t pid, tid, cpu;
 	uint16_t nr;			/* system call */
 	int64_t ret;
@@ -88,13 +88,20 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 			       char *err, size_t errlen);
 
 /**
- * vs_syscall_trace_read - hand every event in the rings to @fn, merged
- * by time within this read (a later read may bring a CPU's older event);
- * waits up to @timeout_ms for data.
- * Returns the number of events, or the first non-zero return of @fn.
+ * vs_syscall_trace_read - hand the events of the rings to @fn in time
+ * order; waits up to @timeout_ms for data.
+ *
+ * Events reach the per-CPU rings a little after their time stamps: a
+ * read hands over those older than a moment (20 ms) before it began and
+ * keeps the others for the next read, so the order holds across reads
+ * too (a child's fork and maps come before its calls, whatever CPUs they
+ * were written on).  With @all, everything read is handed over: the last
+ * read, once the traced tasks are gone.
+ * Returns the number of events, or the first non-zero return of @fn
+ * (-1 when out of memory).
  */
 long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
-			   vs_sc_handler fn, void *arg);
+			   bool all, vs_sc_handler fn, void *arg);
 
 struct vs_record;
 typedef void (*vs_sc_record_fn)(void *arg, const struct vs_record *rec);
@@ -106,7 +113,7 @@ typedef void (*vs_sc_record_fn)(void *arg, const struct vs_record *rec);
  * Returns the number of events read.
  */
 long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,
-			      vs_sc_record_fn fn, void *arg);
+			      bool all, vs_sc_record_fn fn, void *arg);
 
 void vs_syscall_trace_close(struct vs_syscall_trace *t);
 
