@@ -887,7 +887,7 @@ int cmd_report(int argc, const char **argv)
 	if (rep.ts->nr_wakeups) {
 		rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
 						 rep.funcs->samples : NULL,
-						 err, sizeof(err));
+						 rep.tree, err, sizeof(err));
 		if (!rep.wakeups)
 			fprintf(stderr, "varscope report: %s\n", err);
 	}

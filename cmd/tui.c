@@ -169,7 +169,7 @@ int cmd_tui(int argc, const char **argv)
 	tui.view.top = (unsigned int)tui.top;
 	if (tui.ts->nr_wakeups) {	/* else no second pass over the file */
 		tui.wakeups = vs_wake_blame_read(tui.input, tui.funcs->samples,
-						 err, sizeof(err));
+						 true, err, sizeof(err));
 		if (!tui.wakeups)	/* the tree without waits */
 			fprintf(stderr, "varscope tui: %s\n", err);
 	}

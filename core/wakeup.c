@@ -65,6 +65,7 @@ struct vs_wake_build {
 	size_t nr_tasks, cap_tasks;
 	struct comm_of *comms;		/* by thread, once finished */
 	size_t nr_comms, cap_comms;
+	bool keep_parts;		/* the waits' parts, not only sums */
 	/* finishing */
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
@@ -72,7 +73,7 @@ struct vs_wake_build {
 	struct vs_wake_blame *wb;
 };
 
-struct vs_wake_build *vs_wake_build_new(void)
+struct vs_wake_build *vs_wake_build_new(bool parts)
 {
 	struct vs_wake_build *b = calloc(1, sizeof(*b));
 
@@ -80,6 +81,8 @@ struct vs_wake_build *vs_wake_build_new(void)
 		free(b);
 		return NULL;
 	}
+	if (b)
+		b->keep_parts = parts;
 	return b;
 }
 
@@ -546,7 +549,8 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 		return -1;
 	w->waits++;
 	w->ns += own;
-	if (add_part(tc, (struct vs_wake_part){ root->task, w - tc->wakers,
+	if (b->keep_parts &&
+	    add_part(tc, (struct vs_wake_part){ root->task, w - tc->wakers,
 						own, b->wait_at }))
 		return -1;
 	return blame_samples(b, w, tid, lo, hi);
@@ -832,7 +836,7 @@ fail:
 
 struct vs_wake_blame *vs_wake_blame_read(const char *path,
 					 const struct vs_task_samples *ts,
-					 char *err, size_t errlen)
+					 bool parts, char *err, size_t errlen)
 {
 	struct vs_reader *r = vs_reader_open(path, err, errlen);
 	struct vs_wake_build *b;
@@ -841,7 +845,7 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 
 	if (!r)
 		return NULL;
-	b = vs_wake_build_new();
+	b = vs_wake_build_new(parts);
 	while (b && (ret = vs_reader_next(r, &rec)) > 0)
 		if (vs_wake_build_feed(b, &rec))
 			break;

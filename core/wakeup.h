@@ -86,7 +86,8 @@ struct vs_wake_type {
 	unsigned int nr_wakers;
 	struct vs_waker *wakers;	/* ns descending */
 	size_t nr_parts;
-	struct vs_wake_part *parts;	/* by task, then waker */
+	struct vs_wake_part *parts;	/* by task, then waker; none unless
+					 * asked for (see vs_wake_build_new) */
 };
 
 struct vs_wake_blame {
@@ -99,8 +100,13 @@ struct vs_wake_blame {
 struct vs_wake_build;
 struct vs_task_samples;
 
-/* Streaming: new, feed every record of the trace in file order, finish. */
-struct vs_wake_build *vs_wake_build_new(void);
+/*
+ * Streaming: new, feed every record of the trace in file order, finish.
+ * @parts: keep each wait's blamed parts (vs_wake_task_parts(), for the
+ * variance tree: a part per blamed wait); without, the types' counts and
+ * wakers alone.
+ */
+struct vs_wake_build *vs_wake_build_new(bool parts);
 /* 0, or -1 when memory runs out */
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec);
 /**
@@ -114,11 +120,12 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 /**
  * vs_wake_blame_read - the edges of trace @path, read once through
  * @ts: as vs_wake_build_finish()
+ * @parts: as vs_wake_build_new()
  * Returns NULL with @err set (cannot read, corrupt, out of memory).
  */
 struct vs_wake_blame *vs_wake_blame_read(const char *path,
 					 const struct vs_task_samples *ts,
-					 char *err, size_t errlen);
+					 bool parts, char *err, size_t errlen);
 
 void vs_wake_blame_free(struct vs_wake_blame *wb);
 

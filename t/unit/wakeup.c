@@ -85,7 +85,7 @@ static void test_chain(void)
 	uint32_t handle, later;
 	uint64_t time;
 
-	b = vs_wake_build_new();
+	b = vs_wake_build_new(true);
 	comm(10, "front");
 	comm(20, "worker");
 	comm(30, "holder");
@@ -143,16 +143,22 @@ static void test_chain(void)
 	vs_task_samples_free(ts);
 }
 
-/* A chain longer than VS_WAKE_CHAIN_MAX, and a cycle, stay bounded. */
-static void test_bounded(void)
+/*
+ * A chain longer than VS_WAKE_CHAIN_MAX, and a cycle, stay bounded; with
+ * @parts, the parts of the task's wait add up to it, without, the same
+ * wakers and no parts.
+ */
+static void test_bounded(bool parts)
 {
+	const struct vs_wake_part *p;
 	const struct vs_wake_type *t;
 	struct vs_wake_blame *wb;
-	uint64_t total = 0;
+	uint64_t total = 0, in_parts = 0;
 	unsigned int i, deepest = 0;
+	size_t n;
 	uint32_t tid;
 
-	b = vs_wake_build_new();
+	b = vs_wake_build_new(parts);
 	task(1, 1, 100, 0, 10000, 0);
 	sw(10, 100, true, false);
 	wakeup(9000, 101, 100);
@@ -169,10 +175,19 @@ static void test_bounded(void)
 		if (t->wakers[i].depth > deepest)
 			deepest = t->wakers[i].depth;
 	}
+	n = vs_wake_task_parts(t, 1, &p);
+	for (i = 0; i < n; i++)
+		in_parts += p[i].ns;
 	ok(t && total == t->wait_ns && t->wait_ns == 8990,
-	   "every ns of the wait is blamed once along the chain");
+	   "every ns of the wait is blamed once along the chain%s",
+	   parts ? "" : " (no parts kept)");
 	ok(deepest == VS_WAKE_CHAIN_MAX, "the chain stops %u edges deep",
 	   VS_WAKE_CHAIN_MAX);
+	if (parts)
+		ok(n == VS_WAKE_CHAIN_MAX && in_parts == 8990,
+		   "the task's parts, one per waker, add up to its wait");
+	else
+		ok(t && !t->nr_parts && !n, "no parts unless asked for");
 	vs_wake_blame_free(wb);
 }
 
@@ -181,7 +196,7 @@ int main(void)
 	const struct vs_wake_type *t;
 	struct vs_wake_blame *wb;
 
-	b = vs_wake_build_new();
+	b = vs_wake_build_new(true);
 	/* request 1 (front 10): worker 20 attached 100..500, wakes at 510 */
 	wakeup(510, 20, 10);
 	attach(100, 20, 1);
@@ -220,6 +235,7 @@ int main(void)
 	   "no edges for type 0 or the waker's type");
 	vs_wake_blame_free(wb);
 	test_chain();
-	test_bounded();
+	test_bounded(true);
+	test_bounded(false);
 	return done_testing();
 }
