@@ -5,6 +5,14 @@
  * collect each thread's intervals, edges and switches in arrays of its
  * own (a thread's records come in time order: they need no sort, except
  * when they do not), then place each edge and walk each wait's chain.
+ *
+ * What a record means depends on the records before it only for attach
+ * records, thread names (a new thread inherits its creator's) and the
+ * intervals of type 0 (whether an attach record before names the task
+ * they serve).  Those are kept in file order in a journal and applied
+ * when finishing; everything else goes straight to its thread.  So the
+ * builds of consecutive parts of a file, read at once by several
+ * readers, merge into the build of the whole file (vs_wake_build_merge).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +63,11 @@ struct comm_of {
 	char *comm;
 };
 
+/* A record whose meaning depends on those before it, as it was fed. */
+struct ordered {
+	struct vs_record rec;	/* a task without values, comm strdup()ed */
+};
+
 struct vs_wake_build {
 	struct vs_attach_map *attach;
 	struct thread_recs *threads;	/* by tid, once finished */
@@ -65,6 +78,8 @@ struct vs_wake_build {
 	size_t nr_tasks, cap_tasks;
 	struct comm_of *comms;		/* by thread, once finished */
 	size_t nr_comms, cap_comms;
+	struct ordered *journal;	/* in file order, until finishing */
+	size_t nr_journal, cap_journal;
 	bool keep_parts;		/* the waits' parts, not only sums */
 	/* finishing */
 	const struct vs_task_samples *ts;
@@ -111,12 +126,27 @@ static void drop_walked(struct vs_wake_build *b)
 	b->nr_threads = b->nr_slots = b->nr_tasks = 0;
 }
 
-static void build_free(struct vs_wake_build *b)
+static void drop_journal(struct vs_wake_build *b)
 {
 	size_t i;
 
+	for (i = 0; i < b->nr_journal; i++)
+		if (b->journal[i].rec.kind == VS_REC_COMM)
+			free((char *)b->journal[i].rec.comm.comm);
+	free(b->journal);
+	b->journal = NULL;
+	b->nr_journal = b->cap_journal = 0;
+}
+
+void vs_wake_build_free(struct vs_wake_build *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
 	vs_attach_map_free(b->attach);
 	drop_walked(b);
+	drop_journal(b);
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
@@ -194,14 +224,86 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 	return &b->threads[b->nr_threads - 1];
 }
 
+/* Interval @t, serving task @serves (0: none, it is a task of its own). */
+static int add_interval(struct vs_wake_build *b, const struct vs_task *t,
+			uint64_t serves)
+{
+	struct thread_recs *th;
+
+	if (!serves && !(t->flags & VS_TASK_ATTACHED)) {
+		if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
+			    sizeof(*b->tasks)))
+			return -1;
+		b->tasks[b->nr_tasks++] = (struct task_type_of){
+			.id = t->id, .type = t->type };
+	}
+	th = thread_recs(b, t->tid);
+	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
+			   sizeof(*th->iv)))
+		return -1;
+	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end,
+		serves ? serves : t->id, serves || (t->flags & VS_TASK_ATTACHED) };
+	return 0;
+}
+
+/* Keep @rec for later, in file order (see the top of the file). */
+static int journal(struct vs_wake_build *b, const struct vs_record *rec)
+{
+	struct ordered *o;
+
+	if (vs_grow(&b->journal, &b->cap_journal, b->nr_journal + 1,
+		    sizeof(*b->journal)))
+		return -1;
+	o = &b->journal[b->nr_journal];
+	o->rec = *rec;
+	if (rec->kind == VS_REC_TASK) {
+		o->rec.task.nr_values = 0;
+		o->rec.task.values = NULL;
+	} else if (rec->kind == VS_REC_COMM &&
+		   !(o->rec.comm.comm = strdup(rec->comm.comm ?
+					       rec->comm.comm : ""))) {
+		return -1;
+	}
+	b->nr_journal++;
+	return 0;
+}
+
+/* Apply the journal's records in file order. */
+static int apply_journal(struct vs_wake_build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_journal; i++) {
+		const struct vs_record *rec = &b->journal[i].rec;
+
+		switch (rec->kind) {
+		case VS_REC_ATTACH:
+			if (vs_attach_map_add(b->attach, rec))
+				return -1;
+			break;
+		case VS_REC_COMM:
+			if (add_comm(b, rec->comm.tid, rec->comm.comm))
+				return -1;
+			break;
+		case VS_REC_PROCESS:
+			if (feed_fork(b, &rec->process))
+				return -1;
+			break;
+		default:
+			if (add_interval(b, &rec->task,
+					 vs_attach_map_served(b->attach,
+							      &rec->task)))
+				return -1;
+		}
+	}
+	drop_journal(b);
+	return 0;
+}
+
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 {
-	const struct vs_task *t = &rec->task;
 	struct thread_recs *th;
-	uint64_t serves;
 
-	if (vs_attach_map_add(b->attach, rec))
-		return -1;
 	switch (rec->kind) {
 	case VS_REC_WAKEUP:
 		th = thread_recs(b, rec->wakeup.wakee_tid);
@@ -219,31 +321,62 @@ int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 		th->sw[th->nr_sw++] = (struct switch_of){ rec->switch_.time,
 			rec->switch_.out, rec->switch_.preempt };
 		return 0;
+	case VS_REC_ATTACH:
+		return rec->attach.what == VS_ATTACH ? journal(b, rec) : 0;
 	case VS_REC_COMM:
-		return add_comm(b, rec->comm.tid,
-				rec->comm.comm ? rec->comm.comm : "");
+		return journal(b, rec);
 	case VS_REC_PROCESS:
-		return feed_fork(b, &rec->process);
+		return rec->process.what == VS_PROCESS_FORK ? journal(b, rec) : 0;
 	case VS_REC_TASK:
-		break;
+		/* only an interval of type 0 serves a task (core/attach.h) */
+		return rec->task.type ? add_interval(b, &rec->task, 0) :
+					journal(b, rec);
 	default:
 		return 0;
 	}
-	serves = vs_attach_map_served(b->attach, t);
-	if (!serves && !(t->flags & VS_TASK_ATTACHED)) {
-		if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
-			    sizeof(*b->tasks)))
-			return -1;
-		b->tasks[b->nr_tasks++] = (struct task_type_of){
-			.id = t->id, .type = t->type };
-	}
-	th = thread_recs(b, t->tid);
-	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
-			   sizeof(*th->iv)))
+}
+
+/* Append @n elements of @size at @src to the @nr of *@dst (capacity @cap) */
+static int append(void *dst, size_t *nr, size_t *cap, const void *src,
+		  size_t n, size_t size)
+{
+	if (!n)
+		return 0;
+	if (vs_grow(dst, cap, *nr + n, size))
 		return -1;
-	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end,
-		serves ? serves : t->id, serves || (t->flags & VS_TASK_ATTACHED) };
+	memcpy(*(char **)dst + *nr * size, src, n * size);
+	*nr += n;
 	return 0;
+}
+
+int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next)
+{
+	size_t i;
+
+	for (i = 0; i < next->nr_threads; i++) {
+		const struct thread_recs *from = &next->threads[i];
+		struct thread_recs *th = thread_recs(b, from->tid);
+
+		if (!th ||
+		    append(&th->iv, &th->nr_iv, &th->cap_iv, from->iv,
+			   from->nr_iv, sizeof(*th->iv)) ||
+		    append(&th->edges, &th->nr_edges, &th->cap_edges,
+			   from->edges, from->nr_edges, sizeof(*th->edges)) ||
+		    append(&th->sw, &th->nr_sw, &th->cap_sw, from->sw,
+			   from->nr_sw, sizeof(*th->sw)))
+			goto fail;
+	}
+	if (append(&b->tasks, &b->nr_tasks, &b->cap_tasks, next->tasks,
+		   next->nr_tasks, sizeof(*b->tasks)) ||
+	    append(&b->journal, &b->nr_journal, &b->cap_journal,
+		   next->journal, next->nr_journal, sizeof(*b->journal)))
+		goto fail;
+	next->nr_journal = 0;	/* its names are @b's now */
+	vs_wake_build_free(next);
+	return 0;
+fail:
+	vs_wake_build_free(next);
+	return -1;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -800,7 +933,7 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 	size_t i;
 
 	b->ts = ts;
-	if (!wb || sort_all(b))
+	if (!wb || apply_journal(b) || sort_all(b))
 		goto fail;
 	for (i = 0; i < b->nr_threads; i++)
 		if (count_edges(b, wb, &b->threads[i]))
@@ -826,11 +959,11 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 		b->comms[i].comm = NULL;
 	}
 	wb->nr_comms = b->nr_comms;
-	build_free(b);
+	vs_wake_build_free(b);
 	return wb;
 fail:
 	vs_wake_blame_free(wb);
-	build_free(b);
+	vs_wake_build_free(b);
 	return NULL;
 }
 
@@ -858,7 +991,7 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 		return vs_wake_build_finish(b, ts);
 	}
 	if (b)
-		build_free(b);
+		vs_wake_build_free(b);
 	vs_reader_close(r);
 	return NULL;
 }

@@ -110,6 +110,16 @@ struct vs_wake_build *vs_wake_build_new(bool parts);
 /* 0, or -1 when memory runs out */
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec);
 /**
+ * vs_wake_build_merge - add to @b the records fed to @next, which come
+ * after @b's in the file (the next part of a file read in parts, each by
+ * its own reader and build); frees @next
+ *
+ * Returns 0, or -1 when memory runs out (@b is then only fit to be freed).
+ */
+int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next);
+/* a build not finished (an error, a part never merged); NULL: nothing */
+void vs_wake_build_free(struct vs_wake_build *b);
+/**
  * vs_wake_build_finish - the edges and the blamed time by task type (NULL
  * when memory runs out); frees @b
  * @ts: the trace's task samples for the wakers' functions, or NULL

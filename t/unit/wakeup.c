@@ -5,6 +5,8 @@
  * of its own, by a thread outside tasks, by an interrupt; edges outside
  * tasks not counted.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/task-samples.h"
@@ -12,6 +14,14 @@
 #include "tap.h"
 
 static struct vs_wake_build *b;
+/* test_merge(): the records from the @split_at-th on go to @b_next */
+static struct vs_wake_build *b_next;
+static unsigned int fed, split_at = UINT_MAX;
+
+static void feed(const struct vs_record *rec)
+{
+	vs_wake_build_feed(fed++ < split_at ? b : b_next, rec);
+}
 
 static void task(uint64_t id, uint32_t type, uint32_t tid, uint64_t start,
 		 uint64_t end, uint32_t flags)
@@ -21,7 +31,7 @@ static void task(uint64_t id, uint32_t type, uint32_t tid, uint64_t start,
 	rec.task = (struct vs_task){ .id = id, .type = type, .tid = tid,
 				     .flags = flags, .start = start,
 				     .end = end };
-	vs_wake_build_feed(b, &rec);
+	feed(&rec);
 }
 
 static void attach(uint64_t time, uint32_t tid, uint64_t id)
@@ -29,7 +39,7 @@ static void attach(uint64_t time, uint32_t tid, uint64_t id)
 	struct vs_record rec = { .kind = VS_REC_ATTACH };
 
 	rec.attach = (struct vs_attach){ time, tid, VS_ATTACH, id };
-	vs_wake_build_feed(b, &rec);
+	feed(&rec);
 }
 
 static void wakeup(uint64_t time, uint32_t waker, uint32_t wakee)
@@ -37,7 +47,7 @@ static void wakeup(uint64_t time, uint32_t waker, uint32_t wakee)
 	struct vs_record rec = { .kind = VS_REC_WAKEUP };
 
 	rec.wakeup = (struct vs_wakeup){ time, waker, wakee, 0 };
-	vs_wake_build_feed(b, &rec);
+	feed(&rec);
 }
 
 static void sw(uint64_t time, uint32_t tid, bool out, bool preempt)
@@ -46,7 +56,7 @@ static void sw(uint64_t time, uint32_t tid, bool out, bool preempt)
 
 	rec.switch_ = (struct vs_switch){ .time = time, .tid = tid,
 					  .out = out, .preempt = preempt };
-	vs_wake_build_feed(b, &rec);
+	feed(&rec);
 }
 
 static void comm(uint32_t tid, const char *name)
@@ -54,7 +64,17 @@ static void comm(uint32_t tid, const char *name)
 	struct vs_record rec = { .kind = VS_REC_COMM };
 
 	rec.comm = (struct vs_comm){ .tid = tid, .pid = 10, .comm = name };
-	vs_wake_build_feed(b, &rec);
+	feed(&rec);
+}
+
+static void fork_thread(uint32_t tid, uint32_t ptid)
+{
+	struct vs_record rec = { .kind = VS_REC_PROCESS };
+
+	rec.process = (struct vs_process){ .what = VS_PROCESS_FORK,
+					   .pid = 10, .ppid = 10, .tid = tid,
+					   .ptid = ptid };
+	feed(&rec);
 }
 
 static const struct vs_waker *find_waker(const struct vs_wake_type *t,
@@ -191,6 +211,104 @@ static void test_bounded(bool parts)
 	vs_wake_blame_free(wb);
 }
 
+/*
+ * The chain of test_chain() where the holder is a thread forked from the
+ * front one and renamed after, and a second holder forked from the first
+ * renamed one: what depends on the records before it.
+ */
+static void chain_stream(void)
+{
+	comm(10, "front");
+	comm(20, "worker");
+	fork_thread(30, 10);
+	attach(150, 20, 1);
+	task(20ull << 32, 0, 20, 150, 890, VS_TASK_ATTACHED);
+	task(1, 1, 10, 0, 1000, 0);
+	comm(30, "holder");
+	fork_thread(31, 30);
+	sw(100, 10, true, false);
+	wakeup(900, 20, 10);
+	sw(950, 10, false, false);
+	sw(300, 20, true, false);
+	wakeup(700, 30, 20);
+	sw(720, 20, false, false);
+	attach(2000, 20, 2);
+	task(20ull << 32 | 1, 0, 20, 2000, 2500, VS_TASK_ATTACHED);
+	task(2, 1, 10, 1900, 3000, 0);
+	sw(2100, 20, true, false);
+	wakeup(2400, 31, 20);
+	sw(1950, 10, true, false);
+	wakeup(2600, 20, 10);
+}
+
+/* What a blame says, as text, to compare two of them. */
+static void describe(const struct vs_wake_blame *wb, char *buf, size_t len)
+{
+	const struct vs_wake_part *p;
+	unsigned int t, i;
+	size_t at = 0, n, k;
+
+	buf[0] = 0;
+	for (t = 0; wb && t < wb->nr_types; t++) {
+		const struct vs_wake_type *w = &wb->types[t];
+
+		at += snprintf(buf + at, len - at, "type %u %llu %llu:",
+			       w->type, (unsigned long long)w->tasks,
+			       (unsigned long long)w->wait_ns);
+		for (i = 0; i < w->nr_wakers && at < len; i++)
+			at += snprintf(buf + at, len - at, " %s %s %u %llu",
+				       w->wakers[i].label,
+				       vs_waker_kind_name(w->wakers[i].kind),
+				       w->wakers[i].depth,
+				       (unsigned long long)w->wakers[i].ns);
+		for (k = 1; k <= 2 && at < len; k++) {
+			n = vs_wake_task_parts(w, k, &p);
+			for (i = 0; i < n && at < len; i++)
+				at += snprintf(buf + at, len - at,
+					       " [%llu %u %llu]",
+					       (unsigned long long)k,
+					       p[i].waker,
+					       (unsigned long long)p[i].ns);
+		}
+	}
+}
+
+/* Cut anywhere, two builds merged blame as one build of the whole. */
+static void test_merge(void)
+{
+	char whole[2048], merged[2048];
+	unsigned int nr, cut, bad = 0;
+	struct vs_wake_blame *wb;
+
+	b = vs_wake_build_new(true);
+	fed = 0;
+	chain_stream();
+	nr = fed;
+	wb = vs_wake_build_finish(b, NULL);
+	describe(wb, whole, sizeof(whole));
+	vs_wake_blame_free(wb);
+	ok(strstr(whole, "[wait] holder/30") && strstr(whole, "[wait] holder/31"),
+	   "forked threads named after their renamed creator: %s", whole);
+	for (cut = 0; cut <= nr; cut++) {
+		b = vs_wake_build_new(true);
+		b_next = vs_wake_build_new(true);
+		fed = 0;
+		split_at = cut;
+		chain_stream();
+		wb = vs_wake_build_merge(b, b_next) ? NULL :
+		     vs_wake_build_finish(b, NULL);
+		describe(wb, merged, sizeof(merged));
+		vs_wake_blame_free(wb);
+		if (strcmp(whole, merged)) {
+			printf("# cut at %u: %s\n", cut, merged);
+			bad++;
+		}
+	}
+	split_at = UINT_MAX;
+	ok(!bad, "the %u cuts of the stream merge into the same blame",
+	   nr + 1);
+}
+
 int main(void)
 {
 	const struct vs_wake_type *t;
@@ -237,5 +355,6 @@ int main(void)
 	test_chain();
 	test_bounded(true);
 	test_bounded(false);
+	test_merge();
 	return done_testing();
 }
