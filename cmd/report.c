@@ -788,6 +788,8 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
 	o.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
+	o.wakeups = vs_wake_recorded(rep->input);
+	o.wake_parts = rep->tree;
 	rep->rank.threads = o.parts;
 	ret = vs_taskset_read(rep->input, &o, &rep->ts, err, sizeof(err));
 	vs_progress_end(&progress);
@@ -883,14 +885,11 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
-	/* a second pass over the file: only when there are wake-ups */
-	if (rep.ts->nr_wakeups) {
-		rep.wakeups = vs_wake_blame_read(rep.input, rep.funcs ?
-						 rep.funcs->samples : NULL,
-						 rep.tree, err, sizeof(err));
-		if (!rep.wakeups)
-			fprintf(stderr, "varscope report: %s\n", err);
-	}
+	rep.wakeups = vs_wake_blame_load(rep.ts, rep.input, rep.funcs ?
+					 rep.funcs->samples : NULL, rep.tree,
+					 err, sizeof(err));
+	if (!rep.wakeups && *err)
+		fprintf(stderr, "varscope report: %s\n", err);
 	if (rep.tree && make_trees(&rep, trs, n))
 		goto nomem;
 	if (rep.format == FORMAT_JSON)

@@ -58,6 +58,8 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	vs_func_sources_hook(tui->funcs, &o);
+	o.wakeups = vs_wake_recorded(tui->input);
+	o.wake_parts = true;
 	ret = vs_taskset_read(tui->input, &o, &tui->ts, err, errlen);
 	if (ret)
 		return ret;
@@ -167,12 +169,11 @@ int cmd_tui(int argc, const char **argv)
 	}
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
-	if (tui.ts->nr_wakeups) {	/* else no second pass over the file */
-		tui.wakeups = vs_wake_blame_read(tui.input, tui.funcs->samples,
-						 true, err, sizeof(err));
-		if (!tui.wakeups)	/* the tree without waits */
-			fprintf(stderr, "varscope tui: %s\n", err);
-	}
+	tui.wakeups = vs_wake_blame_load(tui.ts, tui.input,
+					 tui.funcs->samples, true, err,
+					 sizeof(err));
+	if (!tui.wakeups && *err)	/* the tree without waits */
+		fprintf(stderr, "varscope tui: %s\n", err);
 	in.waits = vs_wake_blame_type(tui.wakeups, tui.tr.type);
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
 					 tui.funcs->samples, tui.wakeups);

@@ -39,6 +39,7 @@
 #include "core/array.h"
 #include "core/record-int.h"
 #include "core/sort.h"
+#include "core/wakeup.h"
 #include "core/syscall-trace.h"
 #include "core/workload.h"
 
@@ -1608,6 +1609,9 @@ int vs_record(const struct vs_record_opts *opts)
 			strerror(errno));
 		goto out;
 	}
+	/* before any task: readers collect for the blame in their first pass */
+	if (r->s.waking.id >= 0)
+		vs_session_write_meta(&r->s, "wakeups", VS_META_WAKEUPS_RECORDED);
 	if (opts->pid) {
 		r->child = opts->pid;
 		r->attached = true;

@@ -13,6 +13,7 @@
 #include "bitmap.h"
 #include "sort.h"
 #include "taskset.h"
+#include "wakeup.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
 
@@ -738,6 +739,8 @@ struct part {
 	struct vs_value *values;	/* a task's values with the extra ones */
 	size_t alloc_values;
 	struct vs_attach_map *attach;	/* the attach records read */
+	struct vs_wake_build *wake;	/* opts->wakeups: records in
+					 * [start_off, end_off) */
 };
 
 #define MAX_EXTRA_VALUES	64
@@ -786,8 +789,12 @@ static int take_record(struct part *p, const struct vs_record *rec)
 {
 	const struct vs_taskset_opts *o = p->opts;
 	const struct vs_task *t = &rec->task;
-
+	uint64_t off = vs_reader_offset(p->r);
 	struct vs_task bare;
+
+	if (p->wake && off >= p->start_off && off < p->end_off &&
+	    vs_wake_build_feed(p->wake, rec))
+		return -1;
 
 	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
 		return vs_taskset_add_epoch(p->ts, &rec->epoch);
@@ -848,18 +855,35 @@ static void *load_part(void *arg)
 	return NULL;
 }
 
+/* Forget the wake-up records collected so far: they are another part's. */
+static int restart_wake(struct part *p)
+{
+	if (!p->wake)
+		return 0;
+	vs_wake_build_free(p->wake);
+	p->wake = vs_wake_build_new(p->opts->wake_parts);
+	return p->wake ? 0 : -1;
+}
+
 /*
  * Position reader @p at time @time and read ahead to its first task: the
- * part starts at that task's chunk.  Epochs read on the way are kept.
+ * part starts at that task's chunk.  Epochs read on the way are kept, and
+ * for the wake-up analysis the records of that chunk before the task.
  */
 static int start_part(struct part *p, uint64_t time)
 {
+	uint64_t chunk = UINT64_MAX;
 	int ret;
 
 	if (vs_reader_seek_time(p->r, time))
 		return -1;
 	p->start_off = UINT64_MAX;
 	while ((ret = vs_reader_next(p->r, &p->rec)) > 0) {
+		if (p->wake && vs_reader_offset(p->r) != chunk) {
+			chunk = vs_reader_offset(p->r);
+			if (restart_wake(p))
+				return -1;
+		}
 		if (p->rec.kind == VS_REC_TASK) {
 			p->start_off = vs_reader_offset(p->r);
 			p->pending = true;
@@ -869,6 +893,8 @@ static int start_part(struct part *p, uint64_t time)
 		    vs_taskset_add_epoch(p->ts, &p->rec.epoch))
 			return -1;
 		if (vs_attach_map_add(p->attach, &p->rec))
+			return -1;
+		if (p->wake && vs_wake_build_feed(p->wake, &p->rec))
 			return -1;
 	}
 	return ret;
@@ -905,11 +931,42 @@ static unsigned int plan_parts(struct part *parts, unsigned int n,
 	for (k = 1; k < n; k++) {
 		if (start_part(&parts[k], first + (last - first) / n * k))
 			return k;
-		if (parts[k].start_off < parts[k - 1].start_off)
+		if (parts[k].start_off < parts[k - 1].start_off) {
+			/* it reads on to there: what it read is before */
 			parts[k].start_off = parts[k - 1].start_off;
+			if (restart_wake(&parts[k]))
+				return k;
+		}
 		parts[k - 1].end_off = parts[k].start_off;
 	}
 	return n;
+}
+
+/*
+ * The wake-up records of the parts that read some of the file, in file
+ * order, into part 0's task set.
+ */
+static int merge_wake(struct part *parts, unsigned int used)
+{
+	struct vs_wake_build *wake = parts[0].wake;
+	unsigned int k;
+
+	if (!wake)
+		return 0;
+	parts[0].wake = NULL;
+	for (k = 1; k < used; k++) {
+		struct vs_wake_build *next = parts[k].wake;
+
+		if (parts[k].start_off >= parts[k].end_off)
+			continue;	/* read nothing of its own */
+		parts[k].wake = NULL;
+		if (vs_wake_build_merge(wake, next)) {
+			vs_wake_build_free(wake);
+			return -1;
+		}
+	}
+	parts[0].ts->wake = wake;
+	return 0;
 }
 
 static void free_parts(struct part *parts, unsigned int n)
@@ -921,6 +978,7 @@ static void free_parts(struct part *parts, unsigned int n)
 			vs_reader_close(parts[k].r);
 		free(parts[k].values);
 		vs_attach_map_free(parts[k].attach);
+		vs_wake_build_free(parts[k].wake);
 		vs_taskset_free(parts[k].ts);
 	}
 	free(parts);
@@ -956,6 +1014,9 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		p->ts = vs_taskset_new();
 		p->attach = vs_attach_map_new();
 		if (!p->ts || !p->attach)
+			goto nomem;
+		if (opts->wakeups && !opts->from_ns && !opts->to_ns &&
+		    !(p->wake = vs_wake_build_new(opts->wake_parts)))
 			goto nomem;
 		p->opts = opts;
 		p->end_off = UINT64_MAX;
@@ -993,6 +1054,8 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		if (merge_taskset(parts[0].ts, ts))
 			goto nomem;
 	}
+	if (merge_wake(parts, used))
+		goto nomem;
 	for (k = 0; k < opts->nr_extra_events; k++)
 		if (vs_taskset_add_event(parts[0].ts, &opts->extra_events[k]))
 			goto nomem;
@@ -1063,6 +1126,7 @@ void vs_taskset_free(struct vs_taskset *ts)
 	}
 	free(ts->events);
 	free(ts->warning);
+	vs_wake_build_free(ts->wake);
 	free(ts);
 }
 

@@ -34,6 +34,8 @@
 
 #include "trace.h"
 
+struct vs_wake_build;
+
 struct vs_column {
 	uint16_t event;		/* id in the catalog */
 	size_t nr;		/* tasks that recorded it */
@@ -64,6 +66,9 @@ struct vs_taskset {
 	uint64_t first_ns, last_ns;	/* task start and end times seen */
 	uint64_t nr_wakeups;		/* VS_REC_WAKEUP records seen: no
 					 * wake-up analysis needed without */
+	struct vs_wake_build *wake;	/* opts->wakeups: every record the
+					 * wake-up analysis needs, for
+					 * vs_wake_build_finish(); or NULL */
 	char *warning;			/* the reader's (truncation), or NULL */
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };
@@ -73,6 +78,14 @@ struct vs_taskset_opts {
 	bool one_type;			/* only tasks of @type */
 	uint32_t type;
 	bool latency_only;		/* no event columns: latencies alone */
+	/*
+	 * Collect what the wake-up analysis needs (core/wakeup.h) in the
+	 * same pass, into ts->wake: for a trace that says it recorded
+	 * wake-ups (vs_wake_recorded()).  Not with a time range (the
+	 * analysis wants the whole file): ts->wake is NULL then.
+	 * @wake_parts as vs_wake_build_new()'s @parts.
+	 */
+	bool wakeups, wake_parts;
 	unsigned int parts;		/* readers working in parallel (<= 1: one) */
 	/* called every few thousand tasks with bytes read, bytes in file */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);

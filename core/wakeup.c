@@ -6,28 +6,39 @@
  * own (a thread's records come in time order: they need no sort, except
  * when they do not), then place each edge and walk each wait's chain.
  *
- * What a record means depends on the records before it only for attach
- * records, thread names (a new thread inherits its creator's) and the
- * intervals of type 0 (whether an attach record before names the task
- * they serve).  Those are kept in file order in a journal and applied
- * when finishing; everything else goes straight to its thread.  So the
- * builds of consecutive parts of a file, read at once by several
- * readers, merge into the build of the whole file (vs_wake_build_merge).
+ * What a record means depends on the records before it only for thread
+ * names (a new thread inherits its creator's), kept in file order in a
+ * journal applied when finishing, and for the intervals of type 0: the
+ * task they serve is named by the last attach record of their thread
+ * before them (core/attach.h), which each thread's attach records say
+ * by how many intervals of the thread came before them.  Everything else
+ * goes straight to its thread.  So the builds of consecutive parts of a
+ * file, read at once by several readers, merge into the build of the
+ * whole file (vs_wake_build_merge).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/array.h"
-#include "core/attach.h"
 #include "core/sort.h"
 #include "core/task-samples.h"
+#include "core/taskset.h"
 #include "core/wakeup.h"
 
 struct interval {
 	uint64_t start, end;
 	uint64_t task;			/* the task it is or serves */
 	bool attached;			/* serves it */
+	bool type0;			/* may serve a task (core/attach.h);
+					 * placed when finishing */
+};
+
+/* A VS_ATTACH record of a thread, after @before of its intervals. */
+struct attach_at {
+	size_t before;
+	uint64_t time;
+	uint64_t task;
 };
 
 struct task_type_of {
@@ -56,6 +67,8 @@ struct thread_recs {
 	size_t nr_edges, cap_edges;
 	struct switch_of *sw;
 	size_t nr_sw, cap_sw;
+	struct attach_at *attach;	/* in file order */
+	size_t nr_attach, cap_attach;
 };
 
 struct comm_of {
@@ -63,13 +76,12 @@ struct comm_of {
 	char *comm;
 };
 
-/* A record whose meaning depends on those before it, as it was fed. */
+/* A name or a fork, as it was fed (comm strdup()ed). */
 struct ordered {
-	struct vs_record rec;	/* a task without values, comm strdup()ed */
+	struct vs_record rec;
 };
 
 struct vs_wake_build {
-	struct vs_attach_map *attach;
 	struct thread_recs *threads;	/* by tid, once finished */
 	size_t nr_threads, cap_threads;
 	uint32_t *slots;		/* feeding: tid hash of threads[] + 1 */
@@ -92,10 +104,6 @@ struct vs_wake_build *vs_wake_build_new(bool parts)
 {
 	struct vs_wake_build *b = calloc(1, sizeof(*b));
 
-	if (b && !(b->attach = vs_attach_map_new())) {
-		free(b);
-		return NULL;
-	}
 	if (b)
 		b->keep_parts = parts;
 	return b;
@@ -114,6 +122,7 @@ static void drop_walked(struct vs_wake_build *b)
 		free(b->threads[i].iv);
 		free(b->threads[i].edges);
 		free(b->threads[i].sw);
+		free(b->threads[i].attach);
 	}
 	free(b->threads);
 	free(b->slots);
@@ -144,7 +153,6 @@ void vs_wake_build_free(struct vs_wake_build *b)
 
 	if (!b)
 		return;
-	vs_attach_map_free(b->attach);
 	drop_walked(b);
 	drop_journal(b);
 	for (i = 0; i < b->nr_comms; i++)
@@ -224,25 +232,94 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 	return &b->threads[b->nr_threads - 1];
 }
 
-/* Interval @t, serving task @serves (0: none, it is a task of its own). */
-static int add_interval(struct vs_wake_build *b, const struct vs_task *t,
-			uint64_t serves)
+static int add_task(struct vs_wake_build *b, uint64_t id, uint32_t type)
 {
-	struct thread_recs *th;
+	if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
+		    sizeof(*b->tasks)))
+		return -1;
+	b->tasks[b->nr_tasks++] = (struct task_type_of){ .id = id,
+							 .type = type };
+	return 0;
+}
 
-	if (!serves && !(t->flags & VS_TASK_ATTACHED)) {
-		if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
-			    sizeof(*b->tasks)))
-			return -1;
-		b->tasks[b->nr_tasks++] = (struct task_type_of){
-			.id = t->id, .type = t->type };
-	}
-	th = thread_recs(b, t->tid);
+/*
+ * Task record @t: an interval of its thread, a task of its own unless
+ * flagged attached; one of type 0 may serve a task instead (then dropped
+ * from the tasks by resolve_served()).
+ */
+static int add_interval(struct vs_wake_build *b, const struct vs_task *t)
+{
+	struct thread_recs *th = thread_recs(b, t->tid);
+	bool attached = t->flags & VS_TASK_ATTACHED;
+
 	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
 			   sizeof(*th->iv)))
 		return -1;
-	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end,
-		serves ? serves : t->id, serves || (t->flags & VS_TASK_ATTACHED) };
+	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end, t->id,
+						 attached, !t->type };
+	return attached ? 0 : add_task(b, t->id, t->type);
+}
+
+static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
+{
+	struct thread_recs *th = thread_recs(b, a->tid);
+
+	if (!th || vs_grow(&th->attach, &th->cap_attach, th->nr_attach + 1,
+			   sizeof(*th->attach)))
+		return -1;
+	th->attach[th->nr_attach++] = (struct attach_at){ th->nr_iv, a->time,
+							  a->task_id };
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * The intervals of type 0 that serve a task: the last attach of their
+ * thread before them has their start time (core/attach.c).  Those not
+ * flagged attached (their thread exited attached) leave the tasks.
+ */
+static int resolve_served(struct vs_wake_build *b)
+{
+	uint64_t *drop = NULL;
+	size_t t, i, k, nr_drop = 0, cap_drop = 0, kept = 0;
+
+	for (t = 0; t < b->nr_threads; t++) {
+		struct thread_recs *th = &b->threads[t];
+		const struct attach_at *last = NULL;
+
+		for (i = k = 0; i < th->nr_iv && th->nr_attach; i++) {
+			struct interval *iv = &th->iv[i];
+
+			while (k < th->nr_attach && th->attach[k].before <= i)
+				last = &th->attach[k++];
+			if (!iv->type0 || !last || last->time != iv->start)
+				continue;
+			if (!iv->attached) {
+				if (vs_grow(&drop, &cap_drop, nr_drop + 1,
+					    sizeof(*drop))) {
+					free(drop);
+					return -1;
+				}
+				drop[nr_drop++] = iv->task;
+			}
+			iv->task = last->task;
+			iv->attached = true;
+		}
+	}
+	vs_qsort(drop, nr_drop, sizeof(*drop), cmp_id);
+	for (i = 0; nr_drop && i < b->nr_tasks; i++)
+		if (!bsearch(&b->tasks[i].id, drop, nr_drop, sizeof(*drop),
+			     cmp_id))
+			b->tasks[kept++] = b->tasks[i];
+	if (nr_drop)
+		b->nr_tasks = kept;
+	free(drop);
 	return 0;
 }
 
@@ -256,19 +333,14 @@ static int journal(struct vs_wake_build *b, const struct vs_record *rec)
 		return -1;
 	o = &b->journal[b->nr_journal];
 	o->rec = *rec;
-	if (rec->kind == VS_REC_TASK) {
-		o->rec.task.nr_values = 0;
-		o->rec.task.values = NULL;
-	} else if (rec->kind == VS_REC_COMM &&
-		   !(o->rec.comm.comm = strdup(rec->comm.comm ?
-					       rec->comm.comm : ""))) {
+	if (rec->kind == VS_REC_COMM &&
+	    !(o->rec.comm.comm = strdup(rec->comm.comm ? rec->comm.comm : "")))
 		return -1;
-	}
 	b->nr_journal++;
 	return 0;
 }
 
-/* Apply the journal's records in file order. */
+/* Apply the journal's records in file order, then the attach records. */
 static int apply_journal(struct vs_wake_build *b)
 {
 	size_t i;
@@ -276,28 +348,13 @@ static int apply_journal(struct vs_wake_build *b)
 	for (i = 0; i < b->nr_journal; i++) {
 		const struct vs_record *rec = &b->journal[i].rec;
 
-		switch (rec->kind) {
-		case VS_REC_ATTACH:
-			if (vs_attach_map_add(b->attach, rec))
-				return -1;
-			break;
-		case VS_REC_COMM:
-			if (add_comm(b, rec->comm.tid, rec->comm.comm))
-				return -1;
-			break;
-		case VS_REC_PROCESS:
-			if (feed_fork(b, &rec->process))
-				return -1;
-			break;
-		default:
-			if (add_interval(b, &rec->task,
-					 vs_attach_map_served(b->attach,
-							      &rec->task)))
-				return -1;
-		}
+		if (rec->kind == VS_REC_COMM ?
+		    add_comm(b, rec->comm.tid, rec->comm.comm) :
+		    feed_fork(b, &rec->process))
+			return -1;
 	}
 	drop_journal(b);
-	return 0;
+	return resolve_served(b);
 }
 
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
@@ -322,29 +379,42 @@ int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 			rec->switch_.out, rec->switch_.preempt };
 		return 0;
 	case VS_REC_ATTACH:
-		return rec->attach.what == VS_ATTACH ? journal(b, rec) : 0;
+		return rec->attach.what == VS_ATTACH ?
+		       add_attach(b, &rec->attach) : 0;
 	case VS_REC_COMM:
 		return journal(b, rec);
 	case VS_REC_PROCESS:
 		return rec->process.what == VS_PROCESS_FORK ? journal(b, rec) : 0;
 	case VS_REC_TASK:
-		/* only an interval of type 0 serves a task (core/attach.h) */
-		return rec->task.type ? add_interval(b, &rec->task, 0) :
-					journal(b, rec);
+		return add_interval(b, &rec->task);
 	default:
 		return 0;
 	}
 }
 
-/* Append @n elements of @size at @src to the @nr of *@dst (capacity @cap) */
-static int append(void *dst, size_t *nr, size_t *cap, const void *src,
-		  size_t n, size_t size)
+/*
+ * Move the @n elements of @size in *@src (capacity *@src_cap) to the end
+ * of the *@nr in *@dst (capacity *@cap): the array itself when *@dst has
+ * none; else appended and *@src freed at once, so that two copies of the
+ * records are never held.
+ */
+static int append(void *dst, size_t *nr, size_t *cap, void *src,
+		  size_t *src_cap, size_t n, size_t size)
 {
 	if (!n)
 		return 0;
-	if (vs_grow(dst, cap, *nr + n, size))
-		return -1;
-	memcpy(*(char **)dst + *nr * size, src, n * size);
+	if (!*nr) {
+		free(*(void **)dst);
+		*(void **)dst = *(void **)src;
+		*cap = *src_cap;
+	} else {
+		if (vs_grow(dst, cap, *nr + n, size))
+			return -1;
+		memcpy(*(char **)dst + *nr * size, *(void **)src, n * size);
+		free(*(void **)src);
+	}
+	*(void **)src = NULL;
+	*src_cap = 0;
 	*nr += n;
 	return 0;
 }
@@ -354,22 +424,31 @@ int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next)
 	size_t i;
 
 	for (i = 0; i < next->nr_threads; i++) {
-		const struct thread_recs *from = &next->threads[i];
+		struct thread_recs *from = &next->threads[i];
 		struct thread_recs *th = thread_recs(b, from->tid);
+		size_t k;
 
-		if (!th ||
-		    append(&th->iv, &th->nr_iv, &th->cap_iv, from->iv,
-			   from->nr_iv, sizeof(*th->iv)) ||
+		if (!th)
+			goto fail;
+		for (k = 0; k < from->nr_attach; k++)
+			from->attach[k].before += th->nr_iv;
+		if (append(&th->attach, &th->nr_attach, &th->cap_attach,
+			   &from->attach, &from->cap_attach, from->nr_attach,
+			   sizeof(*th->attach)) ||
+		    append(&th->iv, &th->nr_iv, &th->cap_iv, &from->iv,
+			   &from->cap_iv, from->nr_iv, sizeof(*th->iv)) ||
 		    append(&th->edges, &th->nr_edges, &th->cap_edges,
-			   from->edges, from->nr_edges, sizeof(*th->edges)) ||
-		    append(&th->sw, &th->nr_sw, &th->cap_sw, from->sw,
-			   from->nr_sw, sizeof(*th->sw)))
+			   &from->edges, &from->cap_edges, from->nr_edges,
+			   sizeof(*th->edges)) ||
+		    append(&th->sw, &th->nr_sw, &th->cap_sw, &from->sw,
+			   &from->cap_sw, from->nr_sw, sizeof(*th->sw)))
 			goto fail;
 	}
-	if (append(&b->tasks, &b->nr_tasks, &b->cap_tasks, next->tasks,
-		   next->nr_tasks, sizeof(*b->tasks)) ||
+	if (append(&b->tasks, &b->nr_tasks, &b->cap_tasks, &next->tasks,
+		   &next->cap_tasks, next->nr_tasks, sizeof(*b->tasks)) ||
 	    append(&b->journal, &b->nr_journal, &b->cap_journal,
-		   next->journal, next->nr_journal, sizeof(*b->journal)))
+		   &next->journal, &next->cap_journal, next->nr_journal,
+		   sizeof(*b->journal)))
 		goto fail;
 	next->nr_journal = 0;	/* its names are @b's now */
 	vs_wake_build_free(next);
@@ -994,6 +1073,46 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 		vs_wake_build_free(b);
 	vs_reader_close(r);
 	return NULL;
+}
+
+bool vs_wake_recorded(const char *path)
+{
+	char err[256];
+	struct vs_reader *r = vs_reader_open(path, err, sizeof(err));
+	struct vs_record rec;
+	bool recorded = false;
+
+	while (r && !recorded && vs_reader_next(r, &rec) > 0 &&
+	       rec.kind != VS_REC_TASK && rec.kind != VS_REC_WAKEUP &&
+	       rec.kind != VS_REC_SWITCH)
+		recorded = rec.kind == VS_REC_META &&
+			   !strcmp(rec.meta.key, VS_META_WAKEUPS) &&
+			   !strcmp(rec.meta.value, VS_META_WAKEUPS_RECORDED);
+	if (r)
+		vs_reader_close(r);
+	return recorded;
+}
+
+struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
+					 const char *path,
+					 const struct vs_task_samples *samples,
+					 bool parts, char *err, size_t errlen)
+{
+	struct vs_wake_build *b = ts->wake;
+	struct vs_wake_blame *wb;
+
+	ts->wake = NULL;
+	*err = 0;
+	if (!ts->nr_wakeups) {
+		vs_wake_build_free(b);
+		return NULL;
+	}
+	if (!b)
+		return vs_wake_blame_read(path, samples, parts, err, errlen);
+	wb = vs_wake_build_finish(b, samples);
+	if (!wb)
+		snprintf(err, errlen, "out of memory placing wake-up edges");
+	return wb;
 }
 
 void vs_wake_blame_free(struct vs_wake_blame *wb)

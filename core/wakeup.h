@@ -137,6 +137,39 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 					 const struct vs_task_samples *ts,
 					 bool parts, char *err, size_t errlen);
 
+/*
+ * The META record a recorder of wake-ups writes before its first task
+ * (core/record.c spells the key out, for t0040): the trace has wake-up
+ * records wherever a recorded thread blocked, and the task-set pass can
+ * collect what the analysis needs at once (vs_taskset_opts.wakeups).
+ */
+#define VS_META_WAKEUPS		"wakeups"
+#define VS_META_WAKEUPS_RECORDED	"recorded"
+
+/**
+ * vs_wake_recorded - does trace @path say, before its first task, that
+ * it recorded wake-ups?  false also when it cannot be read (the reading
+ * of the task set says why)
+ */
+bool vs_wake_recorded(const char *path);
+
+struct vs_taskset;
+
+/**
+ * vs_wake_blame_load - the blame of the trace @path whose task set @ts was
+ * just read: from what that pass collected (@ts->wake, then freed), else,
+ * for a trace without VS_META_WAKEUPS, by a second pass over the file
+ * when @ts saw wake-up records
+ * @samples, @parts: as vs_wake_blame_read()
+ *
+ * Returns NULL with *@err = 0 when the trace has no wake-ups, NULL with
+ * @err set on failure.
+ */
+struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
+					 const char *path,
+					 const struct vs_task_samples *samples,
+					 bool parts, char *err, size_t errlen);
+
 void vs_wake_blame_free(struct vs_wake_blame *wb);
 
 /* The counts of task type @type, or NULL when none of its waits was woken */

@@ -9,7 +9,8 @@
  * type get a high value of one event, added to their latency as well.
  * With --wakeups, each task's thread blocks once half-way and one of four
  * threads outside tasks wakes it (switch out, wake-up, switch in), as the
- * recorder writes them for a blocking wait.
+ * recorder writes them for a blocking wait, after the META record that
+ * says so (--no-wakeups-meta: without it, as an older recorder wrote).
  * The output depends only on the options (fixed header, own PRNG).
  */
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "core/parse-options.h"
 #include "core/trace.h"
+#include "core/wakeup.h"
 
 static const struct {
 	const char *name;
@@ -57,7 +59,7 @@ struct gen {
 	const char *cause;
 	double cause_frac;
 	int level;
-	bool every_kind, unknown_kind, wakeups;
+	bool every_kind, unknown_kind, wakeups, no_wakeups_meta;
 	/* state */
 	struct vs_writer *w;
 	uint64_t rng, start, now, nr_written;
@@ -182,9 +184,15 @@ static void write_samples(struct gen *g, const struct vs_task *t)
 
 static void write_wakers(struct gen *g)
 {
-	struct vs_record rec = { .kind = VS_REC_COMM };
+	struct vs_record rec = { .kind = VS_REC_META };
 	char name[16];
 	uint32_t i;
+
+	rec.meta = (struct vs_meta){ VS_META_WAKEUPS,
+				     VS_META_WAKEUPS_RECORDED };
+	if (!g->no_wakeups_meta)
+		add(g, &rec);
+	rec.kind = VS_REC_COMM;
 
 	for (i = 0; i < NR_WAKERS; i++) {
 		snprintf(name, sizeof(name), "waker/%u", i);
@@ -388,6 +396,8 @@ int main(int argc, const char **argv)
 			    "write at least one record of every kind"),
 		OPT_BOOLEAN(0, "wakeups", &g.wakeups,
 			    "each task blocks once and another thread wakes it"),
+		OPT_BOOLEAN(0, "no-wakeups-meta", &g.no_wakeups_meta,
+			    "--wakeups without the META record saying so"),
 		OPT_BOOLEAN(0, "unknown-kind", &g.unknown_kind,
 			    "add a record of an unknown kind (newer minor)"),
 		OPT_END()

@@ -221,14 +221,14 @@ static void chain_stream(void)
 	comm(10, "front");
 	comm(20, "worker");
 	fork_thread(30, 10);
+	sw(100, 10, true, false);
+	wakeup(900, 20, 10);
+	sw(950, 10, false, false);
 	attach(150, 20, 1);
 	task(20ull << 32, 0, 20, 150, 890, VS_TASK_ATTACHED);
 	task(1, 1, 10, 0, 1000, 0);
 	comm(30, "holder");
 	fork_thread(31, 30);
-	sw(100, 10, true, false);
-	wakeup(900, 20, 10);
-	sw(950, 10, false, false);
 	sw(300, 20, true, false);
 	wakeup(700, 30, 20);
 	sw(720, 20, false, false);
