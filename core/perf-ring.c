@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/perf-ring.h"
@@ -16,6 +17,14 @@
 #define VS_MAX_RECORD	65536
 /* Closer than this to full, the kernel may have dropped a record. */
 #define VS_FULL_MARGIN	8192
+
+uint64_t vs_perf_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 int vs_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group)
 {

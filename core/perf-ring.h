@@ -26,6 +26,12 @@ struct vs_perf_ring {
 };
 
 /**
+ * vs_perf_clock_ns - now, in the clock of varscope's perf events
+ * (CLOCK_MONOTONIC through attr.use_clockid): what their times compare to
+ */
+uint64_t vs_perf_clock_ns(void);
+
+/**
  * vs_perf_open - perf_event_open(2) with FD_CLOEXEC; -1 with errno
  */
 int vs_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group);

@@ -16,14 +16,6 @@
 #include "core/pmu.h"
 #include "core/trace.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* --- detection --------------------------------------------------------- */
 
 const char *vs_pmu_errno_reason(int err)
@@ -287,9 +279,9 @@ int vs_counter_group_read(const struct vs_counter_group *g,
 		errno = EBADF;
 		return -1;
 	}
-	before = now_ns();
+	before = vs_perf_clock_ns();
 	n = read(g->fd[0], buf, sizeof(buf));
-	after = now_ns();
+	after = vs_perf_clock_ns();
 	if (n < 0)
 		return -1;
 	if (vs_counter_read_parse(buf, n, r) < 0) {

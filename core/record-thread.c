@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/record-int.h"
 #include "core/snapshot.h"
 
@@ -89,6 +90,19 @@ struct vs_rthread {
 	struct vs_snapshot_pair pair;
 	/* the snapshots of queued events that have one, in queue order */
 	struct vs_fifo snaps;		/* struct vs_snapshot */
+	/*
+	 * Wake-ups of the thread waiting to be judged, and its blocked
+	 * waits inside selected tasks (in 0: not back yet), by time, kept
+	 * VS_WAIT_KEEP_NS: a wake-up is written when it ends one of them.
+	 * Its events before @horizon have all been read.
+	 */
+	struct vs_wakeup *wakes;
+	size_t nr_wakes, cap_wakes;
+	struct vs_wait {
+		uint64_t out, in;
+	} *waits;
+	size_t nr_waits, cap_waits;
+	uint64_t horizon;
 };
 
 static const struct {
@@ -417,13 +431,11 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 				   uint32_t tid)
 {
 	struct vs_rthread *rt = calloc(1, sizeof(*rt));
-	struct timespec ts;
 	int i, err;
 
 	if (!rt)
 		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the perf events' clock */
-	rt->opened = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	rt->opened = vs_perf_clock_ns();
 	rt->pid = pid;
 	rt->tid = tid;
 	rt->tasks_fd = rt->sample_fd = -1;
@@ -607,6 +619,81 @@ bool vs_decode_switch(const struct vs_session *s,
 }
 
 /*
+ * Does @time fall in one of @rt's blocked waits: 1, 0, or -1 when its
+ * events around @time may not all be read yet.
+ */
+static int in_wait(const struct vs_rthread *rt, uint64_t time)
+{
+	size_t i = rt->nr_waits;
+
+	while (i > 0 && rt->waits[i - 1].out > time)
+		i--;
+	if (i > 0 && time <= rt->waits[i - 1].in)
+		return 1;
+	if (time >= rt->horizon)
+		return -1;
+	/* not back by the horizon: still waiting */
+	return i > 0 && !rt->waits[i - 1].in;
+}
+
+/*
+ * Write the wake-ups that end a blocked wait of the thread inside its
+ * selected tasks; drop those that cannot (the thread was not waiting,
+ * or not in a selected task: the kernel's filter passes every wake-up of
+ * a recorded thread); keep the others for later, unless @all.
+ */
+static void settle_wakeups(struct vs_session *s, struct vs_rthread *rt,
+			   bool all)
+{
+	struct vs_record rec = { .kind = VS_REC_WAKEUP };
+	size_t i, keep = 0;
+	int in;
+
+	for (i = 0; i < rt->nr_wakes; i++) {
+		in = in_wait(rt, rt->wakes[i].time);
+		if (in > 0) {
+			rec.wakeup = rt->wakes[i];
+			vs_session_write(s, &rec);
+		} else if (in < 0 && !all) {
+			rt->wakes[keep++] = rt->wakes[i];
+		}
+	}
+	rt->nr_wakes = keep;
+	for (i = 0; i < rt->nr_waits && rt->waits[i].in &&
+		    rt->waits[i].in + VS_WAIT_KEEP_NS < rt->horizon; i++)
+		;
+	memmove(rt->waits, rt->waits + i, (rt->nr_waits - i) *
+		sizeof(*rt->waits));
+	rt->nr_waits -= i;
+}
+
+void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
+		       const struct vs_wakeup *w)
+{
+	if (vs_grow(&rt->wakes, &rt->cap_wakes, rt->nr_wakes + 1,
+		    sizeof(*rt->wakes)) < 0)
+		return;
+	rt->wakes[rt->nr_wakes++] = *w;
+	settle_wakeups(s, rt, false);
+}
+
+/* A blocked wait begins (@out) or ends. */
+static void track_wait(struct vs_session *s, struct vs_rthread *rt,
+		       bool out, uint64_t time)
+{
+	if (out) {
+		if (vs_grow(&rt->waits, &rt->cap_waits, rt->nr_waits + 1,
+			    sizeof(*rt->waits)) < 0)
+			return;
+		rt->waits[rt->nr_waits++] = (struct vs_wait){ time, 0 };
+	} else if (rt->nr_waits && !rt->waits[rt->nr_waits - 1].in) {
+		rt->waits[rt->nr_waits - 1].in = time;
+	}
+	if (rt->nr_wakes)
+		settle_wakeups(s, rt, false);
+}
+
+/*
  * The switches of a thread inside its selected tasks (its events are
  * enabled only then) that begin and end its blocked waits, as
  * VS_REC_SWITCH records, for the blame along wake-up edges
@@ -625,7 +712,10 @@ static void write_switch(struct vs_session *s, struct vs_rthread *rt,
 	bool wait_end = !out && rt->blocked;
 
 	rt->blocked = blocked;
-	if (s->opts->syscalls || !(blocked || wait_end))
+	if (!(blocked || wait_end))
+		return;
+	track_wait(s, rt, out, sid->time);
+	if (s->opts->syscalls)
 		return;
 	rec.switch_ = (struct vs_switch){
 		.time = sid->time, .tid = sid->tid, .cpu = sid->cpu,
@@ -875,7 +965,7 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct vs_task_ring *r = rt->tasks;
 	void *args[2] = { s, rt };
-	uint64_t head, tail, first;
+	uint64_t head, tail, first, horizon;
 
 	if (!r)
 		return 0;
@@ -886,8 +976,11 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 	 * events would reach the task after it.
 	 */
 	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	horizon = vs_perf_clock_ns() - VS_WAKE_SLACK_NS;
 	vs_snapshot_pair_other(&rt->pair);	/* what it read may be fed */
 	vs_perf_ring_read(&rt->ring, on_record, args);
+	rt->horizon = horizon;
+	settle_wakeups(s, rt, false);
 	if (rt->ring.full && !rt->overflow_since)
 		rt->overflow_since = rt->last_time ? rt->last_time : 1;
 	for (first = tail = r->tail; tail < head; tail++)
@@ -912,6 +1005,7 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 	};
 
 	vs_rthread_drain(s, rt);
+	settle_wakeups(s, rt, true);
 	if (rt->overflow_since) {
 		struct vs_acct_event lost = {
 			.time = rt->overflow_since, .until = UINT64_MAX,
@@ -929,6 +1023,8 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 	close_fds(rt, s->epoll_fd);
 	free(rt->queue.buf);
 	free(rt->snaps.buf);
+	free(rt->wakes);
+	free(rt->waits);
 	free(rt);
 }
 

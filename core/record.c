@@ -118,14 +118,6 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static uint64_t realtime_ns(void)
 {
 	struct timespec ts;
@@ -231,7 +223,7 @@ static int open_output(struct vs_recorder *r)
 	struct vs_header hdr = {
 		.major = VS_FORMAT_MAJOR, .minor = VS_FORMAT_MINOR,
 		.clockid = CLOCK_MONOTONIC,
-		.start_time = now_ns(), .start_realtime = realtime_ns(),
+		.start_time = vs_perf_clock_ns(), .start_realtime = realtime_ns(),
 		.tool = "varscope " VARSCOPE_VERSION " record",
 	};
 	struct vs_rotwriter_opts ro = {
@@ -497,23 +489,26 @@ static bool is_wakeup(const struct vs_recorder *r,
 }
 
 /*
- * A VS_REC_WAKEUP when the wakee is a recorded thread (one that
- * registered with the library).  A wake-up made in interrupt context was
- * made by no thread: waker 0.
+ * A wake-up of a recorded thread (one that registered with the library)
+ * goes to that thread, which writes it as a VS_REC_WAKEUP if it ends one
+ * of its blocked waits inside a selected task.  A wake-up made in
+ * interrupt context was made by no thread: waker 0.
  */
 static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
 {
-	struct vs_record rec = { .kind = VS_REC_WAKEUP };
+	struct vs_wakeup w;
+	struct vs_rthread *rt;
 	bool in_irq = false;
 	uint32_t wakee;
 
 	wakee = vs_tp_wakee(&r->s.tps, &r->s.waking, smp->raw, smp->raw_size,
 			    &in_irq);
-	if (!wakee || !vs_session_thread(&r->s, wakee))
+	rt = wakee ? vs_session_thread(&r->s, wakee) : NULL;
+	if (!rt)
 		return;
-	rec.wakeup = (struct vs_wakeup){ smp->time, in_irq ? 0 : smp->tid,
-					 wakee, smp->cpu };
-	vs_session_write(&r->s, &rec);
+	w = (struct vs_wakeup){ smp->time, in_irq ? 0 : smp->tid, wakee,
+				smp->cpu };
+	vs_rthread_wakeup(&r->s, rt, &w);
 }
 
 /*
@@ -603,7 +598,7 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 	char path[64], line[4200], file[4097], comm[64], perms[8];
 	unsigned long long start, end, pgoff;
 	struct vs_record rec;
-	uint64_t now = now_ns();
+	uint64_t now = vs_perf_clock_ns();
 	struct dirent *d;
 	FILE *f;
 	DIR *dir;
@@ -911,7 +906,7 @@ static void follow_forks(struct vs_recorder *r, const struct vs_track_batch *b)
 static void drain_tracking(struct vs_recorder *r, bool all)
 {
 	struct vs_track_batch *b = &r->batch;
-	uint64_t read_time = now_ns(), cut = read_time - VS_TRACK_SLACK_NS;
+	uint64_t read_time = vs_perf_clock_ns(), cut = read_time - VS_TRACK_SLACK_NS;
 	const struct perf_event_header *h;
 	size_t off, size, carried = b->len, keep = 0;
 	unsigned int gone = 0;
@@ -1093,7 +1088,7 @@ static bool register_thread(struct vs_recorder *r)
 	/* the same tid again: it exec'd; its old image's state ends here */
 	old = vs_session_thread(&r->s, req.tid);
 	if (old)
-		track_exit(r, req.tid, now_ns());
+		track_exit(r, req.tid, vs_perf_clock_ns());
 	rt = vs_rthread_open(&r->s, req.pid, req.tid);
 	if (!rt) {
 		if ((errno == EMFILE || errno == ENFILE) &&
@@ -1123,7 +1118,7 @@ static int open_socket(struct vs_recorder *r)
 	size_t len;
 
 	snprintf(r->sock_name, sizeof(r->sock_name), "varscope-%d-%llx",
-		 getpid(), (unsigned long long)now_ns());
+		 getpid(), (unsigned long long)vs_perf_clock_ns());
 	len = strlen(r->sock_name);
 	memcpy(addr.sun_path + 1, r->sock_name, len);
 	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
@@ -1287,7 +1282,7 @@ static void check_child(struct vs_recorder *r)
 
 static void tick(struct vs_recorder *r)
 {
-	uint64_t now = now_ns();
+	uint64_t now = vs_perf_clock_ns();
 
 	/* the next segment file, when its time has come */
 	if (r->recording && vs_rotwriter_tick(r->s.out, now)) {
@@ -1316,7 +1311,7 @@ static void stop_recording(struct vs_recorder *r)
 		"goes on; the trace keeps what was written (%llu bytes)\n",
 		vs_rotwriter_path(r->s.out), strerror(r->s.out_error),
 		(unsigned long long)vs_rotwriter_bytes(r->s.out));
-	close_threads(r, now_ns(), false);
+	close_threads(r, vs_perf_clock_ns(), false);
 	r->s.out_error = -1;	/* said once */
 }
 
@@ -1357,7 +1352,7 @@ static void loop(struct vs_recorder *r)
 		check_child(r);
 		if (r->child_done)
 			break;
-		if (r->stop_at && now_ns() >= r->stop_at)
+		if (r->stop_at && vs_perf_clock_ns() >= r->stop_at)
 			break;
 	}
 }
@@ -1464,13 +1459,13 @@ static void finish(struct vs_recorder *r)
 	if (!r->child_done) {
 		/* --duration or a signal: the tasks open now are truncated */
 		drain_tracking(r, false);
-		close_threads(r, now_ns(), false);
+		close_threads(r, vs_perf_clock_ns(), false);
 		waitpid(r->child, &r->child_status, 0);
 		r->child_done = true;
 	}
 	drain_tracking(r, true);
 	drain_syscalls(r, true);
-	now = r->s.last_time > now_ns() ? r->s.last_time : now_ns();
+	now = r->s.last_time > vs_perf_clock_ns() ? r->s.last_time : vs_perf_clock_ns();
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)
 		stop_recording(r);
@@ -1651,7 +1646,7 @@ int vs_record(const struct vs_record_opts *opts)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	r->next_epoch = now_ns();
+	r->next_epoch = vs_perf_clock_ns();
 	r->next_flush = r->next_epoch + VS_FLUSH_NS;
 	if (opts->duration_ns)
 		r->stop_at = r->next_epoch + opts->duration_ns;

@@ -64,6 +64,18 @@ print([r["value"] for r in recs if r["kind"] == "meta" and r["key"] == "wakeups_
 		{ echo "wakeups_read $n_read, wake-up records $n_w"; false; }
 }
 
+@test "--rate 0.1: only the wake-ups that end a wait in a selected task" {
+	require_example wakeping
+	# every request of the reader blocks once in read(2) and is woken
+	# by the writer; the kernel passes all 1000 wake-ups of the reader,
+	# the recorder writes those of the selected requests alone
+	run "$VARSCOPE" record --rate 0.1 -o t.data -- "$EXAMPLES/wakeping" -n 1000
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check "len(T) >= 30 and len(W) == sum(t['values']['sched.blocked.count'] for t in T)"
+	check "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T) for w in W)"
+}
+
 @test "threads registering while others are woken: each wake-up once" {
 	require_example interfere
 	# 300 threads in waves of 100 register while the others are woken
