@@ -530,7 +530,6 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 	struct vs_sc_event *next = calloc(t->nr_cpus, sizeof(*next));
 	uint64_t *when = calloc(t->nr_cpus, sizeof(*when));
 	uint64_t cut = UINT64_MAX;
-	struct timespec now;
 	long n = 0;
 	int cpu, np = 0, ret, best;
 
@@ -547,8 +546,8 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 	if (timeout_ms)
 		poll(pfd, np, timeout_ms);
 	/* before any drain: what is older is in the rings by then */
-	if (!all && !clock_gettime(CLOCK_MONOTONIC, &now))
-		cut = now.tv_sec * 1000000000ull + now.tv_nsec - WRITE_SLACK_NS;
+	if (!all)
+		cut = vs_perf_clock_ns() - WRITE_SLACK_NS;
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		if (!t->rings[cpu].perf.base) {
 			when[cpu] = UINT64_MAX;
