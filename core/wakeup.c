@@ -778,17 +778,18 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 }
 
 /*
- * The blocked waits of task @task on its own thread (@th, interval @iv)
- * that another thread ended.  As VProfiler, from the task's own thread
+ * The blocked waits of task @task on its own thread (@th, interval @iv,
+ * whose first switch at or after its start is @first_sw) that another
+ * thread ended.  As VProfiler, from the task's own thread
  * only: an attached worker's waits are reached along the edges, where
  * they made the task wait.
  */
 static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
-			  const struct thread_recs *th,
+			  const struct thread_recs *th, size_t first_sw,
 			  const struct interval *iv, struct task_type_of *task)
 {
 	struct vs_wake_type *tc;
-	size_t i = COUNT_BEFORE(th->sw, th->nr_sw, ZERO, TIME, 0, iv->start);
+	size_t i = first_sw;
 
 	for (; i < th->nr_sw && th->sw[i].time <= iv->end; i++) {
 		const struct switch_of *out = &th->sw[i];
@@ -975,14 +976,17 @@ static int sort_all(struct vs_wake_build *b)
 static int count_edges(const struct vs_wake_build *b,
 		       struct vs_wake_blame *wb, const struct thread_recs *th)
 {
-	size_t i;
+	size_t i, nr_iv = 0;	/* intervals that start at or before e */
 
 	for (i = 0; i < th->nr_edges; i++) {
 		const struct edge *e = &th->edges[i];
-		const struct interval *iv = last_before(th, e->time);
+		const struct interval *iv;
 		struct task_type_of *task;
 		struct vs_wake_type *tc;
 
+		while (nr_iv < th->nr_iv && th->iv[nr_iv].start <= e->time)
+			nr_iv++;
+		iv = nr_iv ? &th->iv[nr_iv - 1] : NULL;
 		if (!iv || iv->end < e->time)
 			continue;	/* not inside a task */
 		task = task_of(b, iv->task);
@@ -1000,15 +1004,17 @@ static int count_edges(const struct vs_wake_build *b,
 static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			const struct thread_recs *th)
 {
-	size_t i;
+	size_t i, sw = 0;	/* switches before the interval's start */
 
 	for (i = 0; i < th->nr_iv; i++) {
 		struct task_type_of *task;
 
+		while (sw < th->nr_sw && th->sw[sw].time < th->iv[i].start)
+			sw++;
 		if (th->iv[i].attached)
 			continue;
 		task = task_of(b, th->iv[i].task);
-		if (task && blame_interval(b, wb, th, &th->iv[i], task))
+		if (task && blame_interval(b, wb, th, sw, &th->iv[i], task))
 			return -1;
 	}
 	return 0;
