@@ -36,6 +36,7 @@
 struct interval {
 	uint64_t start, end;
 	uint64_t task;			/* the task it is or serves */
+	uint32_t type;			/* of its record */
 	bool attached;			/* serves it */
 	bool type0;			/* may serve a task (core/attach.h);
 					 * placed when finishing */
@@ -51,7 +52,6 @@ struct attach_at {
 struct task_type_of {
 	uint64_t id;
 	uint32_t type;
-	bool blamed;			/* a wait of it was blamed */
 } PACKED;
 
 /* a wake-up of the thread it is filed under */
@@ -93,8 +93,9 @@ struct vs_wake_build {
 	size_t nr_threads, cap_threads;
 	uint32_t *slots;		/* feeding: tid hash of threads[] + 1 */
 	size_t nr_slots;
-	struct task_type_of *tasks;	/* by id, once finished */
-	size_t nr_tasks, cap_tasks;
+	struct task_type_of *tasks;	/* finishing: by id, the tasks that
+					 * attached intervals may serve */
+	size_t nr_tasks;
 	struct comm_of *comms;		/* by thread, once finished */
 	size_t nr_comms, cap_comms;
 	struct ordered *journal;	/* in file order, until finishing */
@@ -239,32 +240,21 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 	return &b->threads[b->nr_threads - 1];
 }
 
-static int add_task(struct vs_wake_build *b, uint64_t id, uint32_t type)
-{
-	if (vs_grow(&b->tasks, &b->cap_tasks, b->nr_tasks + 1,
-		    sizeof(*b->tasks)))
-		return -1;
-	b->tasks[b->nr_tasks++] = (struct task_type_of){ .id = id,
-							 .type = type };
-	return 0;
-}
-
 /*
  * Task record @t: an interval of its thread, a task of its own unless
- * flagged attached; one of type 0 may serve a task instead (then dropped
- * from the tasks by resolve_served()).
+ * flagged attached; one of type 0 may serve a task instead
+ * (resolve_served()).
  */
 static int add_interval(struct vs_wake_build *b, const struct vs_task *t)
 {
 	struct thread_recs *th = thread_recs(b, t->tid);
-	bool attached = t->flags & VS_TASK_ATTACHED;
 
 	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
 			   sizeof(*th->iv)))
 		return -1;
 	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end, t->id,
-						 attached, !t->type };
-	return attached ? 0 : add_task(b, t->id, t->type);
+		t->type, t->flags & VS_TASK_ATTACHED, !t->type };
+	return 0;
 }
 
 static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
@@ -279,22 +269,13 @@ static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
 	return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return (*x > *y) - (*x < *y);
-}
-
 /*
  * The intervals of type 0 that serve a task: the last attach of their
- * thread before them has their start time (core/attach.c).  Those not
- * flagged attached (their thread exited attached) leave the tasks.
+ * thread before them has their start time (core/attach.c).
  */
-static int resolve_served(struct vs_wake_build *b)
+static void resolve_served(struct vs_wake_build *b)
 {
-	uint64_t *drop = NULL;
-	size_t t, i, k, nr_drop = 0, cap_drop = 0, kept = 0;
+	size_t t, i, k;
 
 	for (t = 0; t < b->nr_threads; t++) {
 		struct thread_recs *th = &b->threads[t];
@@ -307,29 +288,10 @@ static int resolve_served(struct vs_wake_build *b)
 				last = &th->attach[k++];
 			if (!iv->type0 || !last || last->time != iv->start)
 				continue;
-			if (!iv->attached) {
-				if (vs_grow(&drop, &cap_drop, nr_drop + 1,
-					    sizeof(*drop))) {
-					free(drop);
-					return -1;
-				}
-				drop[nr_drop++] = iv->task;
-			}
 			iv->task = last->task;
 			iv->attached = true;
 		}
 	}
-	vs_qsort(drop, nr_drop, sizeof(*drop), cmp_id);
-	for (i = 0; nr_drop && i < b->nr_tasks; i++) {
-		uint64_t id = b->tasks[i].id;	/* aligned, for cmp_id() */
-
-		if (!bsearch(&id, drop, nr_drop, sizeof(*drop), cmp_id))
-			b->tasks[kept++] = b->tasks[i];
-	}
-	if (nr_drop)
-		b->nr_tasks = kept;
-	free(drop);
-	return 0;
 }
 
 /* Keep @rec for later, in file order (see the top of the file). */
@@ -363,7 +325,8 @@ static int apply_journal(struct vs_wake_build *b)
 			return -1;
 	}
 	drop_journal(b);
-	return resolve_served(b);
+	resolve_served(b);
+	return 0;
 }
 
 int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
@@ -453,9 +416,7 @@ int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next)
 			   &from->cap_sw, from->nr_sw, sizeof(*th->sw)))
 			goto fail;
 	}
-	if (append(&b->tasks, &b->nr_tasks, &b->cap_tasks, &next->tasks,
-		   &next->cap_tasks, next->nr_tasks, sizeof(*b->tasks)) ||
-	    append(&b->journal, &b->nr_journal, &b->cap_journal,
+	if (append(&b->journal, &b->nr_journal, &b->cap_journal,
 		   &next->journal, &next->cap_journal, next->nr_journal,
 		   sizeof(*b->journal)))
 		goto fail;
@@ -778,18 +739,19 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 }
 
 /*
- * The blocked waits of task @task on its own thread (@th, interval @iv,
+ * The blocked waits of a task on its own thread (@th, interval @iv,
  * whose first switch at or after its start is @first_sw) that another
- * thread ended.  As VProfiler, from the task's own thread
+ * thread ended; how many, or -1 when memory runs out.  As VProfiler, from the task's own thread
  * only: an attached worker's waits are reached along the edges, where
  * they made the task wait.
  */
 static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			  const struct thread_recs *th, size_t first_sw,
-			  const struct interval *iv, struct task_type_of *task)
+			  const struct interval *iv)
 {
 	struct vs_wake_type *tc;
 	size_t i = first_sw;
+	int blamed = 0;
 
 	for (; i < th->nr_sw && th->sw[i].time <= iv->end; i++) {
 		const struct switch_of *out = &th->sw[i];
@@ -802,16 +764,16 @@ static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
 		e = edge_in(th, out->time, in < iv->end ? in : iv->end);
 		if (!e || e->waker_tid == th->tid || e->time <= out->time)
 			continue;
-		tc = type_counts(wb, task->type);
+		tc = type_counts(wb, iv->type);
 		if (!tc)
 			return -1;
 		tc->wait_ns += e->time - out->time;
-		task->blamed = true;
+		blamed++;
 		b->wait_at = out->time;
 		if (blame(b, tc, iv, e, out->time, e->time, 1))
 			return -1;
 	}
-	return 0;
+	return blamed;
 }
 
 static int cmp_func(const void *a, const void *b)
@@ -942,6 +904,36 @@ static void sort_unsorted(void *base, size_t n, size_t size,
 		}
 }
 
+/*
+ * The tasks that attached intervals may serve, by id: the intervals not
+ * attached, with their types; none when no interval is attached.
+ */
+static int index_tasks(struct vs_wake_build *b)
+{
+	size_t t, i, n = 0, attached = 0;
+
+	for (t = 0; t < b->nr_threads; t++)
+		for (i = 0; i < b->threads[t].nr_iv; i++)
+			attached += b->threads[t].iv[i].attached;
+	if (!attached)
+		return 0;
+	for (t = 0; t < b->nr_threads; t++)
+		n += b->threads[t].nr_iv;
+	b->tasks = malloc((n - attached + 1) * sizeof(*b->tasks));
+	if (!b->tasks)
+		return -1;
+	for (t = 0; t < b->nr_threads; t++)
+		for (i = 0; i < b->threads[t].nr_iv; i++) {
+			const struct interval *iv = &b->threads[t].iv[i];
+
+			if (!iv->attached)
+				b->tasks[b->nr_tasks++] = (struct task_type_of){
+					iv->task, iv->type };
+		}
+	vs_qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
+	return 0;
+}
+
 static int sort_all(struct vs_wake_build *b)
 {
 	size_t i;
@@ -958,8 +950,9 @@ static int sort_all(struct vs_wake_build *b)
 			      cmp_edge);
 		sort_unsorted(th->sw, th->nr_sw, sizeof(*th->sw), cmp_switch);
 	}
-	sort_unsorted(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
 	vs_qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
+	if (index_tasks(b))
+		return -1;
 	if (!b->ts || !b->ts->nr_tasks)
 		return 0;
 	b->ts_by_tid = malloc(b->ts->nr_tasks * sizeof(*b->ts_by_tid));
@@ -981,7 +974,7 @@ static int count_edges(const struct vs_wake_build *b,
 	for (i = 0; i < th->nr_edges; i++) {
 		const struct edge *e = &th->edges[i];
 		const struct interval *iv;
-		struct task_type_of *task;
+		struct task_type_of *task = NULL;
 		struct vs_wake_type *tc;
 
 		while (nr_iv < th->nr_iv && th->iv[nr_iv].start <= e->time)
@@ -989,10 +982,9 @@ static int count_edges(const struct vs_wake_build *b,
 		iv = nr_iv ? &th->iv[nr_iv - 1] : NULL;
 		if (!iv || iv->end < e->time)
 			continue;	/* not inside a task */
-		task = task_of(b, iv->task);
-		if (!task)
+		if (iv->attached && !(task = task_of(b, iv->task)))
 			continue;	/* serves a task not in the trace */
-		tc = type_counts(wb, task->type);
+		tc = type_counts(wb, task ? task->type : iv->type);
 		if (!tc)
 			return -1;
 		tc->edges[judge(b, e, iv)]++;
@@ -1007,15 +999,17 @@ static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
 	size_t i, sw = 0;	/* switches before the interval's start */
 
 	for (i = 0; i < th->nr_iv; i++) {
-		struct task_type_of *task;
+		int blamed;
 
 		while (sw < th->nr_sw && th->sw[sw].time < th->iv[i].start)
 			sw++;
 		if (th->iv[i].attached)
 			continue;
-		task = task_of(b, th->iv[i].task);
-		if (task && blame_interval(b, wb, th, sw, &th->iv[i], task))
+		blamed = blame_interval(b, wb, th, sw, &th->iv[i]);
+		if (blamed < 0)
 			return -1;
+		if (blamed)
+			type_counts(wb, th->iv[i].type)->tasks++;
 	}
 	return 0;
 }
@@ -1035,9 +1029,6 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 	for (i = 0; i < b->nr_threads; i++)
 		if (blame_thread(b, wb, &b->threads[i]))
 			goto fail;
-	for (i = 0; i < b->nr_tasks; i++)
-		if (b->tasks[i].blamed)
-			type_counts(wb, b->tasks[i].type)->tasks++;
 	drop_walked(b);
 	for (i = 0; i < wb->nr_types; i++)
 		if (rank_type(&wb->types[i]))
