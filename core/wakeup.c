@@ -16,9 +16,11 @@
  * file, read at once by several readers, merge into the build of the
  * whole file (vs_wake_build_merge).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/array.h"
 #include "core/sort.h"
@@ -28,8 +30,8 @@
 
 /*
  * The records kept per task and per wait are packed: without the padding
- * after their flags, 71 bytes a task that waits once instead of 96 (a
- * gen-trace --wakeups task: an interval, a task, a wake-up, two switches).
+ * after their flags, 62 bytes a task that waits once instead of 80 (a
+ * gen-trace --wakeups task: an interval, a wake-up, two switches).
  */
 #define PACKED __attribute__((packed))
 
@@ -102,6 +104,7 @@ struct vs_wake_build {
 	size_t nr_journal, cap_journal;
 	bool keep_parts;		/* the waits' parts, not only sums */
 	/* finishing */
+	size_t next_sort;		/* sort_all(): next thread to sort */
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	uint64_t wait_at;		/* the wait of a task being blamed */
@@ -119,8 +122,8 @@ struct vs_wake_build *vs_wake_build_new(bool parts)
 
 /*
  * What the edges and waits were placed in: once every wait is blamed,
- * only the parts and the names are left to use.  Freed then, the largest
- * arrays are not held while the parts are copied out.
+ * only the wakers, the parts and the names are left to use.  Freed then,
+ * the largest arrays are not held while the parts are sorted.
  */
 static void drop_walked(struct vs_wake_build *b)
 {
@@ -934,15 +937,16 @@ static int index_tasks(struct vs_wake_build *b)
 	return 0;
 }
 
-static int sort_all(struct vs_wake_build *b)
+#define SORT_WORKERS_MAX	4
+
+/* A worker of sort_all(): the threads' arrays, one thread at a time. */
+static void *sort_threads(void *arg)
 {
+	struct vs_wake_build *b = arg;
 	size_t i;
 
-	free(b->slots);
-	b->slots = NULL;
-	b->nr_slots = 0;
-	vs_qsort(b->threads, b->nr_threads, sizeof(*b->threads), cmp_thread);
-	for (i = 0; i < b->nr_threads; i++) {
+	while ((i = __atomic_fetch_add(&b->next_sort, 1, __ATOMIC_RELAXED)) <
+	       b->nr_threads) {
 		struct thread_recs *th = &b->threads[i];
 
 		sort_unsorted(th->iv, th->nr_iv, sizeof(*th->iv), cmp_interval);
@@ -950,6 +954,29 @@ static int sort_all(struct vs_wake_build *b)
 			      cmp_edge);
 		sort_unsorted(th->sw, th->nr_sw, sizeof(*th->sw), cmp_switch);
 	}
+	return NULL;
+}
+
+static int sort_all(struct vs_wake_build *b)
+{
+	pthread_t workers[SORT_WORKERS_MAX];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = cpus > SORT_WORKERS_MAX ? SORT_WORKERS_MAX :
+			 cpus > 1 ? cpus : 1, k;
+	size_t i;
+
+	free(b->slots);
+	b->slots = NULL;
+	b->nr_slots = 0;
+	vs_qsort(b->threads, b->nr_threads, sizeof(*b->threads), cmp_thread);
+	/* the threads' arrays are their own: sorted in parallel */
+	b->next_sort = 0;
+	for (k = 1; k < n && k < b->nr_threads; k++)
+		if (pthread_create(&workers[k], NULL, sort_threads, b))
+			break;
+	sort_threads(b);
+	while (--k > 0)
+		pthread_join(workers[k], NULL);
 	vs_qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
 	if (index_tasks(b))
 		return -1;
