@@ -637,27 +637,32 @@ static int in_wait(const struct vs_rthread *rt, uint64_t time)
 }
 
 /*
- * Write the wake-ups that end a blocked wait of the thread inside its
- * selected tasks; drop those that cannot (the thread was not waiting,
- * or not in a selected task: the kernel's filter passes every wake-up of
- * a recorded thread); keep the others for later, unless @all.
+ * Write @w if it ends a blocked wait of the thread inside its selected
+ * tasks; true when that cannot be told yet.  The others are dropped:
+ * the kernel's filter passes every wake-up of a recorded thread.
  */
+static bool judge_wakeup(struct vs_session *s, struct vs_rthread *rt,
+			 const struct vs_wakeup *w)
+{
+	struct vs_record rec = { .kind = VS_REC_WAKEUP };
+	int in = in_wait(rt, w->time);
+
+	if (in > 0) {
+		rec.wakeup = *w;
+		vs_session_write(s, &rec);
+	}
+	return in < 0;
+}
+
+/* Judge the wake-ups kept, and keep them no more if @all. */
 static void settle_wakeups(struct vs_session *s, struct vs_rthread *rt,
 			   bool all)
 {
-	struct vs_record rec = { .kind = VS_REC_WAKEUP };
 	size_t i, keep = 0;
-	int in;
 
-	for (i = 0; i < rt->nr_wakes; i++) {
-		in = in_wait(rt, rt->wakes[i].time);
-		if (in > 0) {
-			rec.wakeup = rt->wakes[i];
-			vs_session_write(s, &rec);
-		} else if (in < 0 && !all) {
+	for (i = 0; i < rt->nr_wakes; i++)
+		if (judge_wakeup(s, rt, &rt->wakes[i]) && !all)
 			rt->wakes[keep++] = rt->wakes[i];
-		}
-	}
 	rt->nr_wakes = keep;
 	for (i = 0; i < rt->nr_waits && rt->waits[i].in &&
 		    rt->waits[i].in + VS_WAIT_KEEP_NS < rt->horizon; i++)
@@ -670,11 +675,10 @@ static void settle_wakeups(struct vs_session *s, struct vs_rthread *rt,
 void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
 		       const struct vs_wakeup *w)
 {
-	if (vs_grow(&rt->wakes, &rt->cap_wakes, rt->nr_wakes + 1,
-		    sizeof(*rt->wakes)) < 0)
-		return;
-	rt->wakes[rt->nr_wakes++] = *w;
-	settle_wakeups(s, rt, false);
+	if (judge_wakeup(s, rt, w) &&
+	    vs_grow(&rt->wakes, &rt->cap_wakes, rt->nr_wakes + 1,
+		    sizeof(*rt->wakes)) == 0)
+		rt->wakes[rt->nr_wakes++] = *w;
 }
 
 /* A blocked wait begins (@out) or ends. */
