@@ -667,9 +667,11 @@ static void settle_wakeups(struct vs_session *s, struct vs_rthread *rt,
 	for (i = 0; i < rt->nr_waits && rt->waits[i].in &&
 		    rt->waits[i].in + VS_WAIT_KEEP_NS < rt->horizon; i++)
 		;
-	memmove(rt->waits, rt->waits + i, (rt->nr_waits - i) *
-		sizeof(*rt->waits));
-	rt->nr_waits -= i;
+	if (i) {
+		memmove(rt->waits, rt->waits + i, (rt->nr_waits - i) *
+			sizeof(*rt->waits));
+		rt->nr_waits -= i;
+	}
 }
 
 void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
