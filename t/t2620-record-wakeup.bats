@@ -47,21 +47,28 @@ check() {
 	# a busy pipe ping-pong outside the recording: ~2 wake-ups a request
 	"$EXAMPLES/pingpong" -n 100M -d 3 --json > busy.out &
 	busy=$!
+	local t0=$(date +%s%N)
 	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300
+	local t1=$(date +%s%N)
 	assert_success
 	wait $busy
-	read -r busy_requests < <(sed -n 's/.*"requests":\([0-9]*\).*/\1/p' busy.out)
-	[ -n "$busy_requests" ] && [ "$busy_requests" -ge 10000 ] || { cat busy.out; false; }
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check "len(W) >= 300"
-	# what reached the recorder: the recorded thread's, not the others'
-	read -r n_read n_w < <(python3 -c '
-import json, sys
-recs = [json.loads(l) for l in open("t.json")]
-print([r["value"] for r in recs if r["kind"] == "meta" and r["key"] == "wakeups_read"][0],
-      sum(r["kind"] == "wakeup" for r in recs))')
-	[ "$n_read" -ge 300 ] && [ "$n_read" -le $((n_w + 100)) ] ||
-		{ echo "wakeups_read $n_read, wake-up records $n_w"; false; }
+	# what reached the recorder: the wake-ups of the recorded thread
+	# (the writer's, and under ASan its runtime's lock hand-overs, 1758
+	# in all once), not the busy ones of the other process, about two a
+	# request over the recording's time
+	python3 - "$(( (t1 - t0) / 1000 ))" <<-'PY'
+	import json, sys
+	busy = json.loads([l for l in open("busy.out") if l.startswith("{")][-1])
+	rate = busy["requests"] / busy["seconds"]
+	recs = [json.loads(l) for l in open("t.json")]
+	n_read = int([r["value"] for r in recs if r["kind"] == "meta" and r["key"] == "wakeups_read"][0])
+	busy_wakeups = 2 * rate * int(sys.argv[1]) / 1e6
+	print("wakeups_read %d, busy wake-ups in the recording's time ~%d" % (n_read, busy_wakeups))
+	assert busy_wakeups >= 20000, "the ping-pong was not busy"
+	assert 300 <= n_read < busy_wakeups / 10
+	PY
 }
 
 @test "--rate 0.1: only the wake-ups that end a wait in a selected task" {
