@@ -75,7 +75,13 @@ for d in cold:
     e = est[d["task"]]
     n += 1
     assert abs(e["count"] / d["f3_ns"] - 1) <= 0.2, (d, e)
-    assert abs(e["span"] / d["f3_ns"] - 1) <= 0.2, (d, e)
+    # first to last sample is short of the truth by up to two periods
+    # (varscope-report(1), --func-time span): within 20% once they are
+    # given back (a 4.4 ms f3 at 4000 Hz: 11%; under ASan one came out
+    # 0.93 ms, 21%, short)
+    period = e["count"] / e["samples"]
+    assert 0.8 * d["f3_ns"] <= e["span"] + 2 * period and \
+        e["span"] <= 1.2 * d["f3_ns"], (d, e)
 assert n >= 20 and lost < n / 4, (n, lost)
 PY
 }
