@@ -50,19 +50,6 @@ struct probe_frame {
 	uint64_t exec;
 };
 
-/*
- * An execution of the thread not yet over, and its calls: the profile
- * takes an execution's calls together, and the executions of a function
- * in several threads at once would otherwise cut each other up.
- */
-struct open_exec {
-	const struct vs_elf_symbol *sym;
-	uint64_t exec;
-	uint64_t first, last;		/* first enter, last exit */
-	uint16_t *nr;
-	size_t n, cap;
-};
-
 struct thread {
 	uint32_t tid;
 	bool pending;			/* a call entered, not yet exited */
@@ -72,8 +59,6 @@ struct thread {
 	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
 	int depth;
 	struct probe_frame stack[MAX_DEPTH];
-	struct open_exec *open;
-	size_t nopen, cap_open;
 };
 
 struct build {
@@ -147,67 +132,6 @@ static uint64_t execution(struct build *b, struct thread *t,
 	return ++b->next_exec;
 }
 
-static bool in_call(const struct thread *t, uint64_t exec)
-{
-	int i;
-
-	for (i = 0; i < t->ncur; i++)
-		if (t->cur[i].exec == exec)
-			return true;
-	return false;
-}
-
-/*
- * Hand the thread's executions that its current call is not in (@all:
- * every one) over to the profile, whole, and forget them.
- */
-static void close_executions(struct build *b, struct thread *t, bool all)
-{
-	size_t i, k, kept = 0;
-
-	for (i = 0; i < t->nopen; i++) {
-		struct open_exec *o = &t->open[i];
-
-		if (!all && in_call(t, o->exec)) {
-			t->open[kept++] = *o;
-			continue;
-		}
-		/* the span of the execution with each call: the profile
-		 * keeps the first enter and the last exit */
-		for (k = 0; k < o->n; k++)
-			if (vs_profile_add_call(b->p, o->sym->name, o->exec,
-						o->nr[k], o->first,
-						o->last) < 0)
-				b->failed = 1;
-		free(o->nr);
-	}
-	t->nopen = kept;
-}
-
-/* Add the thread's pending call to the execution @a. */
-static int exec_add_call(struct thread *t, const struct active *a,
-			 uint64_t exit)
-{
-	struct open_exec *o;
-	size_t i;
-
-	for (i = 0; i < t->nopen && t->open[i].exec != a->exec; i++)
-		;
-	if (i == t->nopen) {
-		if (vs_grow(&t->open, &t->cap_open, t->nopen + 1,
-			    sizeof(*t->open)) < 0)
-			return -1;
-		t->open[t->nopen++] = (struct open_exec){
-			.sym = a->sym, .exec = a->exec, .first = t->enter };
-	}
-	o = &t->open[i];
-	if (vs_grow(&o->nr, &o->cap, o->n + 1, sizeof(*o->nr)) < 0)
-		return -1;
-	o->nr[o->n++] = t->nr;
-	o->last = exit > t->enter ? exit : t->enter;
-	return 0;
-}
-
 /* Credit the thread's pending call to its active functions. */
 static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 {
@@ -218,9 +142,10 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	t->pending = false;
 	b->st->calls++;
 	b->st->attributed += t->ncur > 0;
-	close_executions(b, t, false);
 	for (i = 0; i < t->ncur; i++)
-		if (exec_add_call(t, &t->cur[i], exit) < 0)
+		if (vs_profile_add_call(b->p, t->cur[i].sym->name,
+					t->cur[i].exec, t->nr, t->enter,
+					exit) < 0)
 			b->failed = 1;
 	memcpy(t->prev, t->cur, t->ncur * sizeof(*t->cur));
 	t->nprev = t->ncur;
@@ -541,10 +466,8 @@ int vs_signature_profile(const char *const *argv,
 			break;
 	if (!b.failed)
 		vs_syscall_trace_read(t, 0, true, on_event, &b);
-	for (i = 0; i < b.nth; i++) {
+	for (i = 0; i < b.nth; i++)
 		finish_call(&b, b.th[i], b.th[i]->enter);
-		close_executions(&b, b.th[i], true);
-	}
 	if (b.failed) {
 		snprintf(err, errlen, "out of memory");
 		kill(w.pid, SIGKILL);
@@ -555,12 +478,8 @@ int vs_signature_profile(const char *const *argv,
 out:
 	vs_syscall_trace_close(t);
 	vs_symbols_free(b.syms);
-	for (i = 0; i < b.nth; i++) {
-		while (b.th[i]->nopen)
-			free(b.th[i]->open[--b.th[i]->nopen].nr);
-		free(b.th[i]->open);
+	for (i = 0; i < b.nth; i++)
 		free(b.th[i]);
-	}
 	free(b.th);
 	free(b.probed);
 	free(b.pids);
