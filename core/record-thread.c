@@ -13,8 +13,9 @@
  * after the disable at each end (they count nothing in between, so the
  * previous end's read is the task's base).  Outside selected tasks
  * nothing of the thread is active: no record reaches the ring, no counter
- * counts, and a context switch of the thread finds no event to schedule.  (A group led by a
- * dummy loses tracepoint samples: the leader is a tracepoint.)  With
+ * counts, and a context switch of the thread finds no event to schedule.
+ * (A group led by a dummy loses tracepoint samples: the leader is a
+ * tracepoint.)  With
  * --sample the sampling event stays outside the group and the ring starts
  * paused; the library resumes it too.  With a hardware PMU, the epoch's
  * hardware counter group too: opened here at registration and at each
@@ -51,7 +52,7 @@
 /* A first-in first-out array of one type of items, grown by doubling. */
 struct vs_fifo {
 	void *buf;
-	unsigned int head, len, alloc;
+	size_t head, len, alloc;
 };
 
 struct vs_rthread {
@@ -491,15 +492,8 @@ static void *fifo_push(struct vs_fifo *f, size_t size)
 		f->len -= f->head;
 		f->head = 0;
 	}
-	if (f->len == f->alloc) {
-		unsigned int alloc = f->alloc ? 2 * f->alloc : 64;
-		void *buf = realloc(f->buf, alloc * size);
-
-		if (!buf)
-			return NULL;
-		f->buf = buf;
-		f->alloc = alloc;
-	}
+	if (vs_grow(&f->buf, &f->alloc, f->len + 1, size))
+		return NULL;
 	return (char *)f->buf + f->len++ * size;
 }
 

@@ -906,7 +906,8 @@ static void follow_forks(struct vs_recorder *r, const struct vs_track_batch *b)
 static void drain_tracking(struct vs_recorder *r, bool all)
 {
 	struct vs_track_batch *b = &r->batch;
-	uint64_t read_time = vs_perf_clock_ns(), cut = read_time - VS_TRACK_SLACK_NS;
+	uint64_t read_time = vs_perf_clock_ns();
+	uint64_t cut = read_time - VS_TRACK_SLACK_NS;
 	const struct perf_event_header *h;
 	size_t off, size, carried = b->len, keep = 0;
 	unsigned int gone = 0;
@@ -1106,7 +1107,8 @@ static bool register_thread(struct vs_recorder *r)
 	r->s.stats.threads++;
 	set_wake_filter(r);
 	nr_fds = vs_rthread_fds(rt, fds);
-	reply(fd, 0, fds, nr_fds, vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0);
+	reply(fd, 0, fds, nr_fds,
+	      vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;
@@ -1249,15 +1251,16 @@ static void write_metas(struct vs_recorder *r)
 {
 	char buf[64];
 
-	vs_session_write_meta(&r->s, "cmdline", r->opts->cmdline ? r->opts->cmdline : "");
+	vs_session_write_meta(&r->s, "cmdline",
+			      r->opts->cmdline ? r->opts->cmdline : "");
 	snprintf(buf, sizeof(buf), "%.9g", r->opts->rate);
 	vs_session_write_meta(&r->s, "rate", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
 	vs_session_write_meta(&r->s, "note",
-		   "fault.page.time unavailable: page faults have no exit "
-		   "tracepoint and this kernel has no kprobes; "
-		   "fault.page.count only");
+			      "fault.page.time unavailable: page faults have "
+			      "no exit tracepoint and this kernel has no "
+			      "kprobes; fault.page.count only");
 	if (r->dropped_tps[0]) {
 		char note[600];
 
@@ -1465,7 +1468,9 @@ static void finish(struct vs_recorder *r)
 	}
 	drain_tracking(r, true);
 	drain_syscalls(r, true);
-	now = r->s.last_time > vs_perf_clock_ns() ? r->s.last_time : vs_perf_clock_ns();
+	now = vs_perf_clock_ns();
+	if (r->s.last_time > now)
+		now = r->s.last_time;
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)
 		stop_recording(r);

@@ -744,9 +744,9 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 /*
  * The blocked waits of a task on its own thread (@th, interval @iv,
  * whose first switch at or after its start is @first_sw) that another
- * thread ended; how many, or -1 when memory runs out.  As VProfiler, from the task's own thread
- * only: an attached worker's waits are reached along the edges, where
- * they made the task wait.
+ * thread ended; how many, or -1 when memory runs out.  As VProfiler,
+ * from the task's own thread only: an attached worker's waits are
+ * reached along the edges, where they made the task wait.
  */
 static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			  const struct thread_recs *th, size_t first_sw,
