@@ -48,6 +48,21 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func tasks have no software counters, not zeros" {
+	require_uprobes
+	run "$VARSCOPE" record -o t.data --task-func one_task -- "$IF" -n 5 --types compute --work-us 2000
+	assert_success
+	# nothing reads a thread's counter group at a probe hit: a
+	# task-clock of 0 for 2 ms of work would be wrong
+	run "$VARSCOPE" script -i t.data
+	refute_output --partial 'name="task-clock"'
+	run "$VARSCOPE" report -i t.data --min-tasks 1 --format csv
+	assert_success
+	assert_output --partial ',run.time,'
+	refute_output --partial ',task-clock,'
+	no_probes_left
+}
+
 @test "a recorder removes the uprobe events a killed recorder left behind" {
 	require_uprobes
 	local dead live=$$
