@@ -245,6 +245,14 @@ void vs_probe_write_symbols(struct vs_session *s);
 /* VS_REC_FUNC records written so far. */
 uint64_t vs_probe_funcs_written(const struct vs_session *s);
 
+/*
+ * vs_probe_nested_calls - calls of the @i-th --task-func made inside a
+ * call of another one on their thread, which are not tasks; sets @symbol
+ * to its name and @outer to the other function's (or a phrase)
+ */
+uint64_t vs_probe_nested_calls(const struct vs_session *s, int i,
+			       const char **symbol, const char **outer);
+
 /**
  * vs_probe_open_cpu - open the tracepoints and the function probes on
  * @pid (inherited by its threads and children) and @cpu, into the ring

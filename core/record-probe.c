@@ -50,11 +50,15 @@ struct vs_probe_id {
 	int index;			/* tracepoint or function */
 };
 
-/* Per thread: nesting depth in the probed functions, task numbers. */
+/*
+ * Per thread: nesting depth in the probed functions, the task type of the
+ * outermost call, task numbers.
+ */
 struct vs_probe_thread {
 	struct vs_probe_thread *next;
 	uint32_t tid;
 	uint32_t depth;
+	uint32_t type;
 	uint32_t seq;
 	bool selected;
 };
@@ -76,6 +80,8 @@ struct vs_probe {
 	int nr_func;
 	int nr_task_func;
 	uint64_t funcs_written;		/* VS_REC_FUNC records */
+	/* calls of a --task-func inside another's: not tasks */
+	uint64_t nested[VS_MAX_TASK_FUNCS];
 	struct vs_probe_id *ids;
 	unsigned int nr_ids, alloc_ids;
 	struct vs_probe_thread *threads[VS_PROBE_BUCKETS];
@@ -170,6 +176,19 @@ bool vs_probe_tasks(const struct vs_session *s)
 uint64_t vs_probe_funcs_written(const struct vs_session *s)
 {
 	return s->probe ? s->probe->funcs_written : 0;
+}
+
+uint64_t vs_probe_nested_calls(const struct vs_session *s, int i,
+			       const char **symbol, const char **outer)
+{
+	const struct vs_probe *p = s->probe;
+
+	if (!p || i >= p->nr_task_func)
+		return 0;
+	*symbol = p->func[i].symbol;
+	*outer = p->nr_task_func == 2 ? p->func[!i].symbol :
+					"another --task-func";
+	return p->nested[i];
 }
 
 /* The VS_REC_SYMBOL_DEF of every measured function. */
@@ -446,8 +465,10 @@ static void forget_thread(struct vs_probe *p, uint32_t tid)
 
 /*
  * A probe hit of @ev's thread, in time order: the outermost call is the
- * task.  Fills in the task's id; false when the hit makes no task begin
- * or end (a nested call, a return without entry, a task not selected).
+ * task (a thread is in one task at a time), and a call of another
+ * function inside it is counted, as no task.  Fills in the task's id;
+ * false when the hit makes no task begin or end (a nested call, a return
+ * without entry, a task not selected).
  */
 static bool take_call(struct vs_probe *p, struct vs_acct_event *ev)
 {
@@ -456,9 +477,12 @@ static bool take_call(struct vs_probe *p, struct vs_acct_event *ev)
 
 	if (!th || (!entry && !th->depth))
 		return false;
+	if (entry && th->depth && ev->type != th->type)
+		p->nested[ev->type - 1]++;
 	if (entry ? th->depth++ : --th->depth)
 		return false;
 	if (entry) {
+		th->type = ev->type;
 		th->selected = select_task(p);
 		th->seq++;
 	}

@@ -1373,6 +1373,7 @@ static void summary(struct vs_recorder *r)
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
 	char where[4200];
+	int i;
 
 	if (files)
 		snprintf(where, sizeof(where), "%u segment files %s.0001.., "
@@ -1390,6 +1391,16 @@ static void summary(struct vs_recorder *r)
 			(unsigned long long)r->s.tasks_written,
 			(unsigned long long)r->s.stats.threads, where,
 			(unsigned long long)vs_rotwriter_bytes(r->s.out));
+	for (i = 0; i < VS_MAX_TASK_FUNCS; i++) {
+		const char *symbol, *outer;
+		uint64_t n = vs_probe_nested_calls(&r->s, i, &symbol, &outer);
+
+		if (n)
+			fprintf(stderr, "varscope record: %llu calls of %s ran "
+				"inside a call of %s: not tasks (a thread is "
+				"in one task at a time)\n",
+				(unsigned long long)n, symbol, outer);
+	}
 	if (vs_rotwriter_nr_removed(r->s.out))
 		fprintf(stderr, "varscope record: %u oldest segment files "
 			"removed to stay under --max-size\n",

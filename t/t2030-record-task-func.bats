@@ -97,6 +97,18 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func of two nested functions: the inner calls are counted" {
+	require_uprobes
+	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
+	# one_task sleeps in nanosleep: the outer call is the task, and the
+	# summary says where the calls of the second type went
+	run "$VARSCOPE" record -o t.data --task-func "one_task,nanosleep@$libc" -- "$IF" -n 10 --types sleep --sleep-us 2000
+	assert_success
+	assert_line --partial "varscope record: 10 function calls written to t.data"
+	assert_line "varscope record: 10 calls of nanosleep ran inside a call of one_task: not tasks (a thread is in one task at a time)"
+	no_probes_left
+}
+
 @test "--task-func finds a stripped PIE's exported function in .dynsym" {
 	require_uprobes
 	require_cmd cc
