@@ -9,16 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
 
 #include "core/uprobe.h"
 
-/* The executable @name would run: itself if it has a '/', else PATH's. */
+/*
+ * The executable @name would run: itself if it has a '/', else PATH's
+ * first regular file of that name that may be executed.
+ */
 static int find_in_path(const char *name, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
 	char *dirs, *dir, *save = NULL;
+	struct stat st;
 
 	if (strchr(name, '/')) {
 		snprintf(out, len, "%s", name);
@@ -28,7 +33,8 @@ static int find_in_path(const char *name, char *out, size_t len)
 	for (dir = strtok_r(dirs, ":", &save); dir;
 	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(out, len, "%s/%s", dir, name);
-		if (!access(out, X_OK)) {
+		if (!stat(out, &st) && S_ISREG(st.st_mode) &&
+		    !access(out, X_OK)) {
 			free(dirs);
 			return 0;
 		}
@@ -114,6 +120,11 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 	memset(p, 0, sizeof(*p));
 	if (!len || len >= sizeof(p->symbol)) {
 		snprintf(err, errlen, "bad function '%s'", spec);
+		return -1;
+	}
+	if (at && !at[1]) {
+		snprintf(err, errlen, "'%s' names no binary after the '@'",
+			 spec);
 		return -1;
 	}
 	memcpy(p->symbol, spec, len);

@@ -181,6 +181,14 @@ no_probes_left() {
 	run "$VARSCOPE" record -o t.data --task-func f@/no/such/binary -- "$IF" -n 1
 	assert_failure 1
 	assert_output --partial "cannot find '/no/such/binary'"
+	# not the first directory of PATH
+	run "$VARSCOPE" record -o t.data --task-func one_task@ -- "$IF" -n 1
+	assert_failure 1
+	assert_output --partial "--task-func: 'one_task@' names no binary after the '@'"
+	mkdir -p bin/tdir
+	PATH=$PWD/bin:$PATH run "$VARSCOPE" record -o t.data --task-func f@tdir -- "$IF" -n 1
+	assert_failure 1
+	assert_output --partial "cannot find 'tdir'"
 	no_probes_left
 }
 
