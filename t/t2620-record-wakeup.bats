@@ -44,11 +44,14 @@ check() {
 @test "the kernel passes the wake-ups of recorded threads alone" {
 	require_example wakeping
 	require_example pingpong
-	# a busy pipe ping-pong outside the recording: ~2 wake-ups a request
-	"$EXAMPLES/pingpong" -n 100M -d 3 --json > busy.out &
+	# a busy pipe ping-pong outside the recording: ~2 wake-ups a request;
+	# the writer's added waits (0 to 5 ms) make the recording last about
+	# a second, and the wake-ups are counted over the time both ran
+	local tb=$(date +%s%N)
+	"$EXAMPLES/pingpong" -n 100M -d 6 --json > busy.out &
 	busy=$!
 	local t0=$(date +%s%N)
-	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300 -d 5000
 	local t1=$(date +%s%N)
 	assert_success
 	wait $busy
@@ -58,13 +61,15 @@ check() {
 	# (the writer's, and under ASan its runtime's lock hand-overs, 1758
 	# in all once), not the busy ones of the other process, about two a
 	# request over the recording's time
-	python3 - "$(( (t1 - t0) / 1000 ))" <<-'PY'
+	python3 - "$tb" "$t0" "$t1" <<-'PY'
 	import json, sys
+	tb, t0, t1 = (int(a) / 1e9 for a in sys.argv[1:])
 	busy = json.loads([l for l in open("busy.out") if l.startswith("{")][-1])
 	rate = busy["requests"] / busy["seconds"]
 	recs = [json.loads(l) for l in open("t.json")]
 	n_read = int([r["value"] for r in recs if r["kind"] == "meta" and r["key"] == "wakeups_read"][0])
-	busy_wakeups = 2 * rate * int(sys.argv[1]) / 1e6
+	both = min(t1, tb + busy["seconds"]) - t0
+	busy_wakeups = 2 * rate * both
 	print("wakeups_read %d, busy wake-ups in the recording's time ~%d" % (n_read, busy_wakeups))
 	assert busy_wakeups >= 20000, "the ping-pong was not busy"
 	assert 300 <= n_read < busy_wakeups / 10
