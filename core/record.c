@@ -642,17 +642,21 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 /*
  * Follow @pid: its threads, and the processes it forks from now on; with
  * --task-func, the probes in each of its threads (inherited by the
- * threads they create).
+ * threads they create).  Then the same for the children it has now (a
+ * pre-forking server's workers), which inherit nothing from it.
  */
 static int attach(struct vs_recorder *r, pid_t pid)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
+	int ret = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir) {
+		if (pid != r->opts->pid)	/* a child that just exited */
+			return 0;
 		fprintf(stderr, "varscope record: no process %d\n", pid);
 		return -1;
 	}
@@ -668,8 +672,21 @@ static int attach(struct vs_recorder *r, pid_t pid)
 			return -1;
 		}
 	}
+	rewinddir(dir);
+	while (!ret && (d = readdir(dir))) {
+		int tid = atoi(d->d_name), child;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid,
+			 tid);
+		if (tid <= 0 || !(f = fopen(path, "r")))
+			continue;
+		while (!ret && fscanf(f, "%d", &child) == 1)
+			ret = attach(r, child);
+		fclose(f);
+	}
 	closedir(dir);
-	return 0;
+	return ret;
 }
 
 /*

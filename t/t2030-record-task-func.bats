@@ -246,6 +246,23 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "-p of a parent also records the children it already has" {
+	require_uprobes
+	# a pre-forking server: the parent waits, its child serves (the
+	# "; true" keeps sh from exec'ing the program in its own place)
+	sh -c '"$0" -n 100000 --types sleep --sleep-us 1000 > /dev/null; true' "$IF" &
+	parent=$!
+	sleep 0.5
+	run "$VARSCOPE" record -o t.data --task-func "one_task@$IF" -p $parent --duration 1s
+	pkill -P $parent
+	wait $parent || true
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] > 500 and len(T["1"]["pids"]) == 1'
+	grep -q '"kind":"comm",.*"comm":"interfere"' t.json
+	no_probes_left
+}
+
 @test "-p without --task-func, with a command, or of no process: one line" {
 	run "$VARSCOPE" record -p $$
 	assert_failure 129
