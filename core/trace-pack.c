@@ -18,6 +18,7 @@
 
 #include "array.h"
 #include "trace-pack.h"
+#include "varint.h"
 
 /* The u32 fields of a task, in the order of the changed mask's bits. */
 static const size_t u32_fields[] = {
@@ -36,8 +37,6 @@ static const size_t u32_fields[] = {
 #define BACKREF_MIN	64	/* smaller ones take one byte anyway */
 #define BACKREF_WINDOW	16
 
-#define VARINT_MAX	10	/* bytes of a 64-bit LEB128 varint */
-
 static uint32_t *u32_field(struct vs_task *t, unsigned int i)
 {
 	return (uint32_t *)((char *)t + u32_fields[i]);
@@ -46,17 +45,6 @@ static uint32_t *u32_field(struct vs_task *t, unsigned int i)
 static uint32_t u32_of(const struct vs_task *t, unsigned int i)
 {
 	return *(const uint32_t *)((const char *)t + u32_fields[i]);
-}
-
-/* A two's complement difference, small either way, as a small number. */
-static uint64_t zigzag(uint64_t delta)
-{
-	return delta << 1 ^ -(delta >> 63);
-}
-
-static uint64_t unzigzag(uint64_t z)
-{
-	return z >> 1 ^ -(z & 1);
 }
 
 void vs_task_pack_reset(struct vs_task_pack *p)
@@ -78,18 +66,8 @@ size_t vs_task_pack_bound(const struct vs_task *t)
 {
 	/* mask, id, six u32, start, latency, two counts; per value an id
 	 * and a 65-bit code */
-	return 1 + 4 * VARINT_MAX + NR_U32_FIELDS * 5 +
-	       (size_t)t->nr_values * (3 + VARINT_MAX);
-}
-
-static uint8_t *put_varint(uint8_t *b, uint64_t v)
-{
-	while (v >= 0x80) {
-		*b++ = v | 0x80;
-		v >>= 7;
-	}
-	*b++ = v;
-	return b;
+	return 1 + 4 * VS_VARINT_MAX + NR_U32_FIELDS * 5 +
+	       (size_t)t->nr_values * (3 + VS_VARINT_MAX);
 }
 
 /* The varint of the 65-bit number 2 * @payload + @backref. */
@@ -103,7 +81,7 @@ static uint8_t *put_code(uint8_t *b, uint64_t payload, bool backref)
 		return b;
 	}
 	*b++ = first | 0x80;
-	return put_varint(b, payload);
+	return vs_put_varint(b, payload);
 }
 
 /* The large values of the task so far that a later one may refer to. */
@@ -151,24 +129,24 @@ int vs_task_pack_encode(struct vs_task_pack *p, const struct vs_task *t,
 	for (i = 0; i < NR_U32_FIELDS; i++)
 		if (u32_of(t, i) != u32_of(&p->prev, i))
 			changed |= 1u << i;
-	b = put_varint(buf, changed);
-	b = put_varint(b, zigzag(t->id - p->prev.id));
+	b = vs_put_varint(buf, changed);
+	b = vs_put_varint(b, vs_zigzag(t->id - p->prev.id));
 	for (i = 0; i < NR_U32_FIELDS; i++)
 		if (changed & 1u << i)
-			b = put_varint(b, u32_of(t, i));
-	b = put_varint(b, zigzag(t->start - p->prev.end));
-	b = put_varint(b, latency);
+			b = vs_put_varint(b, u32_of(t, i));
+	b = vs_put_varint(b, vs_zigzag(t->start - p->prev.end));
+	b = vs_put_varint(b, latency);
 
 	while (same < t->nr_values && same < p->nr_ids &&
 	       t->values[same].event == p->ids[same])
 		same++;
 	remember(&br, latency, 0);
-	b = put_varint(b, same);
+	b = vs_put_varint(b, same);
 	for (i = 0; i < same; i++)
 		b = put_value(&br, b, t->values[i].value, i + 1);
-	b = put_varint(b, t->nr_values - same);
+	b = vs_put_varint(b, t->nr_values - same);
 	for (i = same; i < t->nr_values; i++) {
-		b = put_varint(b, t->values[i].event);
+		b = vs_put_varint(b, t->values[i].event);
 		b = put_value(&br, b, t->values[i].value, i + 1);
 	}
 	*size = b - buf;
@@ -266,13 +244,13 @@ const char *vs_task_pack_decode(struct vs_task_pack *p, const uint8_t *body,
 		return "unknown fields changed";
 	if ((err = get_varint(&c, &delta)))
 		return err;
-	t->id = p->prev.id + unzigzag(delta);
+	t->id = p->prev.id + vs_unzigzag(delta);
 	for (i = 0; i < NR_U32_FIELDS; i++)
 		if ((changed & 1u << i) && (err = get_u32(&c, u32_field(t, i))))
 			return err;
 	if ((err = get_varint(&c, &delta)) || (err = get_varint(&c, &latency)))
 		return err;
-	t->start = p->prev.end + unzigzag(delta);
+	t->start = p->prev.end + vs_unzigzag(delta);
 	t->end = t->start + latency;
 
 	if ((err = get_varint(&c, &same)))
