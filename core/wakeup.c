@@ -2,9 +2,10 @@
 /*
  * wakeup.c - wake-up edges judged against the tasks and attached
  * intervals of both threads, and the waits they ended blamed along them:
- * collect each thread's intervals, edges and switches in arrays of its
- * own (a thread's records come in time order: they need no sort, except
- * when they do not), then place each edge and walk each wait's chain.
+ * collect each thread's intervals, edges and switches in packed
+ * sequences of its own (core/delta-seq.h; a thread's records come in
+ * time order: they need no sort, except when they do not), then place
+ * each edge and walk each wait's chain.
  *
  * What a record means depends on the records before it only for thread
  * names (a new thread inherits its creator's), kept in file order in a
@@ -23,18 +24,19 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/delta-seq.h"
 #include "core/sort.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
 #include "core/wakeup.h"
 
 /*
- * The records kept per task and per wait are packed: without the padding
- * after their flags, 62 bytes a task that waits once instead of 80 (a
- * gen-trace --wakeups task: an interval, a wake-up, two switches).
+ * The records kept per thread, one packed sequence of each kind, keyed
+ * by time: 23 bytes for a gen-trace --wakeups task, which waits once (an
+ * interval 8, a wake-up 4, two switches 4 each, the block index 3),
+ * where the plain structures took 62.  Each is decoded into its
+ * structure when it is walked.
  */
-#define PACKED __attribute__((packed))
-
 struct interval {
 	uint64_t start, end;
 	uint64_t task;			/* the task it is or serves */
@@ -42,7 +44,28 @@ struct interval {
 	bool attached;			/* serves it */
 	bool type0;			/* may serve a task (core/attach.h);
 					 * placed when finishing */
-} PACKED;
+};
+
+enum { IV_START, IV_END, IV_TASK, IV_TYPE_FLAGS, IV_FIELDS };
+#define IV_ATTACHED	2		/* flags under the type */
+#define IV_TYPE0	1
+
+/* a wake-up of the thread it is filed under */
+struct edge {
+	uint64_t time;
+	uint32_t waker_tid;
+};
+
+enum { EDGE_TIME, EDGE_WAKER, EDGE_FIELDS };
+
+struct switch_of {
+	uint64_t time;
+	bool out, preempt;
+};
+
+enum { SW_TIME, SW_FLAGS, SW_FIELDS };
+#define SW_OUT		2
+#define SW_PREEMPT	1
 
 /* A VS_ATTACH record of a thread, after @before of its intervals. */
 struct attach_at {
@@ -54,31 +77,44 @@ struct attach_at {
 struct task_type_of {
 	uint64_t id;
 	uint32_t type;
-} PACKED;
+} __attribute__((packed));
 
-/* a wake-up of the thread it is filed under */
-struct edge {
-	uint64_t time;
-	uint32_t waker_tid;
-} PACKED;
-
-struct switch_of {
-	uint64_t time;
-	bool out, preempt;
-} PACKED;
-
-/* The records of one thread, each array by time once finished. */
+/* The records of one thread, each sequence by time once finished. */
 struct thread_recs {
 	uint32_t tid;
-	struct interval *iv;
-	size_t nr_iv, cap_iv;
-	struct edge *edges;		/* its wake-ups */
-	size_t nr_edges, cap_edges;
-	struct switch_of *sw;
-	size_t nr_sw, cap_sw;
+	struct vs_dseq iv;		/* IV_FIELDS */
+	struct vs_dseq edges;		/* its wake-ups, EDGE_FIELDS */
+	struct vs_dseq sw;		/* SW_FIELDS */
 	struct attach_at *attach;	/* in file order */
 	size_t nr_attach, cap_attach;
 };
+
+static void decode_interval(const uint64_t *v, struct interval *iv)
+{
+	*iv = (struct interval){ v[IV_START], v[IV_END], v[IV_TASK],
+		v[IV_TYPE_FLAGS] >> 2, v[IV_TYPE_FLAGS] & IV_ATTACHED,
+		v[IV_TYPE_FLAGS] & IV_TYPE0 };
+}
+
+static int append_interval(struct vs_dseq *s, const struct interval *iv)
+{
+	uint64_t v[IV_FIELDS] = { iv->start, iv->end, iv->task,
+		(uint64_t)iv->type << 2 | (iv->attached ? IV_ATTACHED : 0) |
+		(iv->type0 ? IV_TYPE0 : 0) };
+
+	return vs_dseq_append(s, v);
+}
+
+static void decode_edge(const uint64_t *v, struct edge *e)
+{
+	*e = (struct edge){ v[EDGE_TIME], v[EDGE_WAKER] };
+}
+
+static void decode_switch(const uint64_t *v, struct switch_of *sw)
+{
+	*sw = (struct switch_of){ v[SW_TIME], v[SW_FLAGS] & SW_OUT,
+				  v[SW_FLAGS] & SW_PREEMPT };
+}
 
 struct comm_of {
 	uint32_t tid;
@@ -103,8 +139,10 @@ struct vs_wake_build {
 	struct ordered *journal;	/* in file order, until finishing */
 	size_t nr_journal, cap_journal;
 	bool keep_parts;		/* the waits' parts, not only sums */
+	bool attached;			/* an interval serves a task */
 	/* finishing */
 	size_t next_sort;		/* sort_all(): next thread to sort */
+	bool sort_failed;		/* sort_all(): out of memory */
 	const struct vs_task_samples *ts;
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	uint64_t wait_at;		/* the wait of a task being blamed */
@@ -130,9 +168,9 @@ static void drop_walked(struct vs_wake_build *b)
 	size_t i;
 
 	for (i = 0; i < b->nr_threads; i++) {
-		free(b->threads[i].iv);
-		free(b->threads[i].edges);
-		free(b->threads[i].sw);
+		vs_dseq_release(&b->threads[i].iv);
+		vs_dseq_release(&b->threads[i].edges);
+		vs_dseq_release(&b->threads[i].sw);
 		free(b->threads[i].attach);
 	}
 	free(b->threads);
@@ -226,6 +264,7 @@ static int grow_slots(struct vs_wake_build *b)
 /* The records of thread @tid, new when it has none yet; NULL: no memory */
 static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 {
+	struct thread_recs *th;
 	size_t i;
 
 	if (b->nr_slots) {
@@ -238,9 +277,13 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 	if (vs_grow(&b->threads, &b->cap_threads, b->nr_threads + 1,
 		    sizeof(*b->threads)))
 		return NULL;
-	b->threads[b->nr_threads] = (struct thread_recs){ .tid = tid };
+	th = &b->threads[b->nr_threads];
+	*th = (struct thread_recs){ .tid = tid };
+	vs_dseq_init(&th->iv, IV_FIELDS);
+	vs_dseq_init(&th->edges, EDGE_FIELDS);
+	vs_dseq_init(&th->sw, SW_FIELDS);
 	b->slots[slot_of(b, tid)] = ++b->nr_threads;
-	return &b->threads[b->nr_threads - 1];
+	return th;
 }
 
 /*
@@ -251,13 +294,11 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 static int add_interval(struct vs_wake_build *b, const struct vs_task *t)
 {
 	struct thread_recs *th = thread_recs(b, t->tid);
+	struct interval iv = { t->start, t->end, t->id, t->type,
+			       t->flags & VS_TASK_ATTACHED, !t->type };
 
-	if (!th || vs_grow(&th->iv, &th->cap_iv, th->nr_iv + 1,
-			   sizeof(*th->iv)))
-		return -1;
-	th->iv[th->nr_iv++] = (struct interval){ t->start, t->end, t->id,
-		t->type, t->flags & VS_TASK_ATTACHED, !t->type };
-	return 0;
+	b->attached |= iv.attached;
+	return th ? append_interval(&th->iv, &iv) : -1;
 }
 
 static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
@@ -267,34 +308,42 @@ static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
 	if (!th || vs_grow(&th->attach, &th->cap_attach, th->nr_attach + 1,
 			   sizeof(*th->attach)))
 		return -1;
-	th->attach[th->nr_attach++] = (struct attach_at){ th->nr_iv, a->time,
+	th->attach[th->nr_attach++] = (struct attach_at){ th->iv.nr, a->time,
 							  a->task_id };
 	return 0;
 }
 
 /*
- * The intervals of type 0 that serve a task: the last attach of their
- * thread before them has their start time (core/attach.c).
+ * The intervals of type 0 of @th that serve a task: the last attach of
+ * the thread before them has their start time (core/attach.c).  Its
+ * intervals are coded again, in file order still.
  */
-static void resolve_served(struct vs_wake_build *b)
+static int resolve_served(struct vs_wake_build *b, struct thread_recs *th)
 {
-	size_t t, i, k;
+	const struct attach_at *last = NULL;
+	struct vs_dseq served;
+	struct vs_dseq_cursor c;
+	size_t k = 0;
 
-	for (t = 0; t < b->nr_threads; t++) {
-		struct thread_recs *th = &b->threads[t];
-		const struct attach_at *last = NULL;
+	vs_dseq_init(&served, IV_FIELDS);
+	for (vs_dseq_first(&c, &th->iv); vs_dseq_at(&c); vs_dseq_next(&c)) {
+		struct interval iv;
 
-		for (i = k = 0; i < th->nr_iv && th->nr_attach; i++) {
-			struct interval *iv = &th->iv[i];
-
-			while (k < th->nr_attach && th->attach[k].before <= i)
-				last = &th->attach[k++];
-			if (!iv->type0 || !last || last->time != iv->start)
-				continue;
-			iv->task = last->task;
-			iv->attached = true;
+		decode_interval(c.v, &iv);
+		while (k < th->nr_attach && th->attach[k].before <= c.i)
+			last = &th->attach[k++];
+		if (iv.type0 && last && last->time == iv.start) {
+			iv.task = last->task;
+			iv.attached = b->attached = true;
+		}
+		if (append_interval(&served, &iv)) {
+			vs_dseq_release(&served);
+			return -1;
 		}
 	}
+	vs_dseq_release(&th->iv);
+	th->iv = served;
+	return 0;
 }
 
 /* Keep @rec for later, in file order (see the top of the file). */
@@ -328,7 +377,10 @@ static int apply_journal(struct vs_wake_build *b)
 			return -1;
 	}
 	drop_journal(b);
-	resolve_served(b);
+	for (i = 0; i < b->nr_threads; i++)
+		if (b->threads[i].nr_attach &&
+		    resolve_served(b, &b->threads[i]))
+			return -1;
 	return 0;
 }
 
@@ -337,22 +389,21 @@ int vs_wake_build_feed(struct vs_wake_build *b, const struct vs_record *rec)
 	struct thread_recs *th;
 
 	switch (rec->kind) {
-	case VS_REC_WAKEUP:
+	case VS_REC_WAKEUP: {
+		uint64_t v[EDGE_FIELDS] = { rec->wakeup.time,
+					    rec->wakeup.waker_tid };
+
 		th = thread_recs(b, rec->wakeup.wakee_tid);
-		if (!th || vs_grow(&th->edges, &th->cap_edges,
-				   th->nr_edges + 1, sizeof(*th->edges)))
-			return -1;
-		th->edges[th->nr_edges++] = (struct edge){ rec->wakeup.time,
-			rec->wakeup.waker_tid };
-		return 0;
-	case VS_REC_SWITCH:
+		return th ? vs_dseq_append(&th->edges, v) : -1;
+	}
+	case VS_REC_SWITCH: {
+		uint64_t v[SW_FIELDS] = { rec->switch_.time,
+			(rec->switch_.out ? SW_OUT : 0) |
+			(rec->switch_.preempt ? SW_PREEMPT : 0) };
+
 		th = thread_recs(b, rec->switch_.tid);
-		if (!th || vs_grow(&th->sw, &th->cap_sw, th->nr_sw + 1,
-				   sizeof(*th->sw)))
-			return -1;
-		th->sw[th->nr_sw++] = (struct switch_of){ rec->switch_.time,
-			rec->switch_.out, rec->switch_.preempt };
-		return 0;
+		return th ? vs_dseq_append(&th->sw, v) : -1;
+	}
 	case VS_REC_ATTACH:
 		return rec->attach.what == VS_ATTACH ?
 		       add_attach(b, &rec->attach) : 0;
@@ -406,17 +457,13 @@ int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next)
 		if (!th)
 			goto fail;
 		for (k = 0; k < from->nr_attach; k++)
-			from->attach[k].before += th->nr_iv;
+			from->attach[k].before += th->iv.nr;
 		if (append(&th->attach, &th->nr_attach, &th->cap_attach,
 			   &from->attach, &from->cap_attach, from->nr_attach,
 			   sizeof(*th->attach)) ||
-		    append(&th->iv, &th->nr_iv, &th->cap_iv, &from->iv,
-			   &from->cap_iv, from->nr_iv, sizeof(*th->iv)) ||
-		    append(&th->edges, &th->nr_edges, &th->cap_edges,
-			   &from->edges, &from->cap_edges, from->nr_edges,
-			   sizeof(*th->edges)) ||
-		    append(&th->sw, &th->nr_sw, &th->cap_sw, &from->sw,
-			   &from->cap_sw, from->nr_sw, sizeof(*th->sw)))
+		    vs_dseq_concat(&th->iv, &from->iv) ||
+		    vs_dseq_concat(&th->edges, &from->edges) ||
+		    vs_dseq_concat(&th->sw, &from->sw))
 			goto fail;
 	}
 	if (append(&b->journal, &b->nr_journal, &b->cap_journal,
@@ -424,6 +471,7 @@ int vs_wake_build_merge(struct vs_wake_build *b, struct vs_wake_build *next)
 		   sizeof(*b->journal)))
 		goto fail;
 	next->nr_journal = 0;	/* its names are @b's now */
+	b->attached |= next->attached;
 	vs_wake_build_free(next);
 	return 0;
 fail:
@@ -438,32 +486,11 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static int cmp_interval(const void *a, const void *b)
-{
-	const struct interval *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
 static int cmp_task(const void *a, const void *b)
 {
 	const struct task_type_of *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-
-	return (x->time > y->time) - (x->time < y->time);
-}
-
-static int cmp_switch(const void *a, const void *b)
-{
-	const struct switch_of *x = a, *y = b;
-
-	return (x->time > y->time) - (x->time < y->time);
 }
 
 /* by thread; the last name of a thread last (a stable sort by hand) */
@@ -497,8 +524,6 @@ static int cmp_comm(const void *a, const void *b)
 
 #define ZERO(x)		0
 #define TID(x)		((x).tid)
-#define IV_START(x)	((x).start)
-#define TIME(x)		((x).time)
 #define COMM_TID(x)	((uint64_t)(x).tid)
 #define PART_TASK(x)	((x).task)
 /* b->ts_by_tid[]: indices into b->ts->tasks */
@@ -515,26 +540,70 @@ static const struct thread_recs *thread_of(const struct vs_wake_build *b,
 	       &b->threads[i] : NULL;
 }
 
-/* The last interval of @th that starts at or before @time, or NULL. */
-static const struct interval *last_before(const struct thread_recs *th,
-					  uint64_t time)
+/* The last interval of @th that starts at or before @time: false, none. */
+static bool last_before(const struct thread_recs *th, uint64_t time,
+			struct interval *iv)
 {
-	size_t lo;
+	struct vs_dseq_cursor c;
 
-	if (!th)
-		return NULL;
-	lo = COUNT_BEFORE(th->iv, th->nr_iv, ZERO, IV_START, 0, time + 1);
-	return lo ? &th->iv[lo - 1] : NULL;
+	if (!th || !vs_dseq_seek_last(&c, &th->iv, time))
+		return false;
+	decode_interval(c.v, iv);
+	return true;
 }
 
-/* The first wake-up of @th at or after @from, up to @to; NULL: none. */
-static const struct edge *edge_in(const struct thread_recs *th,
-				  uint64_t from, uint64_t to)
-{
-	size_t i = COUNT_BEFORE(th->edges, th->nr_edges, ZERO, TIME, 0, from);
+/*
+ * A search of a thread's wake-ups that goes on from where it stood when
+ * it is asked for later times (a task's waits, one after the other).
+ */
+struct edge_search {
+	struct vs_dseq_cursor c;	/* at the first at or after @from */
+	uint64_t from;
+	bool started;
+};
 
-	return i < th->nr_edges && th->edges[i].time <= to ?
-	       &th->edges[i] : NULL;
+/* The first wake-up of @th at or after @from, up to @to: false, none. */
+static bool edge_in(struct edge_search *es, const struct thread_recs *th,
+		    uint64_t from, uint64_t to, struct edge *e)
+{
+	if (!es->started || from < es->from)
+		vs_dseq_seek(&es->c, &th->edges, from);
+	else
+		while (vs_dseq_at(&es->c) && es->c.v[EDGE_TIME] < from)
+			vs_dseq_next(&es->c);
+	es->started = true;
+	es->from = from;
+	if (!vs_dseq_at(&es->c) || es->c.v[EDGE_TIME] > to)
+		return false;
+	decode_edge(es->c.v, e);
+	return true;
+}
+
+/*
+ * A walk over a thread's switches that knows, at each, when the one
+ * after it came.
+ */
+struct switch_walk {
+	struct vs_dseq_cursor ahead;	/* at the switch after @cur */
+	struct switch_of cur;
+	uint64_t in;			/* the time of that one; UINT64_MAX:
+					 * none */
+};
+
+/* Start @w at the switch @at is at (none: the walk is over). */
+static void walk_from(struct switch_walk *w, const struct vs_dseq_cursor *at)
+{
+	w->ahead = *at;
+}
+
+/* The next switch of @w in w->cur and w->in; false after the last. */
+static bool walk_next(struct switch_walk *w)
+{
+	if (!vs_dseq_at(&w->ahead))
+		return false;
+	decode_switch(w->ahead.v, &w->cur);
+	w->in = vs_dseq_next(&w->ahead) ? w->ahead.v[SW_TIME] : UINT64_MAX;
+	return true;
 }
 
 static struct vs_wake_type *type_counts(struct vs_wake_blame *wb,
@@ -562,14 +631,14 @@ static enum vs_waker_kind judge(const struct vs_wake_build *b,
 				const struct edge *e,
 				const struct interval *wakee_iv)
 {
-	const struct interval *w = last_before(thread_of(b, e->waker_tid),
-					       e->time);
+	struct interval w;
+	bool in_one = last_before(thread_of(b, e->waker_tid), e->time, &w);
 
 	if (!e->waker_tid)
 		return VS_WAKER_INTERRUPT;
-	if (w && w->task == wakee_iv->task && w->end >= wakee_iv->start)
+	if (in_one && w.task == wakee_iv->task && w.end >= wakee_iv->start)
 		return VS_WAKER_SAME_TASK;
-	if (w && w->end >= e->time)
+	if (in_one && w.end >= e->time)
 		return VS_WAKER_OTHER_TASK;
 	return VS_WAKER_OUTSIDE;
 }
@@ -703,31 +772,34 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 {
 	uint32_t tid = e->waker_tid;
 	const struct thread_recs *th = tid ? thread_of(b, tid) : NULL;
-	size_t i = 0, nr_sw = th ? th->nr_sw : 0;
 	uint64_t own = hi - lo;
+	struct edge_search es = { .started = false };
+	struct switch_walk walk;
+	struct vs_dseq_cursor c;
 	struct vs_waker *w;
 
 	if (th) {
-		i = COUNT_BEFORE(th->sw, nr_sw, ZERO, TIME, 0, lo + 1);
-		if (i)
-			i--;	/* a wait that began before @lo */
+		/* from a wait that began before @lo, else the first */
+		if (!vs_dseq_seek_last(&c, &th->sw, lo))
+			vs_dseq_next(&c);
+		walk_from(&walk, &c);
 	}
-	for (; depth < VS_WAKE_CHAIN_MAX && i < nr_sw &&
-	       th->sw[i].time < hi; i++) {
-		const struct switch_of *out = &th->sw[i];
-		uint64_t in = i + 1 < nr_sw ? th->sw[i + 1].time : UINT64_MAX;
-		const struct edge *e2;
+	while (th && depth < VS_WAKE_CHAIN_MAX && walk_next(&walk) &&
+	       walk.cur.time < hi) {
+		const struct switch_of *out = &walk.cur;
+		struct edge e2;
 		uint64_t from;
 
 		if (!out->out || out->preempt)
 			continue;
-		e2 = edge_in(th, out->time, in < hi ? in : hi);
 		from = out->time > lo ? out->time : lo;
-		if (!e2 || e2->waker_tid == tid || e2->time <= from)
+		if (!edge_in(&es, th, out->time, walk.in < hi ? walk.in : hi,
+			     &e2) ||
+		    e2.waker_tid == tid || e2.time <= from)
 			continue;
-		if (blame(b, tc, root, e2, from, e2->time, depth + 1))
+		if (blame(b, tc, root, &e2, from, e2.time, depth + 1))
 			return -1;
-		own -= e2->time - from;
+		own -= e2.time - from;
 	}
 	w = waker_of(b, tc, tid, judge(b, e, root), depth);
 	if (!w)
@@ -742,38 +814,39 @@ static int blame(struct vs_wake_build *b, struct vs_wake_type *tc,
 }
 
 /*
- * The blocked waits of a task on its own thread (@th, interval @iv,
- * whose first switch at or after its start is @first_sw) that another
- * thread ended; how many, or -1 when memory runs out.  As VProfiler,
- * from the task's own thread only: an attached worker's waits are
- * reached along the edges, where they made the task wait.
+ * The blocked waits of task @iv on its own thread @th, whose switches
+ * from its start on @first_sw is at and whose wake-ups @es searches,
+ * that another thread ended; how many, or -1 when memory runs out.  As VProfiler, from the task's own
+ * thread only: an attached worker's waits are reached along the edges,
+ * where they made the task wait.
  */
 static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
-			  const struct thread_recs *th, size_t first_sw,
-			  const struct interval *iv)
+			  const struct thread_recs *th,
+			  const struct vs_dseq_cursor *first_sw,
+			  struct edge_search *es, const struct interval *iv)
 {
 	struct vs_wake_type *tc;
-	size_t i = first_sw;
+	struct switch_walk walk;
 	int blamed = 0;
 
-	for (; i < th->nr_sw && th->sw[i].time <= iv->end; i++) {
-		const struct switch_of *out = &th->sw[i];
-		uint64_t in = i + 1 < th->nr_sw ? th->sw[i + 1].time :
-			      UINT64_MAX;
-		const struct edge *e;
+	walk_from(&walk, first_sw);
+	while (walk_next(&walk) && walk.cur.time <= iv->end) {
+		const struct switch_of *out = &walk.cur;
+		struct edge e;
 
 		if (!out->out || out->preempt)
 			continue;
-		e = edge_in(th, out->time, in < iv->end ? in : iv->end);
-		if (!e || e->waker_tid == th->tid || e->time <= out->time)
+		if (!edge_in(es, th, out->time, walk.in < iv->end ? walk.in :
+			     iv->end, &e) ||
+		    e.waker_tid == th->tid || e.time <= out->time)
 			continue;
 		tc = type_counts(wb, iv->type);
 		if (!tc)
 			return -1;
-		tc->wait_ns += e->time - out->time;
+		tc->wait_ns += e.time - out->time;
 		blamed++;
 		b->wait_at = out->time;
-		if (blame(b, tc, iv, e, out->time, e->time, 1))
+		if (blame(b, tc, iv, &e, out->time, e.time, 1))
 			return -1;
 	}
 	return blamed;
@@ -890,48 +963,29 @@ static int cmp_ts_task(const void *a, const void *b, void *ts)
 }
 
 /*
- * vs_qsort() an array that is not in order already: records come in time
- * order (almost always), and a sort of sorted elements still costs
- * n log n comparisons and a copy of the array.
- */
-static void sort_unsorted(void *base, size_t n, size_t size,
-			  int (*cmp)(const void *, const void *))
-{
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (cmp((char *)base + (i - 1) * size,
-			(char *)base + i * size) > 0) {
-			vs_qsort(base, n, size, cmp);
-			return;
-		}
-}
-
-/*
  * The tasks that attached intervals may serve, by id: the intervals not
  * attached, with their types; none when no interval is attached.
  */
 static int index_tasks(struct vs_wake_build *b)
 {
-	size_t t, i, n = 0, attached = 0;
+	struct vs_dseq_cursor c;
+	struct interval iv;
+	size_t t, n = 0;
 
-	for (t = 0; t < b->nr_threads; t++)
-		for (i = 0; i < b->threads[t].nr_iv; i++)
-			attached += b->threads[t].iv[i].attached;
-	if (!attached)
+	if (!b->attached)
 		return 0;
 	for (t = 0; t < b->nr_threads; t++)
-		n += b->threads[t].nr_iv;
-	b->tasks = malloc((n - attached + 1) * sizeof(*b->tasks));
+		n += b->threads[t].iv.nr;
+	b->tasks = malloc(n * sizeof(*b->tasks));
 	if (!b->tasks)
 		return -1;
 	for (t = 0; t < b->nr_threads; t++)
-		for (i = 0; i < b->threads[t].nr_iv; i++) {
-			const struct interval *iv = &b->threads[t].iv[i];
-
-			if (!iv->attached)
+		for (vs_dseq_first(&c, &b->threads[t].iv); vs_dseq_at(&c);
+		     vs_dseq_next(&c)) {
+			decode_interval(c.v, &iv);
+			if (!iv.attached)
 				b->tasks[b->nr_tasks++] = (struct task_type_of){
-					iv->task, iv->type };
+					iv.task, iv.type };
 		}
 	vs_qsort(b->tasks, b->nr_tasks, sizeof(*b->tasks), cmp_task);
 	return 0;
@@ -939,7 +993,7 @@ static int index_tasks(struct vs_wake_build *b)
 
 #define SORT_WORKERS_MAX	4
 
-/* A worker of sort_all(): the threads' arrays, one thread at a time. */
+/* A worker of sort_all(): the threads' records, one thread at a time. */
 static void *sort_threads(void *arg)
 {
 	struct vs_wake_build *b = arg;
@@ -949,10 +1003,10 @@ static void *sort_threads(void *arg)
 	       b->nr_threads) {
 		struct thread_recs *th = &b->threads[i];
 
-		sort_unsorted(th->iv, th->nr_iv, sizeof(*th->iv), cmp_interval);
-		sort_unsorted(th->edges, th->nr_edges, sizeof(*th->edges),
-			      cmp_edge);
-		sort_unsorted(th->sw, th->nr_sw, sizeof(*th->sw), cmp_switch);
+		if (vs_dseq_sort(&th->iv) || vs_dseq_sort(&th->edges) ||
+		    vs_dseq_sort(&th->sw))
+			__atomic_store_n(&b->sort_failed, true,
+					 __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -969,7 +1023,7 @@ static int sort_all(struct vs_wake_build *b)
 	b->slots = NULL;
 	b->nr_slots = 0;
 	vs_qsort(b->threads, b->nr_threads, sizeof(*b->threads), cmp_thread);
-	/* the threads' arrays are their own: sorted in parallel */
+	/* the threads' records are their own: sorted in parallel */
 	b->next_sort = 0;
 	for (k = 1; k < n && k < b->nr_threads; k++)
 		if (pthread_create(&workers[k], NULL, sort_threads, b))
@@ -977,6 +1031,8 @@ static int sort_all(struct vs_wake_build *b)
 	sort_threads(b);
 	while (--k > 0)
 		pthread_join(workers[k], NULL);
+	if (b->sort_failed)
+		return -1;
 	vs_qsort(b->comms, b->nr_comms, sizeof(*b->comms), cmp_comm);
 	if (index_tasks(b))
 		return -1;
@@ -996,25 +1052,32 @@ static int sort_all(struct vs_wake_build *b)
 static int count_edges(const struct vs_wake_build *b,
 		       struct vs_wake_blame *wb, const struct thread_recs *th)
 {
-	size_t i, nr_iv = 0;	/* intervals that start at or before e */
+	struct vs_dseq_cursor ec, ic;	/* ic: after the last interval that
+					 * starts at or before the edge */
+	struct interval iv;
+	bool in_iv = false;
 
-	for (i = 0; i < th->nr_edges; i++) {
-		const struct edge *e = &th->edges[i];
-		const struct interval *iv;
+	vs_dseq_first(&ic, &th->iv);
+	for (vs_dseq_first(&ec, &th->edges); vs_dseq_at(&ec);
+	     vs_dseq_next(&ec)) {
 		struct task_type_of *task = NULL;
 		struct vs_wake_type *tc;
+		struct edge e;
 
-		while (nr_iv < th->nr_iv && th->iv[nr_iv].start <= e->time)
-			nr_iv++;
-		iv = nr_iv ? &th->iv[nr_iv - 1] : NULL;
-		if (!iv || iv->end < e->time)
+		decode_edge(ec.v, &e);
+		for (; vs_dseq_at(&ic) && ic.v[IV_START] <= e.time;
+		     vs_dseq_next(&ic)) {
+			decode_interval(ic.v, &iv);
+			in_iv = true;
+		}
+		if (!in_iv || iv.end < e.time)
 			continue;	/* not inside a task */
-		if (iv->attached && !(task = task_of(b, iv->task)))
+		if (iv.attached && !(task = task_of(b, iv.task)))
 			continue;	/* serves a task not in the trace */
-		tc = type_counts(wb, task ? task->type : iv->type);
+		tc = type_counts(wb, task ? task->type : iv.type);
 		if (!tc)
 			return -1;
-		tc->edges[judge(b, e, iv)]++;
+		tc->edges[judge(b, &e, &iv)]++;
 	}
 	return 0;
 }
@@ -1023,20 +1086,25 @@ static int count_edges(const struct vs_wake_build *b,
 static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			const struct thread_recs *th)
 {
-	size_t i, sw = 0;	/* switches before the interval's start */
+	struct vs_dseq_cursor ic, sc;	/* sc: the first switch at or after
+					 * the interval's start */
+	struct edge_search es = { .started = false };
+	struct interval iv;
 
-	for (i = 0; i < th->nr_iv; i++) {
+	vs_dseq_first(&sc, &th->sw);
+	for (vs_dseq_first(&ic, &th->iv); vs_dseq_at(&ic); vs_dseq_next(&ic)) {
 		int blamed;
 
-		while (sw < th->nr_sw && th->sw[sw].time < th->iv[i].start)
-			sw++;
-		if (th->iv[i].attached)
+		decode_interval(ic.v, &iv);
+		while (vs_dseq_at(&sc) && sc.v[SW_TIME] < iv.start)
+			vs_dseq_next(&sc);
+		if (iv.attached)
 			continue;
-		blamed = blame_interval(b, wb, th, sw, &th->iv[i]);
+		blamed = blame_interval(b, wb, th, &sc, &es, &iv);
 		if (blamed < 0)
 			return -1;
 		if (blamed)
-			type_counts(wb, th->iv[i].type)->tasks++;
+			type_counts(wb, iv.type)->tasks++;
 	}
 	return 0;
 }
