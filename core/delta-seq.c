@@ -97,30 +97,81 @@ static int cmp_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int vs_dseq_sort(struct vs_dseq *s)
+/* The records of @s into @out (empty) by qsort(); 0, or -1 no memory. */
+static int sort_fully(const struct vs_dseq *s, struct vs_dseq *out)
 {
 	unsigned int nf = s->nr_fields;
-	uint64_t *recs;
-	struct vs_dseq sorted;
+	uint64_t *recs = malloc(s->nr * nf * sizeof(*recs));
 	struct vs_dseq_cursor c;
 	size_t i;
 
-	if (!s->unsorted)
-		return 0;
-	recs = malloc(s->nr * nf * sizeof(*recs));
 	if (!recs)
 		return -1;
 	for (vs_dseq_first(&c, s); vs_dseq_at(&c); vs_dseq_next(&c))
 		memcpy(recs + c.i * nf, c.v, nf * sizeof(*recs));
 	vs_qsort(recs, s->nr, nf * sizeof(*recs), cmp_key);
-	vs_dseq_init(&sorted, nf);
 	for (i = 0; i < s->nr; i++)
-		if (vs_dseq_append(&sorted, recs + i * nf)) {
-			vs_dseq_release(&sorted);
-			free(recs);
-			return -1;
-		}
+		if (vs_dseq_append(out, recs + i * nf))
+			break;
 	free(recs);
+	return i < s->nr ? -1 : 0;
+}
+
+/*
+ * The records of @s into @out (empty) in key order, equal keys in their
+ * order, through a window of VS_DSEQ_SORT_WINDOW records kept in order
+ * (a record a little out of order goes a few places back): right when
+ * none is VS_DSEQ_SORT_WINDOW places or more after where it belongs (a
+ * thread's tasks that overlap their neighbours), in little memory and
+ * time.  0 sorted, 1 when one is that far (@out is not in order), -1 no
+ * memory.
+ */
+static int sort_nearly(const struct vs_dseq *s, struct vs_dseq *out)
+{
+	enum { MASK = VS_DSEQ_SORT_WINDOW - 1 };
+	uint64_t win[VS_DSEQ_SORT_WINDOW][VS_DSEQ_FIELDS];
+	size_t size = s->nr_fields * sizeof(win[0][0]);
+	size_t head = 0, n = 0, k;
+	struct vs_dseq_cursor c;
+	bool more = vs_dseq_first(&c, s);
+
+	while (more || n) {
+		if (n == VS_DSEQ_SORT_WINDOW || !more) {
+			if (out->nr && win[head][0] < out->last[0])
+				return 1;
+			if (vs_dseq_append(out, win[head]))
+				return -1;
+			head = (head + 1) & MASK;
+			n--;
+			continue;
+		}
+		for (k = n; k && win[(head + k - 1) & MASK][0] > c.v[0]; k--)
+			memcpy(win[(head + k) & MASK], win[(head + k - 1) & MASK],
+			       size);
+		memcpy(win[(head + k) & MASK], c.v, size);
+		n++;
+		more = vs_dseq_next(&c);
+	}
+	return 0;
+}
+
+int vs_dseq_sort(struct vs_dseq *s)
+{
+	struct vs_dseq sorted;
+	int ret;
+
+	if (!s->unsorted)
+		return 0;
+	vs_dseq_init(&sorted, s->nr_fields);
+	ret = sort_nearly(s, &sorted);
+	if (ret > 0) {
+		vs_dseq_release(&sorted);
+		ret = sort_fully(s, &sorted);
+	}
+	if (ret) {
+		vs_dseq_release(&sorted);
+		return -1;
+	}
 	vs_dseq_release(s);
 	*s = sorted;
 	return 0;

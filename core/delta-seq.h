@@ -21,6 +21,7 @@
 
 #define VS_DSEQ_FIELDS	4	/* most fields a record has */
 #define VS_DSEQ_BLOCK	32	/* records in a block */
+#define VS_DSEQ_SORT_WINDOW 64	/* see vs_dseq_sort(); a power of two */
 
 struct vs_dseq_block {
 	uint64_t key;			/* field 0 of its first record */
@@ -75,8 +76,13 @@ int vs_dseq_append(struct vs_dseq *s, const uint64_t *rec);
 int vs_dseq_concat(struct vs_dseq *s, struct vs_dseq *next);
 
 /**
- * vs_dseq_sort - put @s in key order, records with equal keys in the
- * order qsort() gives them; nothing to do when it is (s->unsorted unset)
+ * vs_dseq_sort - put @s in key order; nothing to do when it is
+ * (s->unsorted unset)
+ *
+ * Records with equal keys keep their order when none is
+ * VS_DSEQ_SORT_WINDOW places or more out of its own (records a little
+ * out of order are sorted in little memory), else they come in the order
+ * qsort() gives them.
  *
  * Returns 0, or -1 when memory runs out (@s is unchanged).
  */

@@ -148,6 +148,47 @@ static void test_sort(void)
 	vs_dseq_release(&back);
 }
 
+/*
+ * Records at most @reach places from where they belong, ties among them:
+ * sorted with equal keys in their order (a stable sort by hand).
+ */
+static void test_sort_near(size_t reach, const char *what)
+{
+	static uint64_t in[NR][FIELDS], want[NR][FIELDS];
+	struct vs_dseq s;
+	struct vs_dseq_cursor c;
+	size_t i, j, bad = 0;
+
+	memcpy(in, recs, sizeof(in));
+	srand(11);
+	for (i = 0; i + reach < NR; i += reach + 1) {
+		uint64_t t[FIELDS];
+
+		j = i + rand() % (reach + 1);
+		memcpy(t, in[i], sizeof(t));
+		memcpy(in[i], in[j], sizeof(t));
+		memcpy(in[j], t, sizeof(t));
+	}
+	memcpy(want, in, sizeof(want));
+	for (i = 1; i < NR; i++)
+		for (j = i; j && want[j - 1][0] > want[j][0]; j--) {
+			uint64_t t[FIELDS];
+
+			memcpy(t, want[j], sizeof(t));
+			memcpy(want[j], want[j - 1], sizeof(t));
+			memcpy(want[j - 1], t, sizeof(t));
+		}
+	vs_dseq_init(&s, FIELDS);
+	for (i = 0; i < NR; i++)
+		vs_dseq_append(&s, in[i]);
+	ok(s.unsorted && !vs_dseq_sort(&s) && !s.unsorted && s.nr == NR,
+	   "%s: sorted", what);
+	for (vs_dseq_first(&c, &s); vs_dseq_at(&c); vs_dseq_next(&c))
+		bad += !!memcmp(c.v, want[c.i], sizeof(want[c.i]));
+	is_u64(bad, 0, what);
+	vs_dseq_release(&s);
+}
+
 static void test_empty(void)
 {
 	struct vs_dseq s, t;
@@ -195,6 +236,10 @@ int main(void)
 	ok(!s.nr && !s.bytes, "released");
 	test_concat();
 	test_sort();
+	test_sort_near(5, "5 places out of order, ties in order");
+	test_sort_near(VS_DSEQ_SORT_WINDOW - 1,
+		       "a window less one out of order, ties in order");
+	test_sort_near(3 * VS_DSEQ_SORT_WINDOW, "three windows out of order");
 	test_empty();
 	test_size();
 	return done_testing();
