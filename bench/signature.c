@@ -66,16 +66,16 @@ static int write_signatures(const char *path)
 	struct vs_signatures *sig;
 	struct vs_writer *w;
 	char name[32];
-	int h, e, k, ret;
+	static const uint32_t gaps[12];
+	int h, e, ret;
 
 	for (h = 0; h < NR_HANDLERS; h++) {
 		snprintf(name, sizeof(name), "handler_%02d", h);
 		for (e = 0; e < 300; e++)
-			for (k = 0; k < handler_len[h]; k++)
-				vs_profile_add_call(p, name, e, handler[h][k],
-						    e, e + 1);
+			vs_profile_add_execution(p, name, handler[h], gaps,
+						 handler_len[h], e, e + 1);
 	}
-	sig = vs_profile_mine(p, 0.01);
+	sig = vs_profile_mine(p, 0.01, UINT64_MAX);
 	w = vs_writer_open(path, &hdr);
 	ret = sig && w && !vs_signatures_write(sig, w) ? 0 : -1;
 	if (w && vs_writer_close(w) < 0)

@@ -38,12 +38,12 @@ static int write_signatures(const char *out, const struct vs_signatures *s,
 			    const struct vs_sig_build_stats *st)
 {
 	struct vs_header hdr = { .tool = "varscope signature build" };
-	char cmdline[4096] = "", num[64];
+	char cmdline[4096] = "", num[64], gap[32];
 	struct vs_writer *w = vs_writer_open(out, &hdr);
 	const char *meta[][2] = {
 		{ "command", cmdline }, { "program", st->program },
 		{ "method", method }, { "functions", functions ? functions : "*" },
-		{ "support", num },
+		{ "support", num }, { "gap_limit_ns", gap },
 	};
 	struct vs_record rec = { .kind = VS_REC_META };
 	size_t i, n = 0;
@@ -54,6 +54,7 @@ static int write_signatures(const char *out, const struct vs_signatures *s,
 		n += snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s",
 			      i ? " " : "", argv[i]);
 	snprintf(num, sizeof(num), "%g", support);
+	snprintf(gap, sizeof(gap), "%llu", (unsigned long long)st->gap_limit);
 	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
 		rec.meta.key = meta[i][0];
 		rec.meta.value = meta[i][1];
@@ -117,7 +118,7 @@ static int signature_build(int argc, const char **argv)
 		vs_profile_free(p);
 		return 1;
 	}
-	sig = vs_profile_mine(p, support);
+	sig = vs_profile_mine(p, support, st.gap_limit);
 	vs_profile_free(p);
 	if (!sig) {
 		fprintf(stderr, "varscope signature: out of memory\n");

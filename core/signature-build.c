@@ -7,14 +7,27 @@
  * the caller a C library leaf wrapper hides (one .eh_frame unwind step),
  * gives every function on the stack.  An execution of a function lasts
  * while consecutive system calls of the thread find it at the same place
- * of the stack (same callers below it); its sequence is the calls made
- * meanwhile.
+ * of the stack (same callers below it).
  *
  * Probes method: a uprobe on the entry and a uretprobe on the return of
  * each profiled function, and the paper's timestamp matching: with every
  * event of a thread in time order, the functions entered and not yet
  * returned when a call enters are the active ones, each execution being
  * one entry-to-return.
+ *
+ * Each thread keeps its functions' executions that are still going, with
+ * their calls, and hands each over whole when it ends, so that executions
+ * of one function in several threads at once stay apart.  With each call
+ * goes the gap before it (from the thread's previous call), and the gaps
+ * of every thread give the limit (mean + 2 sigma) at which the profile
+ * cuts executions into sequences, as infer cuts threads into execution
+ * units; a gap in which the thread was switched out always cuts.  A loop
+ * that runs for the whole program (a worker's request loop) is then a
+ * sequence per pass, not one whose episodes would combine the calls of
+ * every callee; and a callee's execution, cut at the same gaps, lies
+ * within its callers' sequences: its episodes are at least as frequent in
+ * their signatures, so on them a caller does not outrank the callee that
+ * misbehaves.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -50,13 +63,28 @@ struct probe_frame {
 	uint64_t exec;
 };
 
+/* An execution of a function on the thread, still going. */
+struct open_exec {
+	const struct vs_elf_symbol *sym;
+	uint64_t exec;
+	uint64_t first, last;		/* first enter, last exit */
+	uint16_t *nr;			/* its calls */
+	uint32_t *gap;			/* the gap before each */
+	size_t n, cap_nr, cap_gap;
+};
+
 struct thread {
 	uint32_t tid;
 	bool pending;			/* a call entered, not yet exited */
 	uint16_t nr;
 	uint64_t enter;
+	bool called;			/* a call exited at last_exit */
+	bool switched;			/* ... and it was switched out since */
+	uint64_t last_exit;
 	int ncur, nprev;
 	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
+	int nopen;			/* open[i]: prev[i]'s execution */
+	struct open_exec open[MAX_FRAMES];
 	int depth;
 	struct probe_frame stack[MAX_DEPTH];
 };
@@ -74,6 +102,7 @@ struct build {
 	size_t nr_probed;
 	pid_t *pids;			/* the traced processes */
 	size_t nr_pids, cap_pids;
+	struct vs_gap_stats gaps;
 	int failed;
 };
 
@@ -132,9 +161,48 @@ static uint64_t execution(struct build *b, struct thread *t,
 	return ++b->next_exec;
 }
 
-/* Credit the thread's pending call to its active functions. */
+/* The thread's executions from open[@from] on are over. */
+static void end_executions(struct build *b, struct thread *t, int from)
+{
+	struct open_exec *o;
+
+	for (; t->nopen > from; t->nopen--) {
+		o = &t->open[t->nopen - 1];
+		if (vs_profile_add_execution(b->p, o->sym->name, o->nr, o->gap,
+					     o->n, o->first, o->last) < 0)
+			b->failed = 1;
+		o->n = 0;
+	}
+}
+
+/*
+ * The gap before the thread's pending call (0 for its first), counted in
+ * the statistics.  A gap in which the thread was switched out is left out
+ * of them, as in infer, and is VS_GAP_SWITCHED: it always cuts, since
+ * what ran before it and what runs after it need not belong together.
+ */
+static uint32_t call_gap(struct build *b, struct thread *t)
+{
+	uint64_t gap;
+
+	if (!t->called || t->enter < t->last_exit)
+		return 0;
+	if (t->switched)
+		return VS_GAP_SWITCHED;
+	gap = t->enter - t->last_exit;
+	vs_gap_stats_add(&b->gaps, gap);
+	return gap < VS_GAP_SWITCHED ? gap : VS_GAP_SWITCHED - 1;
+}
+
+/*
+ * Credit the thread's pending call to its active functions.  An execution
+ * that goes on is one of the thread's previous call, at the same place
+ * (its callers go on too): the executions that go on are the first ones.
+ */
 static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 {
+	uint32_t gap;
+	struct open_exec *o;
 	int i;
 
 	if (!t->pending)
@@ -142,11 +210,32 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	t->pending = false;
 	b->st->calls++;
 	b->st->attributed += t->ncur > 0;
-	for (i = 0; i < t->ncur; i++)
-		if (vs_profile_add_call(b->p, t->cur[i].sym->name,
-					t->cur[i].exec, t->nr, t->enter,
-					exit) < 0)
+	gap = call_gap(b, t);
+	t->called = true;
+	t->switched = false;
+	t->last_exit = exit > t->enter ? exit : t->enter;
+	for (i = 0; i < t->nopen && i < t->ncur &&
+		    t->open[i].exec == t->cur[i].exec; i++)
+		;
+	end_executions(b, t, i);
+	for (i = 0; i < t->ncur; i++) {
+		o = &t->open[i];
+		if (i >= t->nopen) {
+			o->sym = t->cur[i].sym;
+			o->exec = t->cur[i].exec;
+			o->first = t->enter;
+		}
+		if (vs_grow(&o->nr, &o->cap_nr, o->n + 1, sizeof(*o->nr)) < 0 ||
+		    vs_grow(&o->gap, &o->cap_gap, o->n + 1,
+			    sizeof(*o->gap)) < 0) {
 			b->failed = 1;
+			return;
+		}
+		o->nr[o->n] = t->nr;
+		o->gap[o->n++] = gap;
+		o->last = t->last_exit;
+	}
+	t->nopen = t->ncur;
 	memcpy(t->prev, t->cur, t->ncur * sizeof(*t->cur));
 	t->nprev = t->ncur;
 }
@@ -311,6 +400,13 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 		if (t && t->pending && t->nr == ev->nr)
 			finish_call(b, t, ev->time);
 		break;
+	case VS_SC_SWITCH_OUT:
+		t = find_thread(b, ev->tid);
+		if (!t)
+			b->failed = 1;
+		else if (!t->pending)	/* not blocked in a call */
+			t->switched = true;
+		break;
 	case VS_SC_MMAP:
 		if (vs_symbols_add_map(b->syms, ev->pid, ev->start, ev->len,
 				       ev->pgoff, ev->name) < 0)
@@ -426,11 +522,12 @@ int vs_signature_profile(const char *const *argv,
 			 char *err, size_t errlen)
 {
 	struct vs_sc_opts sc = { .callchain = opts->method == VS_SIG_CALLCHAIN,
-				 .sideband = true, .pages = RING_PAGES };
+				 .switches = true, .sideband = true,
+				 .pages = RING_PAGES };
 	struct build b = { .opts = opts, .p = p, .st = st };
 	struct vs_syscall_trace *t = NULL;
 	struct vs_workload w;
-	int status = 0, ret = -1;
+	int status = 0, ret = -1, k;
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
@@ -466,8 +563,11 @@ int vs_signature_profile(const char *const *argv,
 			break;
 	if (!b.failed)
 		vs_syscall_trace_read(t, 0, true, on_event, &b);
-	for (i = 0; i < b.nth; i++)
+	for (i = 0; i < b.nth; i++) {
 		finish_call(&b, b.th[i], b.th[i]->enter);
+		end_executions(&b, b.th[i], 0);
+	}
+	st->gap_limit = vs_gap_stats_limit(&b.gaps);
 	if (b.failed) {
 		snprintf(err, errlen, "out of memory");
 		kill(w.pid, SIGKILL);
@@ -478,8 +578,13 @@ int vs_signature_profile(const char *const *argv,
 out:
 	vs_syscall_trace_close(t);
 	vs_symbols_free(b.syms);
-	for (i = 0; i < b.nth; i++)
+	for (i = 0; i < b.nth; i++) {
+		for (k = 0; k < MAX_FRAMES; k++) {
+			free(b.th[i]->open[k].nr);
+			free(b.th[i]->open[k].gap);
+		}
 		free(b.th[i]);
+	}
 	free(b.th);
 	free(b.probed);
 	free(b.pids);

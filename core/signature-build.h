@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * signature-build.h - run a program and profile, per function, the
- * system calls made while it was active (PerfScope 3.1.1).
+ * system calls made while it was active (PerfScope 3.1.1), and the gap
+ * limit that cuts its executions into sequences.
  */
 #ifndef VS_CORE_SIGNATURE_BUILD_H
 #define VS_CORE_SIGNATURE_BUILD_H
@@ -28,6 +29,7 @@ struct vs_sig_build_stats {
 	uint64_t attributed;	/* ... made while a profiled function ran */
 	uint64_t lost;		/* records the kernel dropped */
 	uint64_t probes;	/* functions probed (probes method) */
+	uint64_t gap_limit;	/* ns, that cuts executions into sequences */
 };
 
 /**

@@ -19,13 +19,12 @@
 
 struct prof_func {
 	char *name;
-	uint64_t exec;			/* the open execution */
-	uint32_t executions;
-	uint64_t span_sum, first, last;	/* of the open execution */
-	uint16_t *nr;
-	size_t n, cap;
-	size_t *start;			/* sequence starts, one spare */
-	size_t nseq, seqcap;
+	uint64_t span_sum;		/* of the executions */
+	uint16_t *nr;			/* the calls of every execution */
+	uint32_t *gap;			/* and the gap before each */
+	size_t n, cap_nr, cap_gap;
+	size_t *start;			/* execution starts */
+	size_t nexec, cap_start;
 };
 
 struct vs_profile {
@@ -68,6 +67,7 @@ void vs_profile_free(struct vs_profile *p)
 	for (i = 0; i < p->n; i++) {
 		free(p->f[i].name);
 		free(p->f[i].nr);
+		free(p->f[i].gap);
 		free(p->f[i].start);
 	}
 	free(p->f);
@@ -123,35 +123,55 @@ static struct prof_func *profile_func(struct vs_profile *p, const char *name)
 	return &p->f[p->n - 1];
 }
 
-int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
-			uint16_t nr, uint64_t enter, uint64_t exit)
+int vs_profile_add_execution(struct vs_profile *p, const char *func,
+			     const uint16_t *nr, const uint32_t *gap, size_t n,
+			     uint64_t first, uint64_t last)
 {
 	struct prof_func *f = profile_func(p, func);
 
-	if (!f)
+	if (!f || vs_grow(&f->start, &f->cap_start, f->nexec + 1,
+			  sizeof(*f->start)) < 0 ||
+	    vs_grow(&f->nr, &f->cap_nr, f->n + n, sizeof(*f->nr)) < 0 ||
+	    vs_grow(&f->gap, &f->cap_gap, f->n + n, sizeof(*f->gap)) < 0)
 		return -1;
-	if (!f->executions || f->exec != exec) {
-		if (vs_grow(&f->start, &f->seqcap, f->nseq + 2,
-			 sizeof(*f->start)) < 0)
-			return -1;
-		if (f->executions)
-			f->span_sum += f->last - f->first;
-		f->start[f->nseq++] = f->n;
-		f->executions++;
-		f->exec = exec;
-		f->first = enter;
-	}
-	if (vs_grow(&f->nr, &f->cap, f->n + 1, sizeof(*f->nr)) < 0)
-		return -1;
-	f->nr[f->n++] = nr;
-	f->last = exit > enter ? exit : enter;
+	f->start[f->nexec++] = f->n;
+	memcpy(f->nr + f->n, nr, n * sizeof(*nr));
+	memcpy(f->gap + f->n, gap, n * sizeof(*gap));
+	f->n += n;
+	f->span_sum += last > first ? last - first : 0;
 	return 0;
 }
 
-struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct)
+/*
+ * The sequences of @f: its executions cut where a gap exceeds @limit or
+ * was switched out; a malloc'ed array of their starts and a spare end,
+ * or NULL.
+ */
+static size_t *cut_sequences(const struct prof_func *f, uint64_t limit,
+			     size_t *nseq)
+{
+	size_t *start = malloc((f->n + 1) * sizeof(*start));
+	size_t e, k, end, n = 0;
+
+	if (!start)
+		return NULL;
+	for (e = 0; e < f->nexec; e++) {
+		end = e + 1 < f->nexec ? f->start[e + 1] : f->n;
+		start[n++] = f->start[e];
+		for (k = f->start[e] + 1; k < end; k++)
+			if (f->gap[k] > limit || f->gap[k] == VS_GAP_SWITCHED)
+				start[n++] = k;
+	}
+	start[n] = f->n;
+	*nseq = n;
+	return start;
+}
+
+struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct,
+				      uint64_t gap_limit)
 {
 	struct vs_signatures *s = calloc(1, sizeof(*s));
-	size_t i;
+	size_t i, *start;
 
 	if (!s)
 		return NULL;
@@ -161,20 +181,21 @@ struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct)
 	for (i = 0; i < p->n; i++) {
 		struct prof_func *f = &p->f[i];
 		struct vs_sig_function *sf = &s->funcs[s->nr++];
-		struct vs_seqs seqs = { .nr = f->nr, .start = f->start,
-					.nr_seqs = f->nseq };
+		struct vs_seqs seqs = { .nr = f->nr };
 
-		f->start[f->nseq] = f->n;
 		sf->name = strdup(f->name);
-		if (!sf->name)
+		start = sf->name ? cut_sequences(f, gap_limit, &seqs.nr_seqs) :
+			NULL;
+		if (!start)
 			goto nomem;
-		sf->executions = f->executions;
-		sf->mean_ns = (f->span_sum + f->last - f->first) /
-			      (f->executions ? f->executions : 1);
+		seqs.start = start;
+		sf->executions = f->nexec;
+		sf->mean_ns = f->span_sum / (f->nexec ? f->nexec : 1);
 		sf->nr_calls = f->n;
 		sf->episodes = vs_episodes_mine(&seqs,
 				vs_episode_min_support(f->n, pct),
 				&sf->nr_episodes);
+		free(start);
 		if (!sf->episodes && errno == ENOMEM)
 			goto nomem;
 	}
@@ -230,24 +251,34 @@ static int64_t call_gap(const struct vs_thread_calls *t, size_t i, size_t *off)
 	return to - from;
 }
 
+void vs_gap_stats_add(struct vs_gap_stats *s, uint64_t gap)
+{
+	double d = gap - s->mean;
+
+	s->n++;
+	s->mean += d / s->n;
+	s->m2 += d * (gap - s->mean);
+}
+
+uint64_t vs_gap_stats_limit(const struct vs_gap_stats *s)
+{
+	return s->n ? (uint64_t)(s->mean + 2 * sqrt(s->m2 / s->n)) : 0;
+}
+
 static uint64_t gap_limit(const struct vs_thread_calls *th, size_t nt)
 {
-	double mean = 0, m2 = 0, d;
-	size_t n = 0, t, i, off;
+	struct vs_gap_stats st = { 0 };
+	size_t t, i, off;
 	int64_t g;
 
 	for (t = 0; t < nt; t++) {
 		for (i = 0, off = 0; i + 1 < th[t].nr_calls; i++) {
 			g = call_gap(&th[t], i, &off);
-			if (g < 0)
-				continue;
-			n++;
-			d = g - mean;
-			mean += d / n;
-			m2 += d * (g - mean);
+			if (g >= 0)
+				vs_gap_stats_add(&st, g);
 		}
 	}
-	return n ? (uint64_t)(mean + 2 * sqrt(m2 / n)) : 0;
+	return vs_gap_stats_limit(&st);
 }
 
 static struct unit *split_units(const struct vs_thread_calls *th, size_t nt,

@@ -5,9 +5,10 @@
  * section 3).
  *
  * Building: the system calls made while a function was on the stack are
- * grouped per execution of the function into time-ordered sequences
- * (struct vs_profile); each function's signature is the set of closed
- * frequent episodes of its sequences (core/episode.h).
+ * grouped per execution of the function (struct vs_profile), and each
+ * execution is cut into time-ordered sequences at the gaps that cut
+ * execution units (below); each function's signature is the set of
+ * closed frequent episodes of its sequences (core/episode.h).
  *
  * Inference: each thread's system calls are cut into execution units at
  * gaps longer than mean + 2 sigma (a gap in which the thread was switched
@@ -33,6 +34,22 @@ struct vs_reader;
 /* Clusters smaller than this are abnormal as a whole. */
 #define VS_SIG_SMALL_CLUSTER	4
 
+/*
+ * The gaps between a thread's system calls, from one call's exit to the
+ * next one's enter, and the limit that cuts a thread into execution units
+ * (and a function's executions into sequences): their mean plus two
+ * standard deviations.
+ */
+struct vs_gap_stats {
+	size_t n;
+	double mean, m2;
+};
+
+void vs_gap_stats_add(struct vs_gap_stats *s, uint64_t gap);
+
+/* mean + 2 sigma of the gaps added, in ns; 0 when none was */
+uint64_t vs_gap_stats_limit(const struct vs_gap_stats *s);
+
 /* --- building --- */
 
 struct vs_profile;
@@ -41,16 +58,20 @@ struct vs_profile *vs_profile_new(void);
 void vs_profile_free(struct vs_profile *p);
 
 /**
- * vs_profile_add_call - one system call made inside an execution of @func
- * @exec: identifies the execution; a value other than the last one seen
- *        for @func starts a new sequence
- * @nr: the system call
- * @enter/@exit: its times (the execution's span is first enter..last exit)
+ * vs_profile_add_execution - one execution of @func and the system calls
+ * it made (itself or in its callees)
+ * @nr: the calls, @n of them (at least one), in time order
+ * @gap: @gap[k] is the time from the exit of the thread's call before
+ *       call k to the enter of call k, in ns (less than VS_GAP_SWITCHED),
+ *       or VS_GAP_SWITCHED when the thread was switched out meanwhile;
+ *       @gap[0] is not used
+ * @first: the enter of its first call, @last: the exit of its last
  *
  * Returns 0 or -1 (out of memory).
  */
-int vs_profile_add_call(struct vs_profile *p, const char *func, uint64_t exec,
-			uint16_t nr, uint64_t enter, uint64_t exit);
+int vs_profile_add_execution(struct vs_profile *p, const char *func,
+			     const uint16_t *nr, const uint32_t *gap, size_t n,
+			     uint64_t first, uint64_t last);
 
 /* Number of functions seen so far. */
 size_t vs_profile_nr_functions(const struct vs_profile *p);
@@ -71,13 +92,18 @@ struct vs_signatures {
 	struct vs_sig_function *funcs;
 };
 
+/* A gap of vs_profile_add_execution() in which the thread was switched out. */
+#define VS_GAP_SWITCHED	UINT32_MAX
+
 /**
  * vs_profile_mine - the signatures of every profiled function: its closed
- * frequent episodes at L = max(min(N * @p, 10), 2), N its system calls.
- * Functions without any episode are kept (with none).  NULL when out of
- * memory.
+ * frequent episodes at L = max(min(N * @p, 10), 2), N its system calls,
+ * in sequences that are its executions cut where a gap exceeds
+ * @gap_limit (UINT64_MAX: none does) or was switched out.  Functions
+ * without any episode are kept (with none).  NULL when out of memory.
  */
-struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct);
+struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct,
+				      uint64_t gap_limit);
 
 void vs_signatures_free(struct vs_signatures *s);
 

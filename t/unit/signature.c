@@ -35,6 +35,73 @@ static void run(int t, const int *seq, size_t n, uint64_t gap, uint64_t dur)
 	}
 }
 
+/* One execution of @func, i us into the run and 10 us long: @seq once. */
+static void profile(struct vs_profile *p, const char *func, const int *seq,
+		    size_t n, int i)
+{
+	static const uint32_t gap[8];
+	uint16_t nr[8];
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		nr[k] = seq[k];
+	vs_profile_add_execution(p, func, nr, gap, n, i * 1000,
+				 i * 1000 + 10000);
+}
+
+/*
+ * Executions are cut into sequences at gaps above the limit, and each
+ * sequence restarts the matchers: (gettimeofday, read) twice with a 5 us
+ * gap between, in 20 executions, is (gettimeofday, read) 40 times when
+ * the limit is 1 us, and (gettimeofday, read, gettimeofday, read) 20
+ * times without a limit or under a 1 ms one, unless the thread was
+ * switched out in the gap.
+ */
+static void test_sequences(void)
+{
+	static const uint16_t nr[] = { GTOD, READ, GTOD, READ };
+	static const uint32_t gap[] = { 9999, 100, 5000, 100 };
+	static const uint32_t off[] = { 9999, 100, VS_GAP_SWITCHED, 100 };
+	static const struct { const char *what; uint64_t limit;
+			      const uint32_t *gap; const char *ep;
+			      unsigned int support; } c[] = {
+		{ "cut at a 5 us gap", 1000, gap, "gettimeofday, read", 40 },
+		{ "no limit", UINT64_MAX, gap,
+		  "gettimeofday, read, gettimeofday, read", 20 },
+		{ "no cut under 1 ms", 1000000, gap,
+		  "gettimeofday, read, gettimeofday, read", 20 },
+		{ "cut where switched out", 1000000, off,
+		  "gettimeofday, read", 40 },
+	};
+	struct vs_signatures *sig;
+	struct vs_profile *p;
+	char buf[128];
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		p = vs_profile_new();
+		for (i = 0; i < 20; i++)
+			vs_profile_add_execution(p, "loop", nr, c[k].gap, 4,
+						 1000 * i, 1000 * i + 1500);
+		sig = vs_profile_mine(p, 0.01, c[k].limit);
+		buf[0] = 0;
+		if (sig && sig->funcs[0].nr_episodes)
+			vs_episode_format(&sig->funcs[0].episodes[0], buf,
+					  sizeof(buf));
+		ok(sig && sig->funcs[0].executions == 20 &&
+		   sig->funcs[0].mean_ns == 1500 &&
+		   sig->funcs[0].nr_episodes == 1 && !strcmp(buf, c[k].ep) &&
+		   sig->funcs[0].episodes[0].support == c[k].support,
+		   "%s: 20 executions, %s x %u", c[k].what, c[k].ep,
+		   c[k].support);
+		printf("# %s (%u)\n", buf, sig && sig->funcs[0].nr_episodes ?
+		       sig->funcs[0].episodes[0].support : 0);
+		vs_signatures_free(sig);
+		vs_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	static const int fetch[] = { GTOD, READ, GTOD, READ };
@@ -49,18 +116,15 @@ int main(void)
 	char buf[128];
 	int i, k, ret;
 
+	test_sequences();
 	for (i = 0; i < 50; i++) {
-		for (k = 0; k < 4; k++)
-			vs_profile_add_call(p, "fetch", i, fetch[k], i, i);
-		for (k = 0; k < 4; k++)
-			vs_profile_add_call(p, "flush", i, flush[k], i, i);
-		for (k = 0; k < 3; k++)
-			vs_profile_add_call(p, "lock", i, lock[k], i, i);
-		for (k = 0; k < 3; k++)
-			vs_profile_add_call(p, "wait", i, wait[k], i, i);
+		profile(p, "fetch", fetch, 4, i);
+		profile(p, "flush", flush, 4, i);
+		profile(p, "lock", lock, 3, i);
+		profile(p, "wait", wait, 3, i);
 	}
 	ok(vs_profile_nr_functions(p) == 4, "four functions profiled");
-	sig = vs_profile_mine(p, 0.01);
+	sig = vs_profile_mine(p, 0.01, UINT64_MAX);
 	ok(sig && sig->nr == 4 && sig->funcs[0].executions == 50,
 	   "signatures mined, 50 executions each");
 	vs_episode_format(&sig->funcs[0].episodes[0], buf, sizeof(buf));
