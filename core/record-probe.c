@@ -40,7 +40,7 @@
 /* Records of all CPUs are in their rings this long after their time. */
 #define VS_MERGE_MARGIN_NS	20000000ull
 
-enum vs_probe_id_kind { VS_ID_TP, VS_ID_ENTRY, VS_ID_RETURN };
+enum vs_probe_id_kind { VS_ID_TP, VS_ID_ENTRY, VS_ID_RETURN, VS_ID_SAMPLE };
 
 /* One opened event: its descriptor, sample id, and what it is. */
 struct vs_probe_id {
@@ -231,18 +231,23 @@ static int add_id(struct vs_probe *p, int fd, enum vs_probe_id_kind kind,
 	return 0;
 }
 
-/* Open @attr on @pid/@cpu, inherited, into the ring of @owner. */
+/*
+ * Open @attr on @pid/@cpu, inherited, into the ring of @owner; a
+ * tracepoint or probe unless @kind is VS_ID_SAMPLE, whose attr is set.
+ */
 static int open_into(struct vs_probe *p, struct perf_event_attr *attr,
 		     int pid, int cpu, int owner, bool on_exec,
 		     enum vs_probe_id_kind kind, int index)
 {
 	int fd;
 
-	attr->sample_period = 1;
-	attr->sample_type = VS_SAMPLE_TYPE;
-	attr->sample_id_all = 1;
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
+	if (kind != VS_ID_SAMPLE) {
+		attr->sample_period = 1;
+		attr->sample_type = VS_SAMPLE_TYPE;
+		attr->sample_id_all = 1;
+		attr->use_clockid = 1;
+		attr->clockid = CLOCK_MONOTONIC;
+	}
 	attr->inherit = 1;
 	attr->disabled = on_exec;
 	attr->enable_on_exec = on_exec;
@@ -281,6 +286,11 @@ int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
 		if (open_into(p, &attr, pid, cpu, owner, on_exec, VS_ID_RETURN, i))
 			goto fail;
 	}
+	/* --sample: nothing gates a ring here, every sample is read */
+	attr = s->sample_attr;
+	if (p->nr_task_func && s->sampling &&
+	    open_into(p, &attr, pid, cpu, owner, on_exec, VS_ID_SAMPLE, 0))
+		goto fail;
 	return 0;
 fail:
 	if (!*err)
@@ -371,6 +381,10 @@ static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
 			break;
 	if (i == p->nr_ids)
 		return;
+	if (p->ids[i].kind == VS_ID_SAMPLE) {
+		vs_sample_write(s, &smp->header);
+		return;
+	}
 	if (p->ids[i].kind != VS_ID_TP && p->ids[i].index >= p->nr_task_func) {
 		on_measured_call(s, smp, &p->ids[i]);
 		return;

@@ -107,6 +107,20 @@ PY
 		grep -q '"build_id":"[0-9a-f]\{40\}"'
 }
 
+@test "--sample with --task-func samples the function's calls" {
+	require_pmu_absent
+	require_uprobes
+	# 20 calls of 5 ms of work at 4 kHz: about 400 samples in them
+	record_if_sample --sample --task-func one_task -- -n 20 \
+		--types compute --work-us 5000
+	grep -q "function calls written" err
+	samples 'inside > 150 and inside > 0.6 * samples'
+	# symbolized: the tree has the function the samples fell in
+	run "$VARSCOPE" report -i t.data --min-tasks 1 --tree
+	assert_success
+	assert_output --partial "one_task"
+}
+
 @test "sampling options: errors name the option" {
 	run "$VARSCOPE" record --sample-period 1000 -- true
 	assert_failure 129
