@@ -258,7 +258,9 @@ no_probes_left() {
 	wait $parent || true
 	assert_success
 	"$VARSCOPE" script -i t.data --format json > t.json
-	check 'T["1"]["tasks"] > 500 and len(T["1"]["pids"]) == 1'
+	# 1 ms sleeps for a second (far fewer on a loaded machine), all
+	# the child's: without it none
+	check 'T["1"]["tasks"] > 50 and len(T["1"]["pids"]) == 1'
 	grep -q '"kind":"comm",.*"comm":"interfere"' t.json
 	no_probes_left
 }
