@@ -4,7 +4,8 @@
 # OPTIONS of its man page, and every option there or in the SYNOPSIS
 # exists; every record kind of the codec, with its fields in order, is in
 # the format specification's table and in the JSON keys of
-# varscope-script(1); every META key the recorder writes is in the list
+# varscope-script(1), and so is every task flag, sample flag and event
+# group of core/trace.h; every META key the recorder writes is in the list
 # of varscope-record(1); every function of libvarscope's header is in the
 # SYNOPSIS and the NAME (its man link) of vs_task_begin(3).
 
@@ -238,4 +239,71 @@ spec_kinds() {
 		grep -qE "(^|[ ,])$fn([ ,]|$)" name || missing+="NAME: $fn; "
 	done <api
 	[ -z "$missing" ] || fail "vs_task_begin.txt lacks $missing"
+}
+
+# code_bits PREFIX: the bit numbers of core/trace.h's "#define PREFIXNAME
+# (1u << N)" flags, one per line.
+code_bits() {
+	sed -En "s/^#define $1[A-Z_]+[ \t]+\(1u << ([0-9]+)\).*/\1/p" \
+		"$SRC/core/trace.h" | sort -n
+}
+
+# doc_text FILE START: the text of FILE from the line holding START up to
+# the next blank line, on one line.
+doc_text() {
+	awk -v s="$2" 'index($0, s) { p = 1 } p && /^[ \t]*$/ { exit } p' \
+		"$1" | tr '\n\t' '  '
+}
+
+# listed_numbers: the numbers that open the items of the list on stdin
+# ("bit 0 lost events, 1 begin while...", "Flags: 1 lost events, 2 ...",
+# "(1 addr, 2 weight"), one per line.
+listed_numbers() {
+	grep -oE '(bit|,|:|\() *[0-9]+ [A-Za-z]' | grep -oE '[0-9]+' | sort -n
+}
+
+# log2: the bit number of each flag value on stdin.
+log2() {
+	awk '{ for (b = 0; 2 ^ b < $1; b++); print b }'
+}
+
+# same_list WHAT CODE DOC: a "WHAT: ..." complaint unless CODE and DOC
+# hold the same lines.
+same_list() {
+	[ "$2" = "$3" ] ||
+		echo "$1: the code has $(echo $2), the page $(echo $3); "
+}
+
+@test "every task and sample flag and event group is in the pages" {
+	local spec=$DOC/varscope-data-format.txt
+	local script=$DOC/varscope-script.txt
+	local bits groups doc bad=""
+
+	# the task flags: bits in the specification, values in script(1)
+	bits=$(code_bits VS_TASK_)
+	[ "$(wc -l <<<"$bits")" -ge 8 ] || fail "task flags found: $bits"
+	doc=$(doc_text "$spec" "Task flags (u32):" | listed_numbers)
+	bad+=$(same_list "varscope-data-format.txt task flags" "$bits" "$doc")
+	doc=$(doc_text "$script" '`id`, `type`, `pid`, `tid`, `cpu` (at begin)' |
+		sed 's/.*Flags:/:/' | listed_numbers | log2)
+	bad+=$(same_list "varscope-script.txt task flags" "$bits" "$doc")
+
+	bits=$(code_bits VS_SAMPLE_)
+	[ "$(wc -l <<<"$bits")" -ge 5 ] || fail "sample flags found: $bits"
+	doc=$(doc_text "$spec" "Sample flags (u32):" | listed_numbers)
+	bad+=$(same_list "varscope-data-format.txt sample flags" "$bits" "$doc")
+	doc=$(doc_text "$script" '`time_ns`, `pid`, `tid`, `cpu`, `flags` (' |
+		listed_numbers | log2)
+	bad+=$(same_list "varscope-script.txt sample flags" "$bits" "$doc")
+
+	# the event groups, by number and name
+	groups=$(sed -En 's/^\tVS_GROUP_([A-Z]+)[ \t]*= ([0-9]+),.*/\2 \1/p' \
+		"$SRC/core/trace.h")
+	[ "$(wc -l <<<"$groups")" -ge 8 ] || fail "groups found: $groups"
+	doc=$(doc_text "$spec" "Event groups (u8):" | grep -oE '[0-9]+ [A-Z]+')
+	bad+=$(same_list "varscope-data-format.txt event groups" "$groups" "$doc")
+	doc=$(doc_text "$script" '`id`, `parent` (65535: none), `group`' |
+		grep -oE '[0-9]+ [A-Z]+')
+	bad+=$(same_list "varscope-script.txt event groups" "$groups" "$doc")
+	[ -z "$bad" ] || fail "$bad"
 }
