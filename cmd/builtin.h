@@ -18,7 +18,4 @@ int cmd_segments(int argc, const char **argv);
 int cmd_signature(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 
-/* A command whose issue has not landed: --help works, then exit 1. */
-int cmd_not_implemented(int argc, const char **argv, const char *synopsis);
-
 #endif /* VS_CMD_BUILTIN_H */
