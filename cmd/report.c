@@ -843,7 +843,8 @@ int cmd_report(int argc, const char **argv)
 			   "function times from samples: count (samples x "
 			   "period, default) or span (first to last sample)"),
 		OPT_BOOLEAN(0, "tree", &rep.tree,
-			    "the variance tree of each type, from samples"),
+			    "the variance tree of each type, from samples "
+			    "or probes"),
 		OPT_INTEGER(0, "tree-top", &rep.tree_top,
 			    "factors listed and refined by --tree "
 			    "(default 5)"),
