@@ -103,6 +103,22 @@ static bool is_kernel(const struct vs_task_samples *ts, uint32_t id)
 }
 
 /*
+ * Whether --probe can measure symbol @id: a named function of a user
+ * binary, not the kernel's, JIT code or an address without a symbol
+ * ("[libc.so.6]").
+ */
+static bool is_probeable(const struct vs_task_samples *ts, uint32_t id)
+{
+	const struct vs_ts_symbol *sym;
+
+	if (id >= ts->nr_symbols)
+		return false;
+	sym = &ts->symbols[id];
+	return sym->name && sym->name[0] != '[' && sym->file &&
+	       sym->file[0] && sym->file[0] != '[';
+}
+
+/*
  * The kernel frames of a sample but its outermost one (the entry: a
  * system call, interrupt or fault handler): the tree is one of the
  * application's functions, the kernel's time in each stays whole under
@@ -199,6 +215,9 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 		}
 	}
 	free(path);
+	for (k = 1; k < vt->nr_nodes; k++)
+		vt->nodes[k].unprobeable =
+			!is_probeable(ts, vt->nodes[k].symbol);
 	if (vs_vtree_finish(vt))
 		goto nomem_tree;
 	return vt;
@@ -222,4 +241,15 @@ const char *vs_vtree_sample_source(void *samples, uint32_t id)
 	const struct vs_task_samples *ts = samples;
 
 	return id < ts->nr_symbols ? ts->symbols[id].src : NULL;
+}
+
+const char *vs_vtree_sample_library(void *samples, uint32_t id)
+{
+	const struct vs_task_samples *ts = samples;
+	const char *file, *base;
+
+	if (id >= ts->nr_symbols || !(file = ts->symbols[id].file))
+		return NULL;
+	base = strrchr(file, '/');
+	return strstr(base ? base : file, ".so") ? file : NULL;
 }

@@ -301,17 +301,17 @@ int vs_vtree_finish(struct vs_vtree *vt)
 }
 
 static unsigned int add_probe(uint32_t *out, unsigned int nr,
-			      unsigned int max, uint32_t symbol)
+			      unsigned int max, const struct vs_vtree_node *n)
 {
 	unsigned int i;
 
-	if (symbol >= VS_VTREE_WAIT)
-		return nr;	/* a wait: no function to probe */
+	if (n->symbol >= VS_VTREE_WAIT || n->unprobeable)
+		return nr;	/* a wait, a kernel function: no uprobe */
 	for (i = 0; i < nr; i++)
-		if (out[i] == symbol)
+		if (out[i] == n->symbol)
 			return nr;
 	if (nr < max)
-		out[nr++] = symbol;
+		out[nr++] = n->symbol;
 	return nr;
 }
 
@@ -323,9 +323,9 @@ static unsigned int add_children(const struct vs_vtree *vt, unsigned int node,
 	unsigned int c;
 
 	if (!n->nr_children)
-		return add_probe(out, nr, max, n->symbol);
+		return add_probe(out, nr, max, n);
 	for (c = 0; c < n->nr_children; c++)
-		nr = add_probe(out, nr, max, vt->nodes[n->children[c]].symbol);
+		nr = add_probe(out, nr, max, &vt->nodes[n->children[c]]);
 	return nr;
 }
 

@@ -56,6 +56,8 @@ struct vs_vtree_node {
 	unsigned int parent;	/* node index; the root's is 0 */
 	unsigned int depth, height;
 	bool exact;		/* measured, not sampled (a wait) */
+	bool unprobeable;	/* no --probe can measure it (a kernel
+				   function, an address without a symbol) */
 	unsigned int nr_children;
 	unsigned int *children;	/* node indices */
 	double *time;		/* inclusive ns, per task */
@@ -128,8 +130,9 @@ static inline size_t vs_vtree_pair(unsigned int n, unsigned int i,
 /**
  * vs_vtree_next_probes - the functions to measure next (VProfiler's
  * refinement): the children of the top @k factors; a factor's node
- * without children stands for itself.  Writes up to @max distinct symbol
- * ids into @out and returns how many.
+ * without children stands for itself.  Waits and unprobeable nodes are
+ * left out.  Writes up to @max distinct symbol ids into @out and returns
+ * how many.
  */
 unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
 				  uint32_t *out, unsigned int max);
@@ -171,6 +174,12 @@ const char *vs_vtree_sample_symbol(void *samples, uint32_t id);
 
 /* Where symbol @id of @samples begins, "file.c:12", or NULL (no debug info) */
 const char *vs_vtree_sample_source(void *samples, uint32_t id);
+
+/*
+ * The shared library holding symbol @id of @samples, or NULL (the
+ * program's own function): --probe needs it named, as SYMBOL@LIBRARY.
+ */
+const char *vs_vtree_sample_library(void *samples, uint32_t id);
 
 struct vs_func_times;
 

@@ -32,6 +32,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 		v->vt = vs_vtree_from_probes(ft, v->type, v->waits, &probe_why);
 		v->name = vs_vtree_probe_symbol;
 		v->source = vs_vtree_probe_source;
+		v->library = NULL;
 		v->arg = (void *)ft;
 		if (probe_why && !strcmp(probe_why, "out of memory"))
 			return probe_why;
@@ -40,6 +41,7 @@ const char *vs_vtree_view_build(struct vs_vtree_view *v,
 		v->vt = vs_vtree_from_samples(samples, v->type, v->waits, &why);
 		v->name = vs_vtree_sample_symbol;
 		v->source = vs_vtree_sample_source;
+		v->library = vs_vtree_sample_library;
 		v->arg = (void *)samples;
 	}
 	return v->vt ? NULL : why;
@@ -82,9 +84,14 @@ const char *vs_vtree_probe_list(const struct vs_vtree_view *v, char *buf,
 
 	nr = vs_vtree_next_probes(v->vt, v->top, probes, 64);
 	buf[0] = '\0';
-	for (i = 0; i < nr && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? "," : "",
-				 v->name(v->arg, probes[i]));
+	for (i = 0; i < nr && used < len; i++) {
+		const char *lib = v->library ? v->library(v->arg, probes[i])
+					     : NULL;
+
+		used += snprintf(buf + used, len - used, "%s%s%s%s",
+				 i ? "," : "", v->name(v->arg, probes[i]),
+				 lib ? "@" : "", lib ? lib : "");
+	}
 	return buf;
 }
 

@@ -19,6 +19,7 @@ struct vs_vtree_view {
 	struct vs_vtree *vt;
 	vs_vtree_name_fn name;
 	vs_vtree_name_fn source;	/* NULL: no source lines */
+	vs_vtree_name_fn library;	/* NULL: no function in a library */
 	const struct vs_wake_type *waits;	/* names the wait nodes */
 	void *arg;
 	uint32_t type;		/* the task type */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/func-times.h"
+#include "core/task-samples.h"
 #include "core/vtree.h"
 #include "core/wakeup.h"
 #include "tap.h"
@@ -370,6 +371,67 @@ out:
 	vs_func_times_free(ft);
 }
 
+/*
+ * From samples, the next --probe list holds what uprobes can measure: not
+ * a kernel function nor an address without a symbol, even as children of
+ * the top factor; a library's function comes with its library.  Twenty
+ * tasks run serve, and under it lookup, memcpy of libc, a timer
+ * interrupt and unsymbolized libc code, each for a varying time that
+ * the latency follows.
+ */
+static void test_sampled_probes(void)
+{
+	static const char libc[] = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct vs_task_samples *ts = vs_task_samples_new();
+	uint32_t serve, leaf[4], probes[16], chain[2];
+	struct vs_vtree *vt;
+	const char *why;
+	unsigned int i, k, j, nr, kernel_nodes = 0;
+	struct vs_task t = { .type = 1, .pid = 1, .tid = 10 };
+	struct vs_sample sm = { .pid = 1, .tid = 10, .period = 100 };
+
+	serve = vs_task_samples_symbol(ts, "serve", "/srv/app");
+	leaf[0] = vs_task_samples_symbol(ts, "lookup", "/srv/app");
+	leaf[1] = vs_task_samples_symbol(ts, "memcpy", libc);
+	leaf[2] = vs_task_samples_symbol(ts, "asm_sysvec_apic_timer_interrupt",
+					 "[kernel]");
+	leaf[3] = vs_task_samples_symbol(ts, "[libc.so.6]", libc);
+	for (i = 0; i < 20; i++) {
+		t.id = i + 1;
+		t.start = i * 1000000ull;
+		t.end = t.start + 40000;
+		for (k = 0; k < 4; k++)
+			t.end += 100 * (1 + (i * (k + 1)) % 7 * 10);
+		vs_task_samples_add_task(ts, &t, 0);
+		for (k = 0; k < 4; k++)
+			for (j = 0; j < 1 + (i * (k + 1)) % 7 * 10; j++) {
+				sm.time = t.start + 100 * (100 * k + j + 1);
+				chain[0] = leaf[k];
+				chain[1] = serve;
+				vs_task_samples_add_sample(ts, &sm, chain, 2);
+			}
+	}
+	vs_task_samples_finish(ts);
+	vt = vs_vtree_from_samples(ts, 1, NULL, &why);
+	if (!ok(vt != NULL, "tree from samples (%s)", vt ? "built" : why)) {
+		vs_task_samples_free(ts);
+		return;
+	}
+	for (i = 0; i < vt->nr_nodes; i++)
+		kernel_nodes += vt->nodes[i].symbol == leaf[2] &&
+				vt->nodes[i].unprobeable;
+	ok(kernel_nodes == 1, "the timer interrupt is a node, unprobeable");
+	nr = vs_vtree_next_probes(vt, vt->nr_factors, probes, 16);
+	for (i = 0, k = 0; i < nr; i++)
+		k |= probes[i] == leaf[0] ? 1 : probes[i] == leaf[1] ? 2 : 4;
+	ok(k == 3, "next --probe: lookup and memcpy alone (%u of them)", nr);
+	is_str(vs_vtree_sample_library(ts, leaf[1]), libc,
+	       "memcpy is probed in libc");
+	ok(!vs_vtree_sample_library(ts, leaf[0]), "lookup in the program");
+	vs_vtree_free(vt);
+	vs_task_samples_free(ts);
+}
+
 int main(void)
 {
 	test_exact();
@@ -377,6 +439,7 @@ int main(void)
 	test_sampled();
 	test_wait();
 	test_probes();
+	test_sampled_probes();
 	ok(!vs_vtree_new(1, false), "one task: no tree");
 	return done_testing();
 }
