@@ -7,7 +7,8 @@
 # varscope-script(1), and so is every task flag, sample flag and event
 # group of core/trace.h; every META key the recorder writes is in the list
 # of varscope-record(1); every function of libvarscope's header is in the
-# SYNOPSIS and the NAME (its man link) of vs_task_begin(3).
+# SYNOPSIS and the NAME (its man link) of vs_task_begin(3).  The examples
+# that run on gen-trace's synthetic traces print what their pages show.
 
 load test-lib
 
@@ -305,5 +306,53 @@ same_list() {
 	doc=$(doc_text "$script" '`id`, `parent` (65535: none), `group`' |
 		grep -oE '[0-9]+ [A-Z]+')
 	bad+=$(same_list "varscope-script.txt event groups" "$groups" "$doc")
+	[ -z "$bad" ] || fail "$bad"
+}
+
+# gen_trace_line PAGE: the t/helper/gen-trace command (in backquotes, maybe
+# over several lines) that PAGE says made its examples' trace.
+gen_trace_line() {
+	tr '\n' ' ' <"$DOC/$1" | grep -oE '`t/helper/gen-trace [^`]*`' |
+		head -1 | tr -d '`' | tr -s ' '
+}
+
+# example_output PAGE CMD: the lines PAGE shows under the line "$ CMD" of
+# an example block, up to the block's end.
+example_output() {
+	awk -v c="\$ $2" '$0 == c { p = 1; next } p && /^-+$/ { exit } p' \
+		"$DOC/$1"
+}
+
+# without_blank_tail: stdin without its trailing empty lines.
+without_blank_tail() {
+	awk '{ line[NR] = $0 }
+		END {
+			n = NR
+			while (n && line[n] == "")
+				n--
+			for (i = 1; i <= n; i++)
+				print line[i]
+		}'
+}
+
+@test "the examples on synthetic traces print what the pages show" {
+	local page trace_page gen cmd bad="" checked=0
+
+	# gen-trace's traces are the same in every run: so are the outputs
+	while IFS='|' read -r page trace_page cmd; do
+		gen=$(gen_trace_line "$trace_page")
+		[ -n "$gen" ] || fail "$page: no gen-trace line"
+		"$BUILD"/$gen >/dev/null || fail "$page: $gen failed"
+		example_output "$page" "$cmd" >want
+		[ -s want ] || fail "$page: no example \"\$ $cmd\""
+		"$VARSCOPE" ${cmd#varscope } 2>&1 | without_blank_tail >got
+		diff -u want got >d || bad+="$page, \$ $cmd: $(cat d); "
+		checked=$((checked + 1))
+	done <<-EOF
+	varscope-report.txt|varscope-report.txt|varscope report --top 3 --ci
+	varscope-segments.txt|varscope-segments.txt|varscope segments --length 200ms long.data --type 0
+	varscope-diff.txt|varscope-segments.txt|varscope diff --length 200ms long.data:10 long.data:6 --type 0 --top 4 --svg fig8.svg
+	EOF
+	[ $checked -eq 3 ] || fail "only $checked examples checked"
 	[ -z "$bad" ] || fail "$bad"
 }
