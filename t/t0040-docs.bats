@@ -8,7 +8,8 @@
 # group of core/trace.h; every META key the recorder writes is in the list
 # of varscope-record(1); every function of libvarscope's header is in the
 # SYNOPSIS and the NAME (its man link) of vs_task_begin(3).  The examples
-# that run on gen-trace's synthetic traces print what their pages show.
+# that run on gen-trace's synthetic traces print what their pages show,
+# and the CSV header lines of report and segments are their pages' lists.
 
 load test-lib
 
@@ -355,4 +356,27 @@ without_blank_tail() {
 	EOF
 	[ $checked -eq 3 ] || fail "only $checked examples checked"
 	[ -z "$bad" ] || fail "$bad"
+}
+
+@test "the CSV header lines are the pages' lists of columns" {
+	local want
+
+	"$BUILD"/t/helper/gen-trace -o t.data --tasks 2000 --types 1 \
+		--events 4 >/dev/null
+	# report: "a header line and one line per ranked event: type, ..."
+	want=$(doc_text "$DOC/varscope-report.txt" '`--format csv` prints' |
+		sed -E 's/.*ranked event: //; s/\. *$//; s/, /,/g')
+	[ -n "$want" ] || fail "varscope-report.txt: no list of CSV columns"
+	run "$VARSCOPE" report -i t.data --format csv
+	assert_success
+	[ "${lines[0]}" = "$want" ] ||
+		fail "report's CSV header ${lines[0]}, its page says $want"
+	# segments: "a header line, then a line per type and segment: `...`"
+	want=$(doc_text "$DOC/varscope-segments.txt" "With '--format csv'" |
+		grep -oE '`type,[a-z_0-9,]+`' | tr -d '`')
+	[ -n "$want" ] || fail "varscope-segments.txt: no list of CSV columns"
+	run "$VARSCOPE" segments --length 1s --format csv t.data
+	assert_success
+	[ "${lines[0]}" = "$want" ] ||
+		fail "segments' CSV header ${lines[0]}, its page says $want"
 }
