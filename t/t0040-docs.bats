@@ -9,7 +9,8 @@
 # of varscope-record(1); every function of libvarscope's header is in the
 # SYNOPSIS and the NAME (its man link) of vs_task_begin(3).  The examples
 # that run on gen-trace's synthetic traces print what their pages show,
-# and the CSV header lines of report and segments are their pages' lists.
+# the CSV header lines of report and segments are their pages' lists, and
+# every JSON key of report, segments, diff and list is named in its page.
 
 load test-lib
 
@@ -379,4 +380,44 @@ without_blank_tail() {
 	assert_success
 	[ "${lines[0]}" = "$want" ] ||
 		fail "segments' CSV header ${lines[0]}, its page says $want"
+}
+
+# json_keys: every object key of the JSON on stdin, one per line.
+json_keys() {
+	python3 -c 'import json, sys
+def walk(v):
+	if isinstance(v, dict):
+		for k, x in v.items():
+			print(k)
+			walk(x)
+	elif isinstance(v, list):
+		for x in v:
+			walk(x)
+for line in sys.stdin:
+	walk(json.loads(line))' | sort -u
+}
+
+@test "every JSON key of report, segments, diff and list is in its page" {
+	local page key bad=""
+
+	"$BUILD"/t/helper/gen-trace -o t.data --tasks 4000 --types 2 \
+		--events 6 --wakeups --samples-per-task 4 \
+		--cause sched.blocked.time:0 --cause-frac 0.05 >/dev/null
+	"$VARSCOPE" report -i t.data --ci --tree --format json |
+		json_keys >report
+	grep -qx variance_tree report && grep -qx wait_blame report ||
+		fail "no tree or blame in report's JSON: $(cat report)"
+	"$VARSCOPE" segments --length 100ms --format json t.data |
+		json_keys >segments
+	"$VARSCOPE" diff --length 100ms t.data:1 t.data:2 --format json |
+		json_keys >diff
+	"$VARSCOPE" list --format json 2>/dev/null | json_keys >list
+	for page in report segments diff list; do
+		[ "$(wc -l <$page)" -ge 5 ] || fail "$page: keys $(cat $page)"
+		while read -r key; do
+			grep -qE "\"$key\"|\`$key\`" "$DOC/varscope-$page.txt" ||
+				bad+="varscope-$page.txt: $key; "
+		done <$page
+	done
+	[ -z "$bad" ] || fail "JSON keys no page names: $bad"
 }
