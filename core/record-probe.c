@@ -92,16 +92,13 @@ struct vs_probe {
 	unsigned int rnd;
 };
 
-/* The tracefs group of a recorder's events: this and its pid. */
-#define VS_PROBE_GROUP "varscope_"
-
 /* The uprobe and uretprobe trace events of function @i. */
 static int create_events(struct vs_probe *p, int i, char *err, size_t errlen)
 {
 	char system[64], event[64];
 	int ret;
 
-	snprintf(system, sizeof(system), VS_PROBE_GROUP "%d", getpid());
+	snprintf(system, sizeof(system), VS_UPROBE_GROUP "%d", getpid());
 	for (ret = 0; ret < 2; ret++) {
 		snprintf(event, sizeof(event), "f%d_%s", i, ret ? "return" : "entry");
 		p->tp_id[i][ret] = vs_uprobe_create(&p->func[i], ret, system, event,
@@ -159,7 +156,7 @@ int vs_probe_init(struct vs_session *s, const char *task_funcs,
 	p->rate = s->opts->rate;
 	p->rnd = getpid();
 	if (task_funcs || probe_funcs)
-		vs_uprobe_remove_stale(VS_PROBE_GROUP);
+		vs_uprobe_remove_stale(VS_UPROBE_GROUP);
 	if (add_funcs(p, task_funcs, VS_MAX_TASK_FUNCS, "--task-func", binary,
 		      err, errlen))
 		return -1;

@@ -32,6 +32,7 @@
 #include "core/perf-ring.h"
 #include "core/syscall-trace.h"
 #include "core/trace.h"
+#include "core/uprobe.h"
 
 #define STACK_DUMP	1024	/* bytes of user stack at each enter */
 #define MAX_STACK	64	/* user frames */
@@ -75,7 +76,8 @@ struct vs_syscall_trace {
 	size_t nr_probes, probe_mask;
 	int *probe_fds;
 	size_t nr_probe_fds, cap_probe_fds;
-	int uprobe_type, retprobe_bit;
+	struct tracefs_dynevent **probe_events;	/* removed after the fds */
+	size_t nr_probe_events, cap_probe_events;
 };
 
 static int tracepoint_id(const char *name, char *err, size_t errlen)
@@ -192,18 +194,6 @@ fail:
 	return NULL;
 }
 
-static int read_sysfs_int(const char *path, const char *fmt, int *v)
-{
-	FILE *fp = fopen(path, "re");
-	int ok;
-
-	if (!fp)
-		return -1;
-	ok = fscanf(fp, fmt, v) == 1;
-	fclose(fp);
-	return ok ? 0 : -1;
-}
-
 static int add_probe_id(struct vs_syscall_trace *t, uint64_t id,
 			uint32_t cookie, bool ret)
 {
@@ -241,34 +231,38 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 			       char *err, size_t errlen)
 {
 	struct perf_event_attr attr = { 0 };
+	struct vs_func_probe fp = { .offset = offset };
+	struct tracefs_dynevent *dyn;
+	char system[64], event[64];
 	uint64_t id;
-	int cpu, fd;
+	int cpu, fd, tp;
 
-	if (!t->uprobe_type &&
-	    (read_sysfs_int("/sys/bus/event_source/devices/uprobe/type",
-			    "%d", &t->uprobe_type) < 0 ||
-	     read_sysfs_int("/sys/bus/event_source/devices/uprobe/format/"
-			    "retprobe", "config:%d", &t->retprobe_bit) < 0)) {
-		snprintf(err, errlen, "no uprobe PMU in /sys/bus/event_source"
-			 "/devices (kernel without CONFIG_UPROBE_EVENTS?)");
+	if (!t->nr_probe_events)
+		vs_uprobe_remove_stale(VS_UPROBE_GROUP);
+	if (vs_grow(&t->probe_events, &t->cap_probe_events,
+		    t->nr_probe_events + 1, sizeof(*t->probe_events)) < 0) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	attr.type = t->uprobe_type;
-	attr.config = ret ? 1ull << t->retprobe_bit : 0;
-	attr.uprobe_path = (uint64_t)(uintptr_t)path;
-	attr.probe_offset = offset;
+	snprintf(fp.symbol, sizeof(fp.symbol), "0x%llx",
+		 (unsigned long long)offset);
+	snprintf(fp.binary, sizeof(fp.binary), "%s", path);
+	snprintf(system, sizeof(system), VS_UPROBE_GROUP "%d", getpid());
+	snprintf(event, sizeof(event), "s%u_%s", cookie,
+		 ret ? "return" : "entry");
+	tp = vs_uprobe_create(&fp, ret, system, event, &dyn, err, errlen);
+	if (tp < 0)
+		return -1;
+	t->probe_events[t->nr_probe_events++] = dyn;
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = tp;
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	attr.sample_id_all = 1;
 	attr.use_clockid = 1;	/* the ring's clock: SET_OUTPUT wants one */
 	attr.clockid = CLOCK_MONOTONIC;
-	/*
-	 * CPU-wide, not inherited: an inherited uprobe PMU event copies
-	 * uprobe_path again from the forking task's memory, where it is
-	 * not, and the fork fails with EFAULT.  Hits of other processes
-	 * are for the caller to drop (pid).
-	 */
+	/* CPU-wide: hits of other processes are for the caller to drop */
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		if (t->rings[cpu].perf.fd < 0)
 			continue;
@@ -315,7 +309,10 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 	}
 	while (t->nr_probe_fds)
 		close(t->probe_fds[--t->nr_probe_fds]);
+	while (t->nr_probe_events)
+		vs_uprobe_destroy(t->probe_events[--t->nr_probe_events]);
 	free(t->probe_fds);
+	free(t->probe_events);
 	free(t->probes);
 	free(t->rings);
 	free(t->ids);

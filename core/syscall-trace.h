@@ -77,11 +77,12 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 /**
  * vs_syscall_trace_add_probe - also follow a function of @path, at file
  * offset @offset, on entry (@ret false) or return (@ret true), through
- * the perf uprobe PMU; its hits come as VS_SC_PROBE events with @cookie.
+ * a uprobe trace event made in tracefs (core/uprobe.h, removed at
+ * vs_syscall_trace_close()); its hits come as VS_SC_PROBE events with
+ * @cookie.  @cookie names the event: one per function and direction.
  *
- * The probes watch every process on the CPUs (the uprobe PMU cannot be
- * inherited): drop the hits of processes not traced, by pid.  Returns 0,
- * or -1 with a reason in @err.
+ * The probes watch every process on the CPUs: drop the hits of processes
+ * not traced, by pid.  Returns 0, or -1 with a reason in @err.
  */
 int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 			       uint64_t offset, bool ret, uint32_t cookie,

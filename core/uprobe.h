@@ -54,6 +54,9 @@ int vs_uprobe_create(const struct vs_func_probe *p, bool ret,
 /* Remove a trace event made by vs_uprobe_create() (NULL: nothing). */
 void vs_uprobe_destroy(struct tracefs_dynevent *dyn);
 
+/* The tracefs group of a process's uprobe events: this and its pid. */
+#define VS_UPROBE_GROUP "varscope_"
+
 /**
  * vs_uprobe_remove_stale - remove the uprobe events of dead recorders
  * @prefix: the groups' common start; a group is @prefix followed by the

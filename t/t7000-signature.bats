@@ -153,6 +153,30 @@ assert_bug_ranks() {
 	assert_output "True [[262, 262]] True False False"
 }
 
+@test "--method=probes: one trace event per probe, removed at the end" {
+	require_signatures
+	require_uprobes
+	"$VARSCOPE" signature build -o p.sig --method=probes \
+		--functions 'stat_files,lock_update' -- "$EXAMPLES/buggyserver" \
+		--requests=200 --duration=60 --dir="$TEST_TMP" 2>err &
+	build=$!
+	# whatever the number of CPUs: the kernel removes each probe after
+	# a grace period, one at a time, so a copy per CPU would add one
+	for i in $(seq 200); do
+		grep "^[pr]:varscope_$build/" "$TRACEFS/uprobe_events" > events
+		[ "$(wc -l < events)" -ge 4 ] && break
+		sleep 0.05
+	done
+	wait $build
+	run sed 's/^[pr]:varscope_[0-9]*\/\([a-z0-9_]*\) .*/\1/' events
+	assert_output "s0_entry
+s0_return
+s1_entry
+s1_return"
+	run grep "varscope_$build/" "$TRACEFS/uprobe_events"
+	assert_failure
+}
+
 @test "retry bug: fetch_upstream ranks in the top 5" {
 	assert_bug_ranks retry fetch_upstream
 }
