@@ -77,13 +77,32 @@ struct vs_symbols {
 
 /* --- ELF files --- */
 
+/* How well an alias names its code: global first, then weak, then local. */
+static int binding_rank(const struct vs_elf_symbol *sym)
+{
+	return sym->binding == STB_GLOBAL ? 0 : sym->binding == STB_WEAK ? 1 : 2;
+}
+
+/*
+ * By address, the largest first; of aliases (libc's clock_gettime,
+ * __clock_gettime, __GI___clock_gettime, __clock_gettime_2), the one
+ * tidy_symbols() keeps first: exported, with the fewest leading
+ * underscores (the name a program calls, and --probe finds in .dynsym).
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct vs_elf_symbol *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return y->size < x->size ? -1 : y->size > x->size;
+	if (x->size != y->size)
+		return y->size < x->size ? -1 : 1;
+	if (binding_rank(x) != binding_rank(y))
+		return binding_rank(x) - binding_rank(y);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* Append the function symbols of the symbol table @scn of @elf. */
@@ -112,14 +131,14 @@ static int read_symtab(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
 		    !sym.st_value || sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name || !*name || *name == '@')
 			continue;
-		name = strdup(name);
+		name = strndup(name, strcspn(name, "@"));
 		if (!name)
 			return -1;
 		d->syms[d->nr_syms++] = (struct vs_elf_symbol){
 			.addr = sym.st_value, .size = sym.st_size,
-			.name = name };
+			.name = name, .binding = GELF_ST_BIND(sym.st_info) };
 	}
 	return 0;
 }
@@ -779,7 +798,8 @@ static int add_text_sym(struct text_syms *t, uint64_t addr, uint64_t size,
 			return -1;
 		t->syms = tmp;
 	}
-	t->syms[t->nr] = (struct vs_elf_symbol){ addr, size, strdup(name) };
+	t->syms[t->nr] = (struct vs_elf_symbol){ addr, size, strdup(name),
+						  STB_GLOBAL };
 	if (!t->syms[t->nr].name)
 		return -1;
 	t->nr++;

@@ -19,7 +19,8 @@
 struct vs_elf_symbol {
 	uint64_t addr;		/* st_value: link-time virtual address */
 	uint64_t size;
-	const char *name;
+	const char *name;	/* without its symbol version ("@@GLIBC_2.17") */
+	unsigned char binding;	/* STB_*: which of aliases names the code */
 };
 
 struct vs_dso;

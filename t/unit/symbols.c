@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/symbols.h"
@@ -44,6 +45,15 @@ int main(void)
 	vs_symbols_lookup(s, getpid(), (uint64_t)(uintptr_t)getpid, &hit);
 	ok(hit.dso && strstr(vs_dso_path(hit.dso), "libc") && hit.sym,
 	   "a C library function resolves in libc (%s)",
+	   hit.sym ? hit.sym->name : "?");
+	/* clock_gettime, __clock_gettime, and in libc's debug file the
+	 * local __clock_gettime_2, __GI___clock_gettime and the versioned
+	 * clock_gettime@@GLIBC_2.17 all name one function */
+	memset(&hit, 0, sizeof(hit));
+	vs_symbols_lookup(s, getpid(), (uint64_t)(uintptr_t)clock_gettime,
+			  &hit);
+	ok(hit.sym && !strcmp(hit.sym->name, "clock_gettime"),
+	   "of aliases, the exported name without underscores (%s)",
 	   hit.sym ? hit.sym->name : "?");
 	ok(vs_symbols_lookup(s, getpid() + 1000000, addr, &hit) < 0,
 	   "an unknown process resolves nothing");
