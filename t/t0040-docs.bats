@@ -6,7 +6,8 @@
 # the format specification's table and in the JSON keys of
 # varscope-script(1), and so is every task flag, sample flag and event
 # group of core/trace.h; every META key the recorder writes is in the list
-# of varscope-record(1); every function of libvarscope's header is in the
+# of varscope-record(1), and those of a signature file in
+# varscope-signature(1); every function of libvarscope's header is in the
 # SYNOPSIS and the NAME (its man link) of vs_task_begin(3).  The examples
 # that run on gen-trace's synthetic traces print what their pages show,
 # the CSV header lines of report and segments are their pages' lists, and
@@ -226,6 +227,25 @@ spec_kinds() {
 	done <keys
 	[ -z "$missing" ] ||
 		fail "varscope-record.txt lists no META key (as \`key\`::) $missing"
+}
+
+@test "every META key of a signature file is named in its man page" {
+	local key missing=""
+
+	# the { "key", value } pairs of cmd/signature.c's META table
+	sed -n '/const char \*meta\[\]\[2\] = {/,/};/p' \
+		"$SRC/cmd/signature.c" | grep -oE '\{ "[a-z_]+",' |
+		grep -oE '[a-z_]+' >keys
+	[ "$(wc -l <keys)" -ge 5 ] || fail "META keys found: $(cat keys)"
+	# listed in the paragraph on the signature file: "META records (...)"
+	doc_text "$DOC/varscope-signature.txt" "The signature file is" |
+		sed -E 's/.*META records \(//; s/\).*//' | tr -d ' ' |
+		tr ',:' '\n\n' >listed
+	while read -r key; do
+		grep -qx "$key" listed || missing+="$key "
+	done <keys
+	[ -z "$missing" ] ||
+		fail "varscope-signature.txt lists no META key $missing"
 }
 
 @test "every function of include/varscope.h is in vs_task_begin(3)" {
