@@ -21,7 +21,9 @@
  * goes the gap before it (from the thread's previous call), and the gaps
  * of every thread give the limit (mean + 2 sigma) at which the profile
  * cuts executions into sequences, as infer cuts threads into execution
- * units; a gap in which the thread was switched out always cuts.  A loop
+ * units.  A gap in which the thread was switched out is measured without
+ * the time it spent off the CPU: a preemption neither cuts an execution
+ * nor joins two.  A loop
  * that runs for the whole program (a worker's request loop) is then a
  * sequence per pass, not one whose episodes would combine the calls of
  * every callee; and a callee's execution, cut at the same gaps, lies
@@ -79,8 +81,9 @@ struct thread {
 	uint16_t nr;
 	uint64_t enter;
 	bool called;			/* a call exited at last_exit */
-	bool switched;			/* ... and it was switched out since */
 	uint64_t last_exit;
+	uint64_t off_cpu;		/* ns switched out since then */
+	uint64_t off_since;		/* switched out at, 0: on the CPU */
 	int ncur, nprev;
 	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
 	int nopen;			/* open[i]: prev[i]'s execution */
@@ -178,8 +181,9 @@ static void end_executions(struct build *b, struct thread *t, int from)
 /*
  * The gap before the thread's pending call (0 for its first), counted in
  * the statistics.  A gap in which the thread was switched out is left out
- * of them, as in infer, and is VS_GAP_SWITCHED: it always cuts, since
- * what ran before it and what runs after it need not belong together.
+ * of them, as in infer, and counts only its time on the CPU: a request
+ * loop's long parse still cuts when it is preempted, and a retry loop's
+ * calls stay together when the thread is preempted between two of them.
  */
 static uint32_t call_gap(struct build *b, struct thread *t)
 {
@@ -187,11 +191,12 @@ static uint32_t call_gap(struct build *b, struct thread *t)
 
 	if (!t->called || t->enter < t->last_exit)
 		return 0;
-	if (t->switched)
-		return VS_GAP_SWITCHED;
 	gap = t->enter - t->last_exit;
-	vs_gap_stats_add(&b->gaps, gap);
-	return gap < VS_GAP_SWITCHED ? gap : VS_GAP_SWITCHED - 1;
+	if (t->off_cpu)
+		gap = gap > t->off_cpu ? gap - t->off_cpu : 0;
+	else
+		vs_gap_stats_add(&b->gaps, gap);
+	return gap < UINT32_MAX ? gap : UINT32_MAX;
 }
 
 /*
@@ -212,7 +217,8 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	b->st->attributed += t->ncur > 0;
 	gap = call_gap(b, t);
 	t->called = true;
-	t->switched = false;
+	t->off_cpu = 0;
+	t->off_since = 0;
 	t->last_exit = exit > t->enter ? exit : t->enter;
 	for (i = 0; i < t->nopen && i < t->ncur &&
 		    t->open[i].exec == t->cur[i].exec; i++)
@@ -404,8 +410,15 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 		t = find_thread(b, ev->tid);
 		if (!t)
 			b->failed = 1;
-		else if (!t->pending)	/* not blocked in a call */
-			t->switched = true;
+		else if (!t->pending && t->called)	/* in a gap */
+			t->off_since = ev->time;
+		break;
+	case VS_SC_SWITCH_IN:
+		t = find_thread(b, ev->tid);
+		if (t && t->off_since && ev->time > t->off_since)
+			t->off_cpu += ev->time - t->off_since;
+		if (t)
+			t->off_since = 0;
 		break;
 	case VS_SC_MMAP:
 		if (vs_symbols_add_map(b->syms, ev->pid, ev->start, ev->len,

@@ -143,9 +143,8 @@ int vs_profile_add_execution(struct vs_profile *p, const char *func,
 }
 
 /*
- * The sequences of @f: its executions cut where a gap exceeds @limit or
- * was switched out; a malloc'ed array of their starts and a spare end,
- * or NULL.
+ * The sequences of @f: its executions cut where a gap exceeds @limit; a
+ * malloc'ed array of their starts and a spare end, or NULL.
  */
 static size_t *cut_sequences(const struct prof_func *f, uint64_t limit,
 			     size_t *nseq)
@@ -159,7 +158,7 @@ static size_t *cut_sequences(const struct prof_func *f, uint64_t limit,
 		end = e + 1 < f->nexec ? f->start[e + 1] : f->n;
 		start[n++] = f->start[e];
 		for (k = f->start[e] + 1; k < end; k++)
-			if (f->gap[k] > limit || f->gap[k] == VS_GAP_SWITCHED)
+			if (f->gap[k] > limit)
 				start[n++] = k;
 	}
 	start[n] = f->n;

@@ -62,9 +62,8 @@ void vs_profile_free(struct vs_profile *p);
  * it made (itself or in its callees)
  * @nr: the calls, @n of them (at least one), in time order
  * @gap: @gap[k] is the time from the exit of the thread's call before
- *       call k to the enter of call k, in ns (less than VS_GAP_SWITCHED),
- *       or VS_GAP_SWITCHED when the thread was switched out meanwhile;
- *       @gap[0] is not used
+ *       call k to the enter of call k that the thread spent on the CPU,
+ *       in ns; @gap[0] is not used
  * @first: the enter of its first call, @last: the exit of its last
  *
  * Returns 0 or -1 (out of memory).
@@ -92,14 +91,11 @@ struct vs_signatures {
 	struct vs_sig_function *funcs;
 };
 
-/* A gap of vs_profile_add_execution() in which the thread was switched out. */
-#define VS_GAP_SWITCHED	UINT32_MAX
-
 /**
  * vs_profile_mine - the signatures of every profiled function: its closed
  * frequent episodes at L = max(min(N * @p, 10), 2), N its system calls,
  * in sequences that are its executions cut where a gap exceeds
- * @gap_limit (UINT64_MAX: none does) or was switched out.  Functions
+ * @gap_limit (UINT64_MAX: none does).  Functions
  * without any episode are kept (with none).  NULL when out of memory.
  */
 struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct,
