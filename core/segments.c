@@ -263,6 +263,13 @@ int vs_segments_cut(const char *path, uint64_t length,
 	if (ret)
 		return ret;
 	n = length ? nr_slices(start, last, length) : 1;
+	if (n > VS_MAX_SLICES) {
+		/* each slice is a read of the file: 1ns would never end */
+		snprintf(err, errlen, "%s: --length cuts it into %llu slices, "
+			 "more than %u: choose a longer one", path,
+			 (unsigned long long)n, VS_MAX_SLICES);
+		return VS_LOAD_ERROR;
+	}
 	for (i = 0; i < n; i++) {
 		if (length)
 			snprintf(label, sizeof(label), "%s:%llu", path,

@@ -98,6 +98,9 @@ int vs_segment_resolve(const struct vs_segment_spec *spec, uint64_t length,
 
 void vs_segment_release(struct vs_trace_segment *seg);
 
+/* Slices vs_segments_cut() makes of a file at most. */
+#define VS_MAX_SLICES	10000u
+
 /**
  * vs_segments_cut - append the segments of a trace file to @list
  * @path: the trace
@@ -106,8 +109,8 @@ void vs_segment_release(struct vs_trace_segment *seg);
  * @err/@errlen: one line on failure
  *
  * The file is cut into slices of @length from the start of the recording
- * up to its last record.  Returns VS_LOAD_OK, VS_LOAD_ERROR or
- * VS_LOAD_CORRUPT.
+ * up to its last record, at most VS_MAX_SLICES of them.  Returns
+ * VS_LOAD_OK, VS_LOAD_ERROR (too many slices too) or VS_LOAD_CORRUPT.
  */
 int vs_segments_cut(const char *path, uint64_t length,
 		    struct vs_segment_list *list, char *err, size_t errlen);

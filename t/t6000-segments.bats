@@ -134,6 +134,14 @@ print("ok")' < <("$VARSCOPE" segments --length 0.5s long.data --format json)
 	[ "$stderr" = "varscope segments: no tasks of type 7 in the segments" ]
 }
 
+@test "a --length too short for the recording: one line, at once" {
+	make_trace
+	# ~1.8 s in slices of 1 ns would be 1.8e9 reads of the file
+	run --separate-stderr timeout 20 "$VARSCOPE" segments --length 1ns long.data
+	assert_failure 1
+	assert_regex "$stderr" "^varscope segments: long\.data: --length cuts it into [0-9]{10} slices, more than 10000: choose a longer one\$"
+}
+
 @test "a corrupt trace: one line and exit status 2" {
 	make_trace
 	cp long.data bad.data
