@@ -275,7 +275,8 @@ void vs_eh_frame_free(struct vs_eh_frame *eh)
 
 /*
  * Run the instructions [p, end) from *loc; stop (return 1) when an
- * advance would pass @target.  Only the CFA and %rbp rules are kept.
+ * advance would pass @target.  Only the CFA and %rbp rules are kept, and
+ * whether the return address is undefined.
  */
 static int run(const struct cie *cie, struct cursor *c, uint64_t *loc,
 	       uint64_t target, struct vs_cfa_rule *st,
@@ -321,7 +322,11 @@ static int run(const struct cie *cie, struct cursor *c, uint64_t *loc,
 			uleb(c);
 			uleb(c);
 			break;
-		case 0x06: case 0x07: case 0x08:	/* reg */
+		case 0x07:			/* undefined */
+			if (uleb(c) == VS_DWARF_RA)
+				st->ra_undefined = 1;
+			break;
+		case 0x06: case 0x08:		/* reg */
 			uleb(c);
 			break;
 		case 0x0a:			/* remember_state */

@@ -2,8 +2,8 @@
 /*
  * eh-frame.h - the canonical frame address (CFA) rule of an address, from
  * an ELF file's .eh_frame call frame information.  Enough to unwind one
- * frame of code built without frame pointers (the C library's system-call
- * wrappers): CFA = register + offset, return address at CFA - 8.
+ * frame of code built with or without frame pointers: CFA = register +
+ * offset, return address at CFA - 8, the caller's %rbp where it was saved.
  */
 #ifndef VS_CORE_EH_FRAME_H
 #define VS_CORE_EH_FRAME_H
@@ -14,6 +14,7 @@
 
 #define VS_DWARF_RBP	6
 #define VS_DWARF_RSP	7
+#define VS_DWARF_RA	16	/* the return address column */
 
 struct vs_eh_frame;
 
@@ -31,6 +32,7 @@ struct vs_cfa_rule {
 	int64_t off;		/* ... + @off; return address at CFA - 8 */
 	int rbp_saved;		/* the caller's %rbp is at CFA + @rbp_off */
 	int64_t rbp_off;
+	int ra_undefined;	/* no caller: the outermost frame */
 };
 
 /**
