@@ -3,11 +3,12 @@
  * signature-build.c - attribute each system call of a running program to
  * the program's functions active when it was made.
  *
- * Callchain method: the user frame-pointer chain of each sys_enter, plus
- * the caller a C library leaf wrapper hides (one .eh_frame unwind step),
- * gives every function on the stack.  An execution of a function lasts
- * while consecutive system calls of the thread find it at the same place
- * of the stack (same callers below it).
+ * Callchain method: each sys_enter's user stack, unwound with the
+ * .eh_frame rules as far as its copy goes and by the kernel's
+ * frame-pointer chain past it (vs_symbols_unwind()), gives every function
+ * on the stack.  An execution of a function lasts while consecutive
+ * system calls of the thread find it at the same place of the stack (same
+ * callers below it).
  *
  * Probes method: a uprobe on the entry and a uretprobe on the return of
  * each profiled function, and the paper's timestamp matching: with every
@@ -246,27 +247,6 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	t->nprev = t->ncur;
 }
 
-/*
- * The return addresses of the frame records from @bp up, as far as the
- * stack bytes of @ev reach: the walk the kernel would have made had the
- * C library not reused %rbp.
- */
-static int walk_frames(const struct vs_sc_event *ev, uint64_t bp,
-		       uint64_t *out, int max)
-{
-	uint64_t next;
-	int n = 0;
-
-	while (n < max && bp >= ev->sp && bp - ev->sp + 16 <= ev->stack_size) {
-		memcpy(&out[n++], ev->stack + (bp - ev->sp) + 8, 8);
-		memcpy(&next, ev->stack + (bp - ev->sp), 8);
-		if (next <= bp)
-			break;
-		bp = next;
-	}
-	return n;
-}
-
 /* Probes method: the active functions are those entered, not returned. */
 static void enter_call_probes(struct build *b, struct thread *t)
 {
@@ -337,7 +317,7 @@ static void probe_hit(struct build *b, const struct vs_sc_event *ev)
 static void enter_call(struct build *b, const struct vs_sc_event *ev)
 {
 	struct thread *t = find_thread(b, ev->tid);
-	uint64_t chain[MAX_FRAMES + 1], key = 0, ret, bp;
+	uint64_t chain[MAX_FRAMES], key = 0;
 	struct vs_symbol_hit hit;
 	int n = 0, i, k;
 
@@ -353,21 +333,13 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 		enter_call_probes(b, t);
 		return;
 	}
-	if (ev->nr_ips)
-		chain[n++] = ev->ips[0];
-	ret = ev->nr_ips ? vs_symbols_leaf_return(b->syms, ev->pid,
-						  ev->ips[0], ev->sp, ev->bp,
-						  ev->stack, ev->stack_size,
-						  &bp) : 0;
-	if (ret)
-		chain[n++] = ret;
-	if (!ret || bp == ev->bp) {
-		/* the kernel's walk started from the right frame */
-		for (i = 1; i < (int)ev->nr_ips && n < MAX_FRAMES; i++)
-			if (i > 1 || ev->ips[i] != ret)
-				chain[n++] = ev->ips[i];
-	} else {
-		n += walk_frames(ev, bp, chain + n, MAX_FRAMES - n);
+	if (ev->nr_ips) {
+		struct vs_user_stack u = {
+			.ip = ev->ips[0], .sp = ev->sp, .bp = ev->bp,
+			.stack = ev->stack, .size = ev->stack_size,
+			.fp_chain = ev->ips, .fp_len = ev->nr_ips };
+
+		n = vs_symbols_unwind(b->syms, ev->pid, &u, chain, MAX_FRAMES);
 	}
 
 	/* outermost first, so each function's key is its callers */

@@ -736,52 +736,127 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 	return -1;
 }
 
-#define MAX_LEAF_FRAMES	8
-
-uint64_t vs_symbols_leaf_return(struct vs_symbols *s, uint32_t pid,
-				uint64_t ip, uint64_t sp, uint64_t bp,
-				const uint8_t *stack, size_t size,
-				uint64_t *caller_bp)
+/* The 8 bytes of the stack copy @u at user address @addr; -1: not in it. */
+static int stack_word(const struct vs_user_stack *u, uint64_t addr,
+		      uint64_t *v)
 {
-	struct vs_symbol_hit at, hit;
-	uint64_t cur = ip, cur_sp = sp, cur_bp = bp, cfa, ret;
+	if (addr < u->sp || addr - u->sp > u->size ||
+	    u->size - (addr - u->sp) < 8)
+		return -1;
+	memcpy(v, u->stack + (addr - u->sp), 8);
+	return 0;
+}
+
+/* One frame: where it stopped. */
+struct frame {
+	uint64_t pc, sp, bp;
+};
+
+enum step {
+	STEP_CALLER,		/* *f is now the caller's */
+	STEP_END,		/* the outermost frame, or no sane caller */
+	STEP_LOST,		/* the caller is past the copy, or the code
+				 * is in no known file (the vDSO, JIT code) */
+};
+
+/* Where no .eh_frame rule covers the code: a frame record at %rbp ... */
+static const struct vs_cfa_rule frame_record = {
+	.reg = VS_DWARF_RBP, .off = 16, .rbp_saved = 1, .rbp_off = -16 };
+/*
+ * ... or, where it stopped, a leaf that pushed nothing (a system-call stub
+ * in assembly: glibc's clone3 ends its rules before the syscall).
+ */
+static const struct vs_cfa_rule bare_leaf = { .reg = VS_DWARF_RSP, .off = 8 };
+
+/* Unwind frame @f to its caller with @rule. */
+static enum step step_by(struct vs_symbols *s, uint32_t pid,
+			 const struct vs_user_stack *u, struct frame *f,
+			 const struct vs_cfa_rule *rule)
+{
+	struct vs_symbol_hit hit;
+	uint64_t cfa, ret, bp = f->bp;
+
+	if (rule->ra_undefined)
+		return STEP_END;
+	cfa = (rule->reg == VS_DWARF_RSP ? f->sp : f->bp) + rule->off;
+	if (cfa <= f->sp)
+		return STEP_END;
+	if (stack_word(u, cfa - 8, &ret) < 0 ||
+	    (rule->rbp_saved && stack_word(u, cfa + rule->rbp_off, &bp) < 0))
+		return STEP_LOST;
+	if (vs_symbols_lookup(s, pid, ret - 1, &hit) < 0)
+		return STEP_END;
+	*f = (struct frame){ .pc = ret, .sp = cfa, .bp = bp };
+	return STEP_CALLER;
+}
+
+/*
+ * Unwind frame @f one step with the CFA rule of its address (@first: the
+ * stop address itself, else a return address, looked up one byte back,
+ * in the call), or, where no rule covers the address, with the frame
+ * record at %rbp, or as a bare leaf where it stopped.
+ */
+static enum step unwind_step(struct vs_symbols *s, uint32_t pid,
+			     const struct vs_user_stack *u, struct frame *f,
+			     bool first)
+{
+	struct vs_symbol_hit hit;
 	struct vs_cfa_rule rule;
-	int step;
+	enum step step;
 
-	*caller_bp = bp;
-	if (vs_symbols_lookup(s, pid, ip, &at) < 0)
-		return 0;
-	for (step = 0; step < MAX_LEAF_FRAMES; step++) {
-		if (vs_symbols_lookup(s, pid, step ? cur - 1 : cur, &hit) < 0 ||
-		    !hit.dso->eh ||
-		    vs_eh_frame_rule(hit.dso->eh, hit.vaddr, &rule) < 0)
-			return 0;
-		if (rule.reg == VS_DWARF_RSP)
-			cfa = cur_sp + rule.off;
-		else if (rule.reg == VS_DWARF_RBP)
-			cfa = cur_bp + rule.off;
-		else
-			return 0;
-		if (cfa < sp + 8 || cfa - sp > size)
-			return 0;
-		memcpy(&ret, stack + (cfa - 8 - sp), 8);
-		if (rule.rbp_saved) {
-			uint64_t at_off = cfa + rule.rbp_off - sp;
+	if (vs_symbols_lookup(s, pid, first ? f->pc : f->pc - 1, &hit) < 0)
+		return STEP_LOST;
+	if (hit.dso->eh && !vs_eh_frame_rule(hit.dso->eh, hit.vaddr, &rule) &&
+	    (rule.reg == VS_DWARF_RSP || rule.reg == VS_DWARF_RBP))
+		return step_by(s, pid, u, f, &rule);
+	step = step_by(s, pid, u, f, &frame_record);
+	if (step == STEP_END && first)
+		step = step_by(s, pid, u, f, &bare_leaf);
+	return step;
+}
 
-			if (cfa + rule.rbp_off < sp || at_off + 8 > size)
-				return 0;
-			memcpy(&cur_bp, stack + at_off, 8);
-		}
-		if (vs_symbols_lookup(s, pid, ret, &hit) < 0)
-			return 0;
-		if (hit.dso != at.dso) {
-			*caller_bp = cur_bp;
-			return ret;
-		}
-		cur = ret;
-		cur_sp = cfa;
+/*
+ * The kernel's frame-pointer walk went from u->bp through the frame
+ * records: u->fp_chain[j + 1] is the return address of the record at the
+ * j-th frame pointer.  If @bp is one of those (as far as the copy shows
+ * them), the rest of the kernel's chain from there is what walking the
+ * records from @bp gives.  Returns the index of that rest, or 0.
+ */
+static size_t fp_chain_from(const struct vs_user_stack *u, uint64_t bp)
+{
+	uint64_t fp = u->bp;
+	size_t j;
+
+	for (j = 0; j + 1 < u->fp_len; j++) {
+		if (fp == bp)
+			return j + 1;
+		if (stack_word(u, fp, &fp) < 0)
+			break;
 	}
 	return 0;
+}
+
+int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
+		      const struct vs_user_stack *u, uint64_t *out, int max)
+{
+	struct frame f = { .pc = u->ip, .sp = u->sp, .bp = u->bp };
+	enum step step = STEP_CALLER;
+	size_t j;
+	int n = 0;
+
+	if (max <= 0)
+		return 0;
+	out[n++] = u->ip;
+	while (n < max && step == STEP_CALLER) {
+		step = unwind_step(s, pid, u, &f, n == 1);
+		if (step == STEP_CALLER)
+			out[n++] = f.pc;
+	}
+	if (step == STEP_LOST)
+		for (j = fp_chain_from(u, f.bp); j && j < u->fp_len && n < max;
+		     j++)
+			out[n++] = u->fp_chain[j];
+	return n;
 }
 
 /* --- symbols of text files: the kernel's, JIT maps --- */

@@ -163,26 +163,37 @@ const struct vs_elf_symbol *vs_symbols_jit(struct vs_symbols *s, uint32_t pid,
 int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
 			    const char *path);
 
-/**
- * vs_symbols_leaf_return - the return address into the caller that a
- * frame-pointer walk misses
- * @pid: the process
- * @ip/@sp/@bp: its user registers when it was stopped
- * @stack/@size: the user stack from @sp up
- *
- * Code without frame pointers (a C library system-call wrapper) leaves
- * %rbp alone, so a frame-pointer walk from it goes on with its caller's
- * caller: the caller's return address sits on the stack, not in a frame
- * record.  This unwinds with the .eh_frame CFA rule of each address, from
- * @ip, while the return addresses stay in the file of @ip, and returns the
- * first one that leaves it; 0 when the rules or the stack bytes run out.
- * @caller_bp gets the caller's frame pointer: @bp, or the value the
- * unwound code saved before using %rbp for something else (then the
- * kernel's frame-pointer walk from @bp went astray).
+/*
+ * A thread's user stack where it stopped: a sample with REGS_USER,
+ * STACK_USER and the kernel's frame-pointer CALLCHAIN.
  */
-uint64_t vs_symbols_leaf_return(struct vs_symbols *s, uint32_t pid,
-				uint64_t ip, uint64_t sp, uint64_t bp,
-				const uint8_t *stack, size_t size,
-				uint64_t *caller_bp);
+struct vs_user_stack {
+	uint64_t ip, sp, bp;		/* its registers */
+	const uint8_t *stack;		/* a copy of the stack from @sp */
+	size_t size;			/* ... of @size bytes */
+	const uint64_t *fp_chain;	/* the kernel's walk: @ip, then the */
+	size_t fp_len;			/* return addresses from @bp up */
+};
+
+/**
+ * vs_symbols_unwind - the call chain of a stopped thread of @pid
+ * @u: its registers, a copy of the top of its stack and the kernel's
+ *     frame-pointer callchain
+ * @out: @u->ip, then the return addresses, innermost first
+ * @max: room in @out
+ *
+ * Each frame is unwound with the .eh_frame CFA rule of its address (code
+ * with frame pointers or without), or with the frame record at %rbp where
+ * no rule covers it, as far as the stack copy goes.  The kernel's walk is
+ * wrong where code without frame pointers used %rbp for something else
+ * (the C library's system-call wrappers do) and skips the caller of a
+ * function that did not set up a frame record; but it went on past the
+ * copy: when the copy ends at a frame record the kernel walked through,
+ * the chain goes on with the kernel's from there.  Stops at the outermost
+ * frame (its return address undefined) or at the first return address
+ * outside the mapped files.  Returns the number of addresses in @out.
+ */
+int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
+		      const struct vs_user_stack *u, uint64_t *out, int max);
 
 #endif /* VS_CORE_SYMBOLS_H */

@@ -87,7 +87,8 @@ static int count(const struct vs_sc_event *ev, void *arg)
 {
 	struct counts *c = arg;
 	struct vs_symbol_hit hit;
-	uint64_t ret, bp;
+	struct vs_user_stack u;
+	uint64_t chain[2];
 	int i;
 
 	if (ev->time < c->last_time)
@@ -122,10 +123,12 @@ static int count(const struct vs_sc_event *ev, void *arg)
 	c->with_stack += ev->stack_size > 0 && ev->sp;
 	/* this test is built without frame pointers: the caller of the
 	 * syscall() leaf comes from its .eh_frame rule */
-	ret = vs_symbols_leaf_return(c->syms, ev->pid,
-				     ev->nr_ips ? ev->ips[0] : 0, ev->sp,
-				     ev->bp, ev->stack, ev->stack_size, &bp);
-	if (ret && !vs_symbols_lookup(c->syms, ev->pid, ret - 1, &hit) &&
+	u = (struct vs_user_stack){ .ip = ev->nr_ips ? ev->ips[0] : 0,
+				    .sp = ev->sp, .bp = ev->bp,
+				    .stack = ev->stack, .size = ev->stack_size,
+				    .fp_chain = ev->ips, .fp_len = ev->nr_ips };
+	if (vs_symbols_unwind(c->syms, ev->pid, &u, chain, 2) == 2 &&
+	    !vs_symbols_lookup(c->syms, ev->pid, chain[1] - 1, &hit) &&
 	    hit.sym && !strcmp(hit.sym->name, "make_calls"))
 		c->in_make_calls++;
 	return 0;
