@@ -15,6 +15,7 @@
 #include "core/parse-options.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
+#include "core/syscall-trace.h"
 #include "core/trace.h"
 #include "ui/json.h"
 
@@ -73,6 +74,7 @@ static int signature_build(int argc, const char **argv)
 {
 	const char *output = NULL, *functions = NULL, *method = "callchain";
 	double support = VS_EPISODE_DEFAULT_P;
+	uint64_t stack_size = VS_SC_STACK_SIZE;
 	const struct vs_option options[] = {
 		OPT_STRING('o', "output", &output, "file",
 			   "signature file to write"),
@@ -82,6 +84,8 @@ static int signature_build(int argc, const char **argv)
 			   "profile only the functions matching these"),
 		OPT_STRING(0, "method", &method, "callchain|probes",
 			   "how calls are mapped to functions"),
+		OPT_SIZE(0, "stack-size", &stack_size,
+			 "user stack copied at each call (8k)"),
 		OPT_END()
 	};
 	struct vs_sig_build_opts opts = { .functions = functions };
@@ -103,6 +107,10 @@ static int signature_build(int argc, const char **argv)
 		opts.method = VS_SIG_PROBES;
 	else
 		option_error("method", "must be callchain or probes");
+	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
+		option_error("stack-size", "must be from 8 to %d bytes",
+			     VS_SC_STACK_MAX);
+	opts.stack_size = stack_size;
 	if (!argc)
 		usage_with_options(signature_usage, options);
 	opts.functions = functions;
@@ -141,6 +149,11 @@ static int signature_build(int argc, const char **argv)
 	if (st.lost)
 		fprintf(stderr, "varscope signature: warning: the kernel "
 			"dropped %llu records\n", (unsigned long long)st.lost);
+	if (st.cut)
+		fprintf(stderr, "varscope signature: warning: the stacks of "
+			"%llu calls were cut at their %llu-byte copy (raise "
+			"--stack-size)\n", (unsigned long long)st.cut,
+			(unsigned long long)stack_size);
 	if (status)
 		fprintf(stderr, "varscope signature: warning: %s exited with "
 			"status %d\n", argv[0], status);

@@ -51,7 +51,8 @@
 #include "core/workload.h"
 
 #define MAX_FRAMES	64
-#define RING_PAGES	2048	/* 8 MB per CPU: 1 KB of stack per call */
+#define RING_PAGES	2048	/* 8 MB per CPU at least, */
+#define RING_CALLS	4096	/* ... room for as many stack copies */
 #define MAX_DEPTH	256	/* probes: active functions kept per thread */
 
 struct active {
@@ -338,8 +339,11 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 			.ip = ev->ips[0], .sp = ev->sp, .bp = ev->bp,
 			.stack = ev->stack, .size = ev->stack_size,
 			.fp_chain = ev->ips, .fp_len = ev->nr_ips };
+		bool cut;
 
-		n = vs_symbols_unwind(b->syms, ev->pid, &u, chain, MAX_FRAMES);
+		n = vs_symbols_unwind(b->syms, ev->pid, &u, chain, MAX_FRAMES,
+				      &cut);
+		b->st->cut += cut;
 	}
 
 	/* outermost first, so each function's key is its callers */
@@ -414,6 +418,18 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 		break;
 	}
 	return b->failed ? -1 : 0;
+}
+
+/* The pages of a CPU's ring. */
+static unsigned int ring_pages(const struct vs_sc_opts *sc)
+{
+	unsigned int pages = RING_PAGES;
+	unsigned int stack = sc->stack_size ? sc->stack_size :
+			     VS_SC_STACK_SIZE;
+
+	while (sc->callchain && pages * 4096ull < (uint64_t)RING_CALLS * stack)
+		pages *= 2;
+	return pages;
 }
 
 /* The file argv[0] runs: a path, or the first hit in $PATH. */
@@ -507,8 +523,8 @@ int vs_signature_profile(const char *const *argv,
 			 char *err, size_t errlen)
 {
 	struct vs_sc_opts sc = { .callchain = opts->method == VS_SIG_CALLCHAIN,
-				 .switches = true, .sideband = true,
-				 .pages = RING_PAGES };
+				 .stack_size = opts->stack_size,
+				 .switches = true, .sideband = true };
 	struct build b = { .opts = opts, .p = p, .st = st };
 	struct vs_syscall_trace *t = NULL;
 	struct vs_workload w;
@@ -516,6 +532,7 @@ int vs_signature_profile(const char *const *argv,
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
+	sc.pages = ring_pages(&sc);
 	if (find_program(argv[0], st->program, sizeof(st->program)) < 0) {
 		snprintf(err, errlen, "%s: %s", argv[0], strerror(errno));
 		return -1;

@@ -21,6 +21,8 @@ struct vs_sig_build_opts {
 	enum vs_sig_method method;
 	const char *functions;	/* globs over function names, comma
 				 * separated, or NULL for all */
+	unsigned int stack_size; /* callchain: bytes of user stack copied
+				  * at each call, 0: VS_SC_STACK_SIZE */
 };
 
 struct vs_sig_build_stats {
@@ -28,6 +30,8 @@ struct vs_sig_build_stats {
 	uint64_t calls;		/* system calls seen */
 	uint64_t attributed;	/* ... made while a profiled function ran */
 	uint64_t lost;		/* records the kernel dropped */
+	uint64_t cut;		/* calls whose stack reached past its copy
+				 * where no frame pointer went on */
 	uint64_t probes;	/* functions probed (probes method) */
 	uint64_t gap_limit;	/* ns, that cuts executions into sequences */
 };

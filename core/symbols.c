@@ -837,13 +837,15 @@ static size_t fp_chain_from(const struct vs_user_stack *u, uint64_t bp)
 }
 
 int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
-		      const struct vs_user_stack *u, uint64_t *out, int max)
+		      const struct vs_user_stack *u, uint64_t *out, int max,
+		      bool *cut)
 {
 	struct frame f = { .pc = u->ip, .sp = u->sp, .bp = u->bp };
 	enum step step = STEP_CALLER;
 	size_t j;
 	int n = 0;
 
+	*cut = false;
 	if (max <= 0)
 		return 0;
 	out[n++] = u->ip;
@@ -852,10 +854,12 @@ int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
 		if (step == STEP_CALLER)
 			out[n++] = f.pc;
 	}
-	if (step == STEP_LOST)
-		for (j = fp_chain_from(u, f.bp); j && j < u->fp_len && n < max;
-		     j++)
-			out[n++] = u->fp_chain[j];
+	if (step != STEP_LOST)
+		return n;
+	j = fp_chain_from(u, f.bp);
+	*cut = !j;
+	for (; j && j < u->fp_len && n < max; j++)
+		out[n++] = u->fp_chain[j];
 	return n;
 }
 

@@ -13,6 +13,7 @@
 #ifndef VS_CORE_SYMBOLS_H
 #define VS_CORE_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -191,9 +192,12 @@ struct vs_user_stack {
  * copy: when the copy ends at a frame record the kernel walked through,
  * the chain goes on with the kernel's from there.  Stops at the outermost
  * frame (its return address undefined) or at the first return address
- * outside the mapped files.  Returns the number of addresses in @out.
+ * outside the mapped files.  @cut tells that the chain ends short, where
+ * the stack copy did and the kernel's walk did not go on.  Returns the
+ * number of addresses in @out.
  */
 int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
-		      const struct vs_user_stack *u, uint64_t *out, int max);
+		      const struct vs_user_stack *u, uint64_t *out, int max,
+		      bool *cut);
 
 #endif /* VS_CORE_SYMBOLS_H */

@@ -34,7 +34,6 @@
 #include "core/trace.h"
 #include "core/uprobe.h"
 
-#define STACK_DUMP	1024	/* bytes of user stack at each enter */
 #define MAX_STACK	64	/* user frames */
 #define REGS_MASK	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
 			 (1ull << PERF_REG_X86_IP))
@@ -146,7 +145,9 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 		enter.exclude_callchain_kernel = 1;
 		enter.sample_max_stack = MAX_STACK;
 		enter.sample_regs_user = REGS_MASK;
-		enter.sample_stack_user = STACK_DUMP;
+		enter.sample_stack_user = opts->stack_size ?
+					  opts->stack_size & ~7u :
+					  VS_SC_STACK_SIZE;
 	}
 
 	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);

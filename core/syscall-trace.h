@@ -52,8 +52,17 @@ struct vs_sc_event {
 	bool is_return;			/* a uretprobe (the function returns) */
 };
 
+/*
+ * Bytes of user stack copied at each enter with callchains, by default:
+ * perf's for DWARF unwinding, room for a PATH_MAX buffer and a few frames.
+ */
+#define VS_SC_STACK_SIZE	8192
+#define VS_SC_STACK_MAX		65528	/* the most perf copies */
+
 struct vs_sc_opts {
 	bool callchain;		/* user callchain + regs + stack at enter */
+	unsigned int stack_size; /* ... of that many bytes (multiple of 8),
+				  * 0: VS_SC_STACK_SIZE */
 	bool switches;		/* PERF_RECORD_SWITCH of the traced tasks */
 	bool sideband;		/* mmap, comm, fork/exit records */
 	unsigned int pages;	/* ring size per CPU, pages (power of 2) */

@@ -89,6 +89,7 @@ static int count(const struct vs_sc_event *ev, void *arg)
 	struct vs_symbol_hit hit;
 	struct vs_user_stack u;
 	uint64_t chain[2];
+	bool cut;
 	int i;
 
 	if (ev->time < c->last_time)
@@ -127,7 +128,7 @@ static int count(const struct vs_sc_event *ev, void *arg)
 				    .sp = ev->sp, .bp = ev->bp,
 				    .stack = ev->stack, .size = ev->stack_size,
 				    .fp_chain = ev->ips, .fp_len = ev->nr_ips };
-	if (vs_symbols_unwind(c->syms, ev->pid, &u, chain, 2) == 2 &&
+	if (vs_symbols_unwind(c->syms, ev->pid, &u, chain, 2, &cut) == 2 &&
 	    !vs_symbols_lookup(c->syms, ev->pid, chain[1] - 1, &hit) &&
 	    hit.sym && !strcmp(hit.sym->name, "make_calls"))
 		c->in_make_calls++;
@@ -137,9 +138,9 @@ static int count(const struct vs_sc_event *ev, void *arg)
 int main(int argc, char **argv)
 {
 	const char *args[] = { argv[0], "--workload", NULL };
-	/* 8 MB rings: a 1 KB stack per call, and the calls come fast */
+	/* 32 MB rings: an 8 KB stack per call, and the calls come fast */
 	struct vs_sc_opts opts = { .callchain = true, .switches = true,
-				   .sideband = true, .pages = 2048 };
+				   .sideband = true, .pages = 8192 };
 	struct counts c = { 0 };
 	struct vs_syscall_trace *t;
 	struct vs_workload w;
