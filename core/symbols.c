@@ -77,31 +77,30 @@ struct vs_symbols {
 
 /* --- ELF files --- */
 
-/* How well an alias names its code: global first, then weak, then local. */
-static int binding_rank(const struct vs_elf_symbol *sym)
-{
-	return sym->binding == STB_GLOBAL ? 0 : sym->binding == STB_WEAK ? 1 : 2;
-}
-
 /*
  * By address, the largest first; of aliases (libc's clock_gettime,
  * __clock_gettime, __GI___clock_gettime, __clock_gettime_2), the one
- * tidy_symbols() keeps first: exported, with the fewest leading
- * underscores (the name a program calls, and --probe finds in .dynsym).
+ * tidy_symbols() keeps first: exported (global or weak), with the fewest
+ * leading underscores (the name a program calls, and --probe finds in
+ * .dynsym; a sanitizer's weak clock_gettime before its global
+ * __interceptor_clock_gettime), then global before weak.
  */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct vs_elf_symbol *x = a, *y = b;
 	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	bool lx = x->binding == STB_LOCAL, ly = y->binding == STB_LOCAL;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->size != y->size)
 		return y->size < x->size ? -1 : 1;
-	if (binding_rank(x) != binding_rank(y))
-		return binding_rank(x) - binding_rank(y);
+	if (lx != ly)
+		return lx ? 1 : -1;
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
+	if (x->binding != y->binding)
+		return x->binding == STB_GLOBAL ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
