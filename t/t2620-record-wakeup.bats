@@ -187,8 +187,11 @@ check() {
 	assert len(nodes) == 1 and nodes[0]["parent"] == 0, [n["function"] for n in t["nodes"]]
 	total = nodes[0]["mean_ns"] * t["tasks"]
 	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
-	# the waits are what varies: the top factor, never a --probe
-	assert t["factors"][0]["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1], t["factors"][:3]
+	# the waits are what varies by design: a factor of the variance the
+	# writer's uniform 0-20 ms adds ((20 ms)^2 / 12), whatever else the
+	# machine's load adds to reader(); never a --probe
+	wait = [f for f in t["factors"] if f["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1]]
+	assert wait and 0.6 < wait[0]["value"] / (20e6 ** 2 / 12) < 1.6, t["factors"][:3]
 	assert "[wait]" not in t["next_probe"], t["next_probe"]
 	PY
 }
@@ -197,10 +200,10 @@ check() {
 	require_example wakeping
 	require_uprobes
 	# the reader blocks in read(2) inside reader(), probed: exact times;
-	# the writer waits 0 to 20 ms more before it writes (-d), so that the
-	# waits are what varies, not reader()'s own time: the run-queue delay
-	# after each wake-up stays reader()'s, and on a busy machine it
-	# varied by 1.7 ms (std), outweighing waits of 0 to 2 ms
+	# the writer waits 0 to 20 ms more before it writes (-d), a variance
+	# by design that the wait's factor measures; the run-queue delay
+	# after each wake-up stays reader()'s own, and on a loaded machine
+	# it varied by up to 17 ms (std)
 	run "$VARSCOPE" record --probe reader -o t.data -- "$EXAMPLES/wakeping" -n 100 -d 20000
 	assert_success
 	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
@@ -218,7 +221,8 @@ check() {
 	total = nodes[0]["mean_ns"] * t["tasks"]
 	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
 	assert t["nodes"][reader]["mean_ns"] >= nodes[0]["mean_ns"], t["nodes"]
-	assert t["factors"][0]["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1], t["factors"][:3]
+	wait = [f for f in t["factors"] if f["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1]]
+	assert wait and 0.6 < wait[0]["value"] / (20e6 ** 2 / 12) < 1.6, t["factors"][:3]
 	PY
 }
 
