@@ -8,7 +8,7 @@
  * frame-pointer chain past it (vs_symbols_unwind()), gives every function
  * on the stack.  An execution of a function lasts while consecutive
  * system calls of the thread find it at the same place of the stack (same
- * callers below it).
+ * callers below it, as far as both chains go).
  *
  * Probes method: a uprobe on the entry and a uretprobe on the return of
  * each profiled function, and the paper's timestamp matching: with every
@@ -57,7 +57,7 @@
 
 struct active {
 	const struct vs_elf_symbol *sym;
-	uint64_t key;			/* the frames below it */
+	int at;				/* its frame in the chain, 0: innermost */
 	uint64_t exec;
 };
 
@@ -88,6 +88,8 @@ struct thread {
 	uint64_t off_since;		/* switched out at, 0: on the CPU */
 	int ncur, nprev;
 	struct active cur[MAX_FRAMES], prev[MAX_FRAMES];
+	int nchain, nprev_chain;	/* callchain: cur's and prev's stacks */
+	uint64_t chain[MAX_FRAMES], prev_chain[MAX_FRAMES];
 	int nopen;			/* open[i]: prev[i]'s execution */
 	struct open_exec open[MAX_FRAMES];
 	int depth;
@@ -154,30 +156,87 @@ static bool profiled(const struct build *b, const struct vs_symbol_hit *hit)
 	       function_wanted(b->opts->functions, hit->sym->name);
 }
 
-/* The execution @sym/@key continues from the thread's previous call? */
+/*
+ * Does the frame t->chain[@at] have the callers of t->prev_chain[@prev_at],
+ * as far as both chains go?  A chain may end short of the outermost
+ * frame (the kernel's frame-pointer walk stops at the first frame without
+ * a record, in the C library's start code, where the stack copy would
+ * have gone on): compare what both know.
+ */
+static bool same_callers(const struct thread *t, int at, int prev_at)
+{
+	int i;
+
+	for (i = 1; at + i < t->nchain && prev_at + i < t->nprev_chain; i++)
+		if (t->chain[at + i] != t->prev_chain[prev_at + i])
+			return false;
+	return true;
+}
+
+/* The execution of @sym at t->chain[@at], from the previous call on? */
 static uint64_t execution(struct build *b, struct thread *t,
-			  const struct vs_elf_symbol *sym, uint64_t key)
+			  const struct vs_elf_symbol *sym, int at)
 {
 	int i;
 
 	for (i = 0; i < t->nprev; i++)
-		if (t->prev[i].sym == sym && t->prev[i].key == key)
+		if (t->prev[i].sym == sym && same_callers(t, at, t->prev[i].at))
 			return t->prev[i].exec;
 	return ++b->next_exec;
+}
+
+/* An execution is over: to the profile. */
+static void end_execution(struct build *b, struct open_exec *o)
+{
+	if (vs_profile_add_execution(b->p, o->sym->name, o->nr, o->gap, o->n,
+				     o->first, o->last) < 0)
+		b->failed = 1;
+	o->n = 0;
 }
 
 /* The thread's executions from open[@from] on are over. */
 static void end_executions(struct build *b, struct thread *t, int from)
 {
-	struct open_exec *o;
+	for (; t->nopen > from; t->nopen--)
+		end_execution(b, &t->open[t->nopen - 1]);
+}
 
-	for (; t->nopen > from; t->nopen--) {
-		o = &t->open[t->nopen - 1];
-		if (vs_profile_add_execution(b->p, o->sym->name, o->nr, o->gap,
-					     o->n, o->first, o->last) < 0)
-			b->failed = 1;
-		o->n = 0;
+/*
+ * End the thread's open executions that its pending call does not go on
+ * with (innermost first), and put those it goes on with in the places of
+ * their functions in t->cur; the other places get free ones (n == 0).
+ */
+static void carry_on(struct build *b, struct thread *t)
+{
+	struct open_exec was[MAX_FRAMES];
+	bool taken[MAX_FRAMES] = { false };
+	int from[MAX_FRAMES], i, j, k;
+
+	for (j = t->nopen - 1; j >= 0; j--) {
+		for (i = 0; i < t->ncur && t->cur[i].exec != t->open[j].exec; i++)
+			;
+		if (i == t->ncur)
+			end_execution(b, &t->open[j]);
 	}
+	for (i = 0; i < MAX_FRAMES; i++) {
+		for (j = 0; i < t->ncur && j < t->nopen; j++)
+			if (t->open[j].n && t->open[j].exec == t->cur[i].exec)
+				break;
+		from[i] = i < t->ncur && j < t->nopen ? j : -1;
+		if (from[i] >= 0)
+			taken[j] = true;
+	}
+	for (i = 0, k = 0; i < MAX_FRAMES; i++) {
+		if (from[i] >= 0)
+			continue;
+		while (taken[k])
+			k++;
+		from[i] = k;
+		taken[k] = true;
+	}
+	memcpy(was, t->open, sizeof(was));
+	for (i = 0; i < MAX_FRAMES; i++)
+		t->open[i] = was[from[i]];
 }
 
 /*
@@ -204,7 +263,7 @@ static uint32_t call_gap(struct build *b, struct thread *t)
 /*
  * Credit the thread's pending call to its active functions.  An execution
  * that goes on is one of the thread's previous call, at the same place
- * (its callers go on too): the executions that go on are the first ones.
+ * (execution()); the others are over.
  */
 static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 {
@@ -222,13 +281,10 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	t->off_cpu = 0;
 	t->off_since = 0;
 	t->last_exit = exit > t->enter ? exit : t->enter;
-	for (i = 0; i < t->nopen && i < t->ncur &&
-		    t->open[i].exec == t->cur[i].exec; i++)
-		;
-	end_executions(b, t, i);
+	carry_on(b, t);
 	for (i = 0; i < t->ncur; i++) {
 		o = &t->open[i];
-		if (i >= t->nopen) {
+		if (!o->n) {
 			o->sym = t->cur[i].sym;
 			o->exec = t->cur[i].exec;
 			o->first = t->enter;
@@ -246,6 +302,8 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 	t->nopen = t->ncur;
 	memcpy(t->prev, t->cur, t->ncur * sizeof(*t->cur));
 	t->nprev = t->ncur;
+	memcpy(t->prev_chain, t->chain, t->nchain * sizeof(*t->chain));
+	t->nprev_chain = t->nchain;
 }
 
 /* Probes method: the active functions are those entered, not returned. */
@@ -318,9 +376,8 @@ static void probe_hit(struct build *b, const struct vs_sc_event *ev)
 static void enter_call(struct build *b, const struct vs_sc_event *ev)
 {
 	struct thread *t = find_thread(b, ev->tid);
-	uint64_t chain[MAX_FRAMES], key = 0;
 	struct vs_symbol_hit hit;
-	int n = 0, i, k;
+	int i, k;
 
 	if (!t) {
 		b->failed = 1;
@@ -341,28 +398,29 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 			.fp_chain = ev->ips, .fp_len = ev->nr_ips };
 		bool cut;
 
-		n = vs_symbols_unwind(b->syms, ev->pid, &u, chain, MAX_FRAMES,
-				      &cut);
+		t->nchain = vs_symbols_unwind(b->syms, ev->pid, &u, t->chain,
+					      MAX_FRAMES, &cut);
 		b->st->cut += cut;
+	} else {
+		t->nchain = 0;
 	}
 
-	/* outermost first, so each function's key is its callers */
+	/* outermost first: recursion counts once, the outermost frame */
 	t->ncur = 0;
-	for (i = n - 1; i >= 0; i--) {
-		uint64_t addr = i ? chain[i] - 1 : chain[i];
+	for (i = t->nchain - 1; i >= 0; i--) {
+		uint64_t addr = i ? t->chain[i] - 1 : t->chain[i];
 
-		if (!vs_symbols_lookup(b->syms, ev->pid, addr, &hit) &&
-		    profiled(b, &hit)) {
-			for (k = 0; k < t->ncur && t->cur[k].sym != hit.sym; k++)
-				;
-			if (k == t->ncur) {	/* recursion: outermost counts */
-				t->cur[k].sym = hit.sym;
-				t->cur[k].key = key;
-				t->cur[k].exec = execution(b, t, hit.sym, key);
-				t->ncur++;
-			}
-		}
-		key = (key ^ chain[i]) * 0x100000001b3ull;
+		if (vs_symbols_lookup(b->syms, ev->pid, addr, &hit) ||
+		    !profiled(b, &hit))
+			continue;
+		for (k = 0; k < t->ncur && t->cur[k].sym != hit.sym; k++)
+			;
+		if (k < t->ncur)
+			continue;
+		t->cur[k] = (struct active){
+			.sym = hit.sym, .at = i,
+			.exec = execution(b, t, hit.sym, i) };
+		t->ncur++;
 	}
 }
 
