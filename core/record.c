@@ -1393,6 +1393,28 @@ static const char *signal_name(int sig)
 	return name ? name : "unknown signal";
 }
 
+/*
+ * The recording ends with the command: a daemon's parent exits at once
+ * and leaves its server running, unrecorded.  Say so, with what to do.
+ */
+static void left_running(const struct vs_recorder *r)
+{
+	unsigned int i, n = 0;
+	pid_t first = 0;
+
+	if (r->opts->pid)
+		return;
+	for (i = 0; i < r->nr_pids; i++)
+		if (r->pids[i] != r->child && !kill(r->pids[i], 0) &&
+		    (!n++ || r->pids[i] < first))
+			first = r->pids[i];	/* the oldest, likely */
+	if (n)
+		fprintf(stderr, "varscope record: the command exited and left "
+			"%u process%s running, not recorded (pid %d%s): run a "
+			"server in the foreground, or attach with -p\n", n,
+			n > 1 ? "es" : "", (int)first, n > 1 ? ", ..." : "");
+}
+
 static void summary(struct vs_recorder *r)
 {
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
@@ -1471,6 +1493,7 @@ static void summary(struct vs_recorder *r)
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
 	fprintf(stderr, "varscope record: fault.page.time unavailable (no exit "
 		"tracepoint for page faults, no kprobes): fault.page.count only\n");
+	left_running(r);
 }
 
 static int exit_status(struct vs_recorder *r)

@@ -117,6 +117,18 @@ recorder_perf_fds() {
 	EOF
 }
 
+@test "a command that leaves a daemon behind: said in one line" {
+	# the parent exits at once, its child serves on, unrecorded
+	run "$VARSCOPE" record -o t.data -- sh -c 'sleep 5 & echo $! > daemon.pid'
+	kill "$(cat daemon.pid)"
+	assert_success
+	assert_line "varscope record: the command exited and left 1 process running, not recorded (pid $(cat daemon.pid)): run a server in the foreground, or attach with -p"
+	# and nothing when the command's children are gone with it
+	run "$VARSCOPE" record -o t.data -- sh -c 'sleep 0.1 & wait'
+	assert_success
+	refute_output --partial "left"
+}
+
 @test "a crashing target: the recorder says so and exits 128 + signal" {
 	run "$VARSCOPE" record -o t.data -- "$IF" -n 5 --types compute --work-us 100 --crash
 	assert_failure 139
