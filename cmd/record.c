@@ -39,11 +39,28 @@ static char *join_argv(int argc, const char **argv)
 	return s;
 }
 
+/* What an option left at its default holds, so that 0 is the user's. */
+#define NOT_GIVEN	UINT64_MAX
+
+/* @v back to 0 (none) when not given; an error when given as 0. */
+static void nonzero_if_given(uint64_t *v, const char *name)
+{
+	if (!*v)
+		option_error(name, "must be more than 0");
+	if (*v == NOT_GIVEN)
+		*v = 0;
+}
+
 int cmd_record(int argc, const char **argv)
 {
 	struct vs_record_opts opts = {
 		.rate = 1.0,
 		.epoch_ns = 1000000000ull,
+		.duration_ns = NOT_GIVEN,
+		.segment_ns = NOT_GIVEN,
+		.max_size = NOT_GIVEN,
+		.sample_period = NOT_GIVEN,
+		.sample_freq = NOT_GIVEN,
 	};
 	int mmap_pages = VS_DEFAULT_MMAP_PAGES;
 	const struct vs_option options[] = {
@@ -95,6 +112,11 @@ int cmd_record(int argc, const char **argv)
 	cmdline = join_argv(argc, argv);
 	argc = parse_options(argc, argv, options, record_usage,
 			     VS_PARSE_STOP_AT_NON_OPTION);
+	nonzero_if_given(&opts.duration_ns, "duration");
+	nonzero_if_given(&opts.segment_ns, "segment-length");
+	nonzero_if_given(&opts.max_size, "max-size");
+	nonzero_if_given(&opts.sample_period, "sample-period");
+	nonzero_if_given(&opts.sample_freq, "freq");
 	if (!(opts.rate > 0 && opts.rate <= 1))
 		option_error("rate", "must be in (0, 1]");
 	if (!opts.epoch_ns)

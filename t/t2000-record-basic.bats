@@ -15,6 +15,22 @@ load record-lib
 	assert_failure 129
 }
 
+@test "record rejects a length, size or rate of 0 rather than ignore it" {
+	local case
+
+	# each of them left out means "none" or "the default": an explicit
+	# 0 was taken the same way, silently (--duration 0 recorded all)
+	for case in "duration:--duration 0" "segment-length:--segment-length 0" \
+		    "max-size:--segment-length 1s --max-size 0" \
+		    "sample-period:--sample --sample-period 0" \
+		    "freq:--sample -F 0"; do
+		# shellcheck disable=SC2086
+		run "$VARSCOPE" record -o t.data ${case#*:} -- true
+		assert_failure 129
+		assert_output "varscope record: option \`--${case%%:*}': must be more than 0"
+	done
+}
+
 @test "record without a command prints the usage" {
 	run "$VARSCOPE" record
 	assert_failure 129
