@@ -319,3 +319,16 @@ print(any(loop(e) for e in up["episodes"]), up["episodes"])'
 	assert_failure 1
 	assert_output --partial "/nonexistent/cmd"
 }
+
+@test "build with an output it cannot write: said before the program runs" {
+	# not after a profiling run that may last minutes
+	run --separate-stderr "$VARSCOPE" signature build -o no/such/dir/x.sig -- sh -c 'touch ran'
+	assert_failure 1
+	assert_equal "$stderr" "varscope signature: no/such/dir/x.sig: No such file or directory"
+	[ ! -e ran ]
+	# an existing signature file is left as it was until the end
+	echo old > old.sig
+	run "$VARSCOPE" signature build -o old.sig -- /nonexistent/cmd
+	assert_failure 1
+	[ "$(cat old.sig)" = old ]
+}
