@@ -566,7 +566,14 @@ static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 		id = 0;
 	} else {
 		sym = vs_symbols_jit(rd->syms, pid, addr);
-		id = sym ? vs_task_samples_symbol(rd->ts, sym->name, JIT_FILE) : 0;
+		/*
+		 * No map holds it yet: not cached, for the mapping may come
+		 * later in the file (each ring of the recorder is read in
+		 * turn, not in time order)
+		 */
+		if (!sym)
+			return 0;
+		id = vs_task_samples_symbol(rd->ts, sym->name, JIT_FILE);
 	}
 	if (id < 0)
 		return -1;

@@ -5,10 +5,22 @@
  * both estimators, PEBS weights from the task's CPU time, the function
  * events of the report.
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/task-samples.h"
+#include "core/taskset.h"
 #include "tap.h"
+
+/* A function of this program, for the samples of test_map_after(). */
+__attribute__((noinline)) int sampled_here(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x + 1;
+}
 
 static struct vs_task task(uint64_t id, uint32_t type, uint32_t tid,
 			   uint64_t start, uint64_t end)
@@ -78,6 +90,90 @@ static void test_attached(uint32_t f, uint32_t g)
 	   !(ts->samples[t->first].flags & VS_TS_SAMPLE_ATTACHED),
 	   "the interval keeps its own samples and knows what it serves");
 	vs_task_samples_free(ts);
+}
+
+/* The executable mapping of this program that holds @addr. */
+static bool own_mapping(uint64_t addr, struct vs_mmap *m, char *path,
+			size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4200], perms[8], file[4097];
+	unsigned long long start, end, pgoff;
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096s", &start,
+			   &end, perms, &pgoff, file) == 5 &&
+		    perms[2] == 'x' && start <= addr && addr < end) {
+			snprintf(path, len, "%s", file);
+			*m = (struct vs_mmap){ .pid = getpid(), .tid = getpid(),
+					       .start = start,
+					       .len = end - start,
+					       .pgoff = pgoff, .prot = 5,
+					       .flags = 2, .filename = path };
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The recorder reads its rings in turn, so a sample can come in the file
+ * before the mapping it fell in (a thread's first samples before its
+ * process's MMAP records): it is named once the mapping is there, and
+ * the samples of the same address after it are named too.
+ */
+static void test_map_after(void)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)sampled_here + 1;
+	char file[] = "/tmp/vs-task-samples-XXXXXX", path[4097], err[256];
+	struct vs_record rec = { .kind = VS_REC_SAMPLE };
+	struct vs_header hdr = { .tool = "task-samples" };
+	struct vs_task_samples *ts = NULL;
+	const struct vs_ts_task *t;
+	struct vs_writer *w;
+	int fd = mkstemp(file), err_ = 0, i;
+	const char *name;
+
+	ok(fd >= 0 && own_mapping(ip, &rec.mmap, path, sizeof(path)),
+	   "this program's mapping of sampled_here()");
+	w = vs_writer_fdopen(fd, &hdr);
+	for (i = 0; i < 3; i++) {
+		struct vs_mmap m = rec.mmap;
+
+		if (i == 1) {
+			rec.kind = VS_REC_MMAP;
+			rec.mmap = m;
+			rec.mmap.time = 500;
+			err_ |= !w || vs_writer_add(w, &rec);
+		}
+		rec.kind = VS_REC_SAMPLE;
+		rec.sample = (struct vs_sample){ .time = 1000 + i,
+						 .pid = getpid(),
+						 .tid = getpid(), .ip = ip,
+						 .period = 100 };
+		err_ |= !w || vs_writer_add(w, &rec);
+		rec.mmap = m;
+	}
+	rec.kind = VS_REC_TASK;
+	rec.task = (struct vs_task){ .id = 1, .type = 1, .pid = getpid(),
+				     .tid = getpid(), .start = 0,
+				     .end = 2000 };
+	err_ |= !w || vs_writer_add(w, &rec) || vs_writer_close(w);
+	ok(!err_ && vs_task_samples_read(file, &ts, err, sizeof(err)) ==
+		    VS_LOAD_OK, "a trace whose first sample precedes its map");
+	t = ts ? vs_task_samples_find(ts, 1) : NULL;
+	ok(t && t->nr == 3, "the task has its 3 samples");
+	for (i = 0; t && i < 3; i++) {
+		name = ts->symbols[ts->frames[ts->samples[t->first + i].chain]]
+			       .name;
+		ok(!strcmp(name, i ? "sampled_here" : "[unknown]"),
+		   "sample %d, %s the map: %s", i, i ? "after" : "before",
+		   name);
+	}
+	vs_task_samples_free(ts);
+	unlink(file);
 }
 
 int main(void)
@@ -176,5 +272,6 @@ int main(void)
 	   vs_func_estimator_parse("mean") < 0, "estimator names");
 	vs_task_samples_free(ts);
 	test_attached(f, g);
+	test_map_after();
 	return done_testing();
 }
