@@ -180,13 +180,16 @@ recorder_perf_fds() {
 	mkdir small
 	mount -t tmpfs -o size=64k tmpfs small || skip "cannot mount a tmpfs"
 	# packed tasks take ~10 bytes each: a chunk (256 KiB raw) holds ~4500
-	# of them in ~45 KiB, and 20000 need four such chunks
-	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 20000 --types compute --work-us 25
+	# of them in ~45 KiB, and 40000 need eight such chunks; tasks of
+	# 50 us, so that a recorder slowed by a loaded machine does not
+	# drop so many (a full task ring drops them) that the disk never
+	# fills
+	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 40000 --types compute --work-us 50
 	umount_status=0
 	cp small/t.data t.data
 	umount small || umount_status=$?
 	assert_success
-	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=20000 "
+	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=40000 "
 	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
 	run "$VARSCOPE" script -i t.data --format json
 	assert_success
