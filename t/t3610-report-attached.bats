@@ -69,6 +69,9 @@ print(sum(r["values"]["task-clock"] for r in T if r["kind"] == "task") / 60)')
 	# the front thread alone runs for microseconds, the worker for ~2 ms
 	json r.json "(lambda n: abs((n['mean_ns'] - n['self_mean_ns']) - $cpu) <= 0.15 * $cpu)(d['task_types'][0]['variance_tree']['nodes'][0])"
 	json r.json "$cpu > 0.25 * 2000e3"
-	# the worker's function is in the requests' tree
-	json r.json "any(n['function'] in ('worker', 'handle', 'spin_ns') for n in d['task_types'][0]['variance_tree']['nodes'])"
+	# the worker's functions are in the requests' tree: handle() spins on
+	# clock_gettime(), where most samples fall, and the frame-pointer
+	# walk from there (the vDSO, and under ASan libasan's interceptor)
+	# does not always reach handle()
+	json r.json "any(n['function'] in ('worker', 'handle', 'spin_ns', 'clock_gettime') for n in d['task_types'][0]['variance_tree']['nodes'])"
 }
