@@ -14,6 +14,7 @@
 
 #include "core/catalog.h"
 #include "core/func-events.h"
+#include "core/trace-head.h"
 
 /* The probed events called in some task of one type. */
 struct fs_type {
@@ -35,29 +36,6 @@ struct vs_fs_state {
 	const struct vs_ft_task **by_id;	/* probed tasks by id */
 	size_t nr_tasks;
 };
-
-/* Whether the trace at @path was recorded with --sample, with --probe. */
-static void trace_sources(const char *path, bool *samples, bool *probes)
-{
-	struct vs_reader *r = vs_reader_open(path, NULL, 0);
-	struct vs_record rec;
-	int i;
-
-	*samples = *probes = false;
-	if (!r)
-		return;
-	/* META and SYMBOL_DEF records come first; the first task ends it */
-	for (i = 0; i < 100000 && vs_reader_next(r, &rec) > 0; i++) {
-		if (rec.kind == VS_REC_SAMPLE ||
-		    (rec.kind == VS_REC_META && !strcmp(rec.meta.key, "sample")))
-			*samples = true;
-		if (rec.kind == VS_REC_SYMBOL_DEF || rec.kind == VS_REC_FUNC)
-			*probes = true;
-		if (rec.kind == VS_REC_TASK || (*samples && *probes))
-			break;
-	}
-	vs_reader_close(r);
-}
 
 /* The id of the event named @name, made if new; -1: no memory or room. */
 static int event_id(struct vs_fs_state *st, const char *name)
@@ -235,19 +213,23 @@ int vs_func_sources_load(const char *path, enum vs_func_estimator est,
 	struct vs_task_samples *samples = NULL;
 	struct vs_func_times *probes = NULL;
 	uint16_t first_id = 0;
-	bool sampled, probed;
+	struct vs_trace_head head;
 	struct vs_reader *r;
 	int ret;
 
 	*out = NULL;
-	trace_sources(path, &sampled, &probed);
-	if (sampled) {
+	if (vs_trace_head_read(path, &head)) {
+		snprintf(err, errlen, "out of memory");
+		return VS_LOAD_ERROR;
+	}
+	vs_trace_head_release(&head);	/* its flags are enough here */
+	if (head.samples) {
 		ret = vs_task_samples_read(path, &samples, err, errlen);
 		if (ret)
 			return ret;
 		first_id = samples->nr_trace_events;
 	}
-	if (probed) {
+	if (head.probes) {
 		r = vs_reader_open(path, err, errlen);
 		if (!r) {
 			vs_task_samples_free(samples);
