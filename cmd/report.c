@@ -19,6 +19,7 @@
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/taskset.h"
+#include "../core/trace-head.h"
 #include "../core/trace.h"
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
@@ -61,6 +62,7 @@ struct report {
 	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
 	const char **no_tree;		/* ... why there is no tree */
 	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
+	struct vs_trace_head head;	/* the recorder's notes */
 };
 
 static const char *const report_usage[] = {
@@ -352,7 +354,10 @@ static void print_text(const struct report *rep,
 	printf("# varscope report of %s\n", rep->input);
 	printf("# impact: the share of the p%g latency of the tasks that "
 	       "recorded an event\n# that goes away without the tasks "
-	       "where the event is high\n#\n", 100 * rep->rank.ptarget);
+	       "where the event is high\n", 100 * rep->rank.ptarget);
+	for (i = 0; i < rep->head.nr_notes; i++)
+		printf("# recording: %s\n", rep->head.notes[i]);
+	printf("#\n");
 	for (i = 0; i < n; i++) {
 		print_text_type(rep, &trs[i]);
 		if (!rep->tree)
@@ -497,6 +502,11 @@ static void print_json(const struct report *rep,
 
 	json_init(&j, stdout);
 	json_begin_object(&j);
+	json_key(&j, "notes");
+	json_begin_array(&j);
+	for (t = 0; t < rep->head.nr_notes; t++)
+		json_string(&j, rep->head.notes[t]);
+	json_end_array(&j);
 	json_key(&j, "task_types");
 	json_begin_array(&j);
 	for (t = 0; t < n; t++) {
@@ -886,6 +896,8 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
+	if (vs_trace_head_read(rep.input, &rep.head))
+		goto nomem;
 	rep.wakeups = vs_wake_blame_load(rep.ts, rep.input, rep.funcs ?
 					 rep.funcs->samples : NULL, rep.tree,
 					 err, sizeof(err));
@@ -920,5 +932,6 @@ out:
 	vs_taskset_free(rep.ts);
 	vs_func_sources_free(rep.funcs);
 	vs_wake_blame_free(rep.wakeups);
+	vs_trace_head_release(&rep.head);
 	return ret;
 }

@@ -120,3 +120,19 @@ big = [(e["event"], e["adjusted_impact"]) for e in t["ranking"]
 print(big)'
 	assert_output '[]'
 }
+
+@test "report repeats the recorder's notes: no fault.page.time here" {
+	"$VARSCOPE" record -o t.data -- "$IF" -n 20 --types fault --pages 64 \
+		> /dev/null 2>&1
+	run "$VARSCOPE" report -i t.data --min-tasks 1
+	assert_success
+	# this kernel has no kprobes: the count alone, and the report says so
+	assert_line --regexp '^# recording: fault\.page\.time unavailable: .*fault\.page\.count only$'
+	# and whether hardware counters were recorded
+	assert_line --regexp '^# recording: .*PMU'
+	run "$VARSCOPE" report -i t.data --min-tasks 1 --format json
+	assert_success
+	python3 -c 'import json, sys
+n = json.loads(sys.argv[1])["notes"]
+assert any(x.startswith("fault.page.time unavailable") for x in n), n' "$output"
+}
