@@ -1572,6 +1572,10 @@ int vs_record_split_events(const char *events, char **tps, char **raws,
 	*raws = raw;
 	if (!tp || !raw)
 		return -1;
+	if (events && !*events) {
+		snprintf(err, errlen, "names no event");
+		return -1;
+	}
 	while (vs_event_list_next(&events, item, sizeof(item))) {
 		if (strchr(item, ':')) {
 			strcat(tp, *tp ? "," : "");

@@ -156,4 +156,8 @@ load record-lib
 	run "$VARSCOPE" record -e 'cpu/event=0xzz/' -- true
 	assert_failure 129
 	assert_output --partial "option \`--event'"
+	# an empty list is a mistake, not "every tracepoint"
+	run "$VARSCOPE" record -e '' -o t.data -- true
+	assert_failure 129
+	assert_output "varscope record: option \`--event': names no event"
 }
