@@ -35,7 +35,7 @@ struct vs_record_opts {
  * @tps, @raws: set to comma-separated lists (free them), maybe empty
  * @err: one line on failure
  *
- * Returns 0, or -1 (a malformed raw event, or no memory).
+ * Returns 0, or -1 (an empty list, a malformed raw event, or no memory).
  */
 int vs_record_split_events(const char *events, char **tps, char **raws,
 			   char *err, size_t errlen);
