@@ -187,11 +187,13 @@ check() {
 	assert len(nodes) == 1 and nodes[0]["parent"] == 0, [n["function"] for n in t["nodes"]]
 	total = nodes[0]["mean_ns"] * t["tasks"]
 	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
-	# the waits are what varies by design: a factor of the variance the
-	# writer's uniform 0-20 ms adds ((20 ms)^2 / 12), whatever else the
-	# machine's load adds to reader(); never a --probe
+	# the waits are what varies by design: a factor of at least the
+	# variance the writer's uniform 0-20 ms adds ((20 ms)^2 / 12); the
+	# load adds its own, to the waits (the writer's wake-up from its
+	# sleep: twice that variance in one run) and to reader(); never a
+	# --probe
 	wait = [f for f in t["factors"] if f["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1]]
-	assert wait and 0.6 < wait[0]["value"] / (20e6 ** 2 / 12) < 1.6, t["factors"][:3]
+	assert wait and wait[0]["value"] > 0.6 * 20e6 ** 2 / 12, t["factors"][:3]
 	assert "[wait]" not in t["next_probe"], t["next_probe"]
 	PY
 }
@@ -222,7 +224,7 @@ check() {
 	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
 	assert t["nodes"][reader]["mean_ns"] >= nodes[0]["mean_ns"], t["nodes"]
 	wait = [f for f in t["factors"] if f["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1]]
-	assert wait and 0.6 < wait[0]["value"] / (20e6 ** 2 / 12) < 1.6, t["factors"][:3]
+	assert wait and wait[0]["value"] > 0.6 * 20e6 ** 2 / 12, t["factors"][:3]
 	PY
 }
 
