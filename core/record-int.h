@@ -56,10 +56,6 @@ struct vs_raw_sample {
 };
 
 /*
- * The software counters each thread's group counts, in read order, from
- * value VS_SW_COUNTERS_AT of a group read on (after the leader's).
- */
-/*
  * A wake-up is judged once the wakee's events up to it are read: those
  * older than a drain by VS_WAKE_SLACK_NS (a record's time to its write);
  * blocked waits stay VS_WAIT_KEEP_NS for wake-ups read late.
@@ -67,6 +63,10 @@ struct vs_raw_sample {
 #define VS_WAKE_SLACK_NS	10000000ull
 #define VS_WAIT_KEEP_NS		1000000000ull
 
+/*
+ * The software counters each thread's group counts, in read order, from
+ * value VS_SW_COUNTERS_AT of a group read on (after the leader's).
+ */
 #define VS_NR_SW_COUNTERS	4
 #define VS_SW_COUNTERS_AT	1
 
@@ -162,16 +162,16 @@ void vs_rthread_sent(struct vs_rthread *rt);
 unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt);
 
 /**
- * vs_rthread_close - drain, then end the thread: an open task is closed at
- * @time with VS_TASK_THREAD_EXIT (@exited) or VS_TASK_TRUNCATED
- */
-/**
  * vs_rthread_wakeup - a wake-up of @rt (sched_waking): written when it
  * ends a blocked wait of @rt inside a selected task, else dropped
  */
 void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
 		       const struct vs_wakeup *w);
 
+/**
+ * vs_rthread_close - drain, then end the thread: an open task is closed at
+ * @time with VS_TASK_THREAD_EXIT (@exited) or VS_TASK_TRUNCATED
+ */
 void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 		      uint64_t time, bool exited);
 
