@@ -741,7 +741,7 @@ static int load_funcs(struct report *rep, struct vs_taskset_opts *o)
 	size_t i;
 	int ret;
 
-	ret = vs_func_sources_load(rep->input,
+	ret = vs_func_sources_load(rep->input, &rep->head,
 				   vs_func_estimator_parse(rep->func_time),
 				   &rep->funcs, err, sizeof(err));
 	if (ret) {
@@ -791,6 +791,10 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	char err[512];
 	int ret;
 
+	if (vs_trace_head_read(rep->input, &rep->head)) {
+		fprintf(stderr, "varscope report: out of memory\n");
+		return 1;
+	}
 	if (!lo->latency_only && (ret = load_funcs(rep, &o)))
 		return ret;
 
@@ -798,7 +802,7 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
 	o.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
-	o.wakeups = vs_wake_recorded(rep->input);
+	o.wakeups = rep->head.wakeups;
 	o.wake_parts = rep->tree;
 	rep->rank.threads = o.parts;
 	ret = vs_taskset_read(rep->input, &o, &rep->ts, err, sizeof(err));
@@ -896,8 +900,6 @@ int cmd_report(int argc, const char **argv)
 		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
 				 &trs[n]))
 			goto nomem;
-	if (vs_trace_head_read(rep.input, &rep.head))
-		goto nomem;
 	rep.wakeups = vs_wake_blame_load(rep.ts, rep.input, rep.funcs ?
 					 rep.funcs->samples : NULL, rep.tree,
 					 err, sizeof(err));

@@ -14,6 +14,7 @@
 #include "../core/ranking.h"
 #include "../core/segments.h"
 #include "../core/taskset.h"
+#include "../core/trace-head.h"
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/browser.h"
@@ -45,6 +46,7 @@ static const char *const tui_usage[] = {
 static int load(struct tui *tui, char *err, size_t errlen)
 {
 	struct vs_taskset_opts o = { 0 };
+	struct vs_trace_head head;
 	int ret;
 
 	if (tui->type) {
@@ -53,12 +55,17 @@ static int load(struct tui *tui, char *err, size_t errlen)
 				     tui->type);
 		o.one_type = true;
 	}
-	ret = vs_func_sources_load(tui->input, VS_FUNC_COUNT, &tui->funcs,
-				   err, errlen);
+	if (vs_trace_head_read(tui->input, &head)) {
+		snprintf(err, errlen, "out of memory");
+		return VS_LOAD_ERROR;
+	}
+	vs_trace_head_release(&head);	/* its flags are enough here */
+	ret = vs_func_sources_load(tui->input, &head, VS_FUNC_COUNT,
+				   &tui->funcs, err, errlen);
 	if (ret)
 		return ret;
 	vs_func_sources_hook(tui->funcs, &o);
-	o.wakeups = vs_wake_recorded(tui->input);
+	o.wakeups = head.wakeups;
 	o.wake_parts = true;
 	ret = vs_taskset_read(tui->input, &o, &tui->ts, err, errlen);
 	if (ret)

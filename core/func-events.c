@@ -206,30 +206,25 @@ void vs_func_sources_free(struct vs_func_sources *fs)
 	free(fs);
 }
 
-int vs_func_sources_load(const char *path, enum vs_func_estimator est,
+int vs_func_sources_load(const char *path, const struct vs_trace_head *head,
+			 enum vs_func_estimator est,
 			 struct vs_func_sources **out, char *err,
 			 size_t errlen)
 {
 	struct vs_task_samples *samples = NULL;
 	struct vs_func_times *probes = NULL;
 	uint16_t first_id = 0;
-	struct vs_trace_head head;
 	struct vs_reader *r;
 	int ret;
 
 	*out = NULL;
-	if (vs_trace_head_read(path, &head)) {
-		snprintf(err, errlen, "out of memory");
-		return VS_LOAD_ERROR;
-	}
-	vs_trace_head_release(&head);	/* its flags are enough here */
-	if (head.samples) {
+	if (head->samples) {
 		ret = vs_task_samples_read(path, &samples, err, errlen);
 		if (ret)
 			return ret;
 		first_id = samples->nr_trace_events;
 	}
-	if (head.probes) {
+	if (head->probes) {
 		r = vs_reader_open(path, err, errlen);
 		if (!r) {
 			vs_task_samples_free(samples);

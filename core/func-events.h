@@ -32,15 +32,18 @@ struct vs_func_sources {
 	struct vs_fs_state *state;		/* the merged events */
 };
 
+struct vs_trace_head;
+
 /**
  * vs_func_sources_load - read the samples and the probed calls of the
- * trace at @path (each only when the trace was recorded with it) and make
- * their function events, the sampled ones by estimator @est
+ * trace at @path (each only when its @head says it was recorded with it)
+ * and make their function events, the sampled ones by estimator @est
  * @err: one line on failure
  *
  * Returns 0 (VS_LOAD_OK), VS_LOAD_ERROR or VS_LOAD_CORRUPT.
  */
-int vs_func_sources_load(const char *path, enum vs_func_estimator est,
+int vs_func_sources_load(const char *path, const struct vs_trace_head *head,
+			 enum vs_func_estimator est,
 			 struct vs_func_sources **out, char *err,
 			 size_t errlen);
 

@@ -81,7 +81,7 @@ struct vs_taskset_opts {
 	/*
 	 * Collect what the wake-up analysis needs (core/wakeup.h) in the
 	 * same pass, into ts->wake: for a trace that says it recorded
-	 * wake-ups (vs_wake_recorded()).  Not with a time range (the
+	 * wake-ups (vs_trace_head.wakeups).  Not with a time range (the
 	 * analysis wants the whole file): ts->wake is NULL then.
 	 * @wake_parts as vs_wake_build_new()'s @parts.
 	 */

@@ -1176,24 +1176,6 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 	return NULL;
 }
 
-bool vs_wake_recorded(const char *path)
-{
-	char err[256];
-	struct vs_reader *r = vs_reader_open(path, err, sizeof(err));
-	struct vs_record rec;
-	bool recorded = false;
-
-	while (r && !recorded && vs_reader_next(r, &rec) > 0 &&
-	       rec.kind != VS_REC_TASK && rec.kind != VS_REC_WAKEUP &&
-	       rec.kind != VS_REC_SWITCH)
-		recorded = rec.kind == VS_REC_META &&
-			   !strcmp(rec.meta.key, VS_META_WAKEUPS) &&
-			   !strcmp(rec.meta.value, VS_META_WAKEUPS_RECORDED);
-	if (r)
-		vs_reader_close(r);
-	return recorded;
-}
-
 struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
 					 const char *path,
 					 const struct vs_task_samples *samples,

@@ -141,17 +141,11 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
  * The META record a recorder of wake-ups writes before its first task
  * (core/record.c spells the key out, for t0040): the trace has wake-up
  * records wherever a recorded thread blocked, and the task-set pass can
- * collect what the analysis needs at once (vs_taskset_opts.wakeups).
+ * collect what the analysis needs at once (vs_taskset_opts.wakeups; a
+ * reader finds it with vs_trace_head_read()).
  */
 #define VS_META_WAKEUPS		"wakeups"
 #define VS_META_WAKEUPS_RECORDED	"recorded"
-
-/**
- * vs_wake_recorded - does trace @path say, before its first task, that
- * it recorded wake-ups?  false also when it cannot be read (the reading
- * of the task set says why)
- */
-bool vs_wake_recorded(const char *path);
 
 struct vs_taskset;
 

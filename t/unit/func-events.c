@@ -11,6 +11,7 @@
 
 #include "core/func-events.h"
 #include "core/ranking.h"
+#include "core/trace-head.h"
 #include "tap.h"
 
 #define NR_TASKS	60
@@ -168,6 +169,7 @@ static void probes_ranked(void)
 {
 	struct vs_rank_opts ro = VS_RANK_OPTS_INIT;
 	struct vs_taskset_opts o = { 0 };
+	struct vs_trace_head head;
 	struct vs_func_sources *fs;
 	struct vs_taskset *ts = NULL;
 	struct vs_type_rank tr;
@@ -175,9 +177,11 @@ static void probes_ranked(void)
 	size_t i;
 	int rank = 0;
 
-	if (!ok(!vs_func_sources_load(path, VS_FUNC_COUNT, &fs, err,
+	if (!ok(!vs_trace_head_read(path, &head) &&
+		!vs_func_sources_load(path, &head, VS_FUNC_COUNT, &fs, err,
 				      sizeof(err)), "load: %s", err))
 		return;
+	vs_trace_head_release(&head);
 	ok(!fs->samples && fs->probes, "the trace has probes, no samples");
 	vs_func_sources_hook(fs, &o);
 	ok(o.task_values && o.nr_extra_events == 2,
