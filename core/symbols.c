@@ -33,7 +33,7 @@ struct vs_dso {
 	struct segment *segs;
 	size_t nr_segs;
 	struct vs_eh_frame *eh;		/* CFA rules, or NULL */
-	uint8_t build_id[20];
+	uint8_t build_id[VS_BUILD_ID_MAX];
 	size_t build_id_len;		/* 0: the file has none */
 	/* source lines, read at the first vs_symbols_srcline() */
 	bool dw_tried;
@@ -156,11 +156,12 @@ static int read_symbols(struct vs_dso *d, Elf *elf, Elf64_Word type)
 	return 0;
 }
 
-/* The GNU build-id note of @elf into @d (none: length 0). */
-static void read_build_id(struct vs_dso *d, Elf *elf)
+/* The GNU build-id note of @elf into @id; its length (0: none). */
+static size_t elf_build_id(Elf *elf, uint8_t id[VS_BUILD_ID_MAX])
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	size_t len;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
@@ -174,13 +175,13 @@ static void read_build_id(struct vs_dso *d, Elf *elf)
 						   &desc_off)) > 0) {
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2)
 				continue;
-			d->build_id_len = nh.n_descsz > sizeof(d->build_id) ?
-					  sizeof(d->build_id) : nh.n_descsz;
-			memcpy(d->build_id, (const char *)data->d_buf + desc_off,
-			       d->build_id_len);
-			return;
+			len = nh.n_descsz > VS_BUILD_ID_MAX ? VS_BUILD_ID_MAX :
+							      nh.n_descsz;
+			memcpy(id, (const char *)data->d_buf + desc_off, len);
+			return len;
 		}
 	}
+	return 0;
 }
 
 /* "/usr/lib/debug/.build-id/ab/cdef....debug" of @d, or "" */
@@ -266,7 +267,7 @@ static int load_dso(struct vs_dso *d)
 	if (!elf)
 		return 0;
 	d->elf = 1;
-	read_build_id(d, elf);
+	d->build_id_len = elf_build_id(elf, d->build_id);
 	if (read_segments(d, elf) < 0)
 		ret = -1;
 	d->eh = vs_eh_frame_load(elf);
@@ -314,6 +315,22 @@ struct vs_dso *vs_symbols_dso(struct vs_symbols *s, const char *path)
 const char *vs_dso_path(const struct vs_dso *d)
 {
 	return d->path;
+}
+
+size_t vs_elf_build_id(const char *path, uint8_t id[VS_BUILD_ID_MAX])
+{
+	size_t len;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return 0;
+	len = elf_build_id(elf, id);
+	elf_end(elf);
+	close(fd);
+	return len;
 }
 
 const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len)

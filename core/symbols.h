@@ -48,6 +48,16 @@ const char *vs_dso_path(const struct vs_dso *d);
 /* The GNU build-id of @d's file; *@len is 0 when it has none. */
 const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len);
 
+#define VS_BUILD_ID_MAX	20	/* bytes of a build-id kept (SHA-1's) */
+
+/**
+ * vs_elf_build_id - the GNU build-id of the ELF file at @path, read from
+ * its notes alone (not its symbols), into @id
+ *
+ * Returns its length, 0 when the file has none or is no readable ELF.
+ */
+size_t vs_elf_build_id(const char *path, uint8_t id[VS_BUILD_ID_MAX]);
+
 /* The function symbols of @d, by address. */
 const struct vs_elf_symbol *vs_dso_functions(const struct vs_dso *d,
 					     size_t *nr);
