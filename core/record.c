@@ -39,6 +39,7 @@
 #include "core/array.h"
 #include "core/record-int.h"
 #include "core/sort.h"
+#include "core/symbols.h"
 #include "core/wakeup.h"
 #include "core/syscall-trace.h"
 #include "core/workload.h"
@@ -109,6 +110,12 @@ struct vs_recorder {
 	struct vs_syscall_trace *syscalls;	/* --syscalls */
 	struct thread_exit *exits;	/* seen in this drain of the tracking */
 	size_t nr_exits, cap_exits;
+	struct build_id_of {	/* files whose build-id was read here */
+		char *path;
+		uint8_t id[VS_BUILD_ID_MAX];
+		size_t len;
+	} *build_ids;
+	size_t nr_build_ids, cap_build_ids;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -592,6 +599,38 @@ static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
 
 /* --- -p: attach to a running process ------------------------------------- */
 
+/*
+ * A mapping without its file's build-id (the kernel leaves it out of an
+ * MMAP2 record when the file's note is not in memory where it looks, and
+ * /proc/PID/maps has none): read it from the file, once per file, as
+ * perf record's build-id pass does.
+ */
+static void fill_build_id(struct vs_recorder *r, struct vs_mmap *m)
+{
+	struct build_id_of *b;
+	size_t i;
+
+	if (m->build_id_len || m->filename[0] != '/')
+		return;		/* [vdso], [uprobes], //anon */
+	for (i = 0; i < r->nr_build_ids &&
+		    strcmp(r->build_ids[i].path, m->filename); i++)
+		;
+	if (i == r->nr_build_ids) {
+		if (vs_grow(&r->build_ids, &r->cap_build_ids, i + 1,
+			    sizeof(*b)) < 0)
+			return;
+		b = &r->build_ids[i];
+		b->path = strdup(m->filename);
+		if (!b->path)
+			return;
+		b->len = vs_elf_build_id(m->filename, b->id);
+		r->nr_build_ids++;
+	}
+	b = &r->build_ids[i];
+	m->build_id_len = b->len;
+	memcpy(m->build_id, b->id, b->len);
+}
+
 /* The executable mappings and thread names of @pid as it is now. */
 static void write_proc_state(struct vs_recorder *r, pid_t pid)
 {
@@ -633,6 +672,7 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 		rec.kind = VS_REC_MMAP;
 		rec.mmap = (struct vs_mmap){ now, pid, pid, start, end - start,
 			pgoff, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0, {0}, file };
+		fill_build_id(r, &rec.mmap);
 		vs_session_write(&r->s, &rec);
 	}
 	if (f)
@@ -782,6 +822,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 						m->build_id_size;
 			memcpy(rec.mmap.build_id, m->build_id, 20);
 		}
+		fill_build_id(r, &rec.mmap);
 		break;
 	}
 	case PERF_RECORD_LOST:
@@ -1761,6 +1802,9 @@ out:
 	free(r->pids);
 	free(r->batch.buf);
 	free(r->exits);
+	while (r->nr_build_ids)
+		free(r->build_ids[--r->nr_build_ids].path);
+	free(r->build_ids);
 	vs_tp_set_exit(&r->s.tps);
 	free(r->raw_events);
 	free(r->s.threads);

@@ -243,9 +243,12 @@ no_probes_left() {
 	# two threads of 1 ms sleeps for a second
 	check 'T["1"]["tasks"] > 500 and len(T["1"]["tids"]) == 2'
 	check 'T["1"]["sum"]["sched.blocked.time"] > 0.9 * 1000000 * T["1"]["tasks"]'
-	# the threads' names and the executable mapping come from /proc
+	# the threads' names and the executable mapping come from /proc,
+	# the mapping with its file's build-id (read from the file: /proc's
+	# maps have none), as the report's check for changed binaries needs
 	grep -q '"kind":"comm",.*"comm":"interfere"' t.json
-	grep -q "\"kind\":\"mmap\",.*\"filename\":\"$IF\"" t.json
+	grep "\"kind\":\"mmap\",.*\"filename\":\"$IF\"" t.json |
+		grep -q '"build_id":"[0-9a-f]\{40\}"'
 	no_probes_left
 }
 
