@@ -120,6 +120,11 @@ struct vs_recorder {
 
 static volatile sig_atomic_t stop_signal;
 
+/* Left in the trace as a note and printed in the summary. */
+static const char fault_time_note[] =
+	"fault.page.time unavailable: page faults have no exit tracepoint "
+	"and this kernel has no kprobes; fault.page.count only";
+
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
@@ -1324,10 +1329,7 @@ static void write_metas(struct vs_recorder *r)
 	vs_session_write_meta(&r->s, "rate", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
-	vs_session_write_meta(&r->s, "note",
-			      "fault.page.time unavailable: page faults have "
-			      "no exit tracepoint and this kernel has no "
-			      "kprobes; fault.page.count only");
+	vs_session_write_meta(&r->s, "note", fault_time_note);
 	if (r->dropped_tps[0]) {
 		char note[600];
 
@@ -1532,8 +1534,7 @@ static void summary(struct vs_recorder *r)
 			(unsigned long long)r->s.stats.refused,
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
-	fprintf(stderr, "varscope record: fault.page.time unavailable (no exit "
-		"tracepoint for page faults, no kprobes): fault.page.count only\n");
+	fprintf(stderr, "varscope record: %s\n", fault_time_note);
 	left_running(r);
 }
 
