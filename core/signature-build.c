@@ -482,8 +482,7 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 static unsigned int ring_pages(const struct vs_sc_opts *sc)
 {
 	unsigned int pages = RING_PAGES;
-	unsigned int stack = sc->stack_size ? sc->stack_size :
-			     VS_SC_STACK_SIZE;
+	unsigned int stack = vs_sc_stack_size(sc);
 
 	while (sc->callchain && pages * 4096ull < (uint64_t)RING_CALLS * stack)
 		pages *= 2;

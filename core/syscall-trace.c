@@ -145,9 +145,7 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 		enter.exclude_callchain_kernel = 1;
 		enter.sample_max_stack = MAX_STACK;
 		enter.sample_regs_user = REGS_MASK;
-		enter.sample_stack_user = opts->stack_size ?
-					  opts->stack_size & ~7u :
-					  VS_SC_STACK_SIZE;
+		enter.sample_stack_user = vs_sc_stack_size(opts);
 	}
 
 	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);

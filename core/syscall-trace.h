@@ -68,6 +68,12 @@ struct vs_sc_opts {
 	unsigned int pages;	/* ring size per CPU, pages (power of 2) */
 };
 
+/* The bytes of user stack copied at each enter with @o's callchains. */
+static inline unsigned int vs_sc_stack_size(const struct vs_sc_opts *o)
+{
+	return o->stack_size ? o->stack_size & ~7u : VS_SC_STACK_SIZE;
+}
+
 typedef int (*vs_sc_handler)(const struct vs_sc_event *ev, void *arg);
 
 struct vs_syscall_trace;
