@@ -653,7 +653,9 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 		gd->col.present = p;
 		memset(gd->col.present + old, 0,
 		       (gd->alloc_words - old) * sizeof(uint64_t));
-		for (w = 0; w < vs_bitmap_words(nb); w++) {
+		/* past its last value a column's bitmap is not there */
+		for (w = 0; w < vs_bitmap_words(nb) && w < gs->alloc_words;
+		     w++) {
 			uint64_t x = gs->col.present[w];
 
 			gd->col.present[base + w] |= x << sh;
@@ -841,7 +843,9 @@ static void *load_part(void *arg)
 	int ret = 1;
 
 	p->status = VS_LOAD_ERROR;
-	if (p->pending && take_record(p, &p->rec))
+	/* a part that starts where the next one does has no task */
+	if (p->pending && p->start_off < p->end_off &&
+	    take_record(p, &p->rec))
 		return NULL;
 	while (p->start_off != UINT64_MAX && (ret = vs_reader_next(p->r, &p->rec)) > 0) {
 		if (vs_reader_offset(p->r) >= p->end_off)

@@ -139,6 +139,26 @@ int main(void)
 	vs_taskset_free(a);
 	vs_taskset_free(b);
 
+	/* four readers' parts start in the same chunk: none takes a task twice */
+	one.to_ns = four.to_ns = one.from_ns + 350 * 1000000ull;
+	one.one_type = four.one_type = false;
+	vs_taskset_read(path, &one, &a, err, sizeof(err));
+	vs_taskset_read(path, &four, &b, err, sizeof(err));
+	ok(same(a, b), "a range inside a chunk or two: four readers load what "
+	   "one loads (%zu, %zu tasks of type 0)", a->types[0].nr_tasks,
+	   b->types[0].nr_tasks);
+	vs_taskset_free(a);
+	vs_taskset_free(b);
+
+	/* parts that end where ev.2 and ev.5 are not live: short bitmaps */
+	one.from_ns = four.from_ns = 7000 * 1000000ull;
+	one.to_ns = four.to_ns = 0;
+	vs_taskset_read(path, &one, &a, err, sizeof(err));
+	vs_taskset_read(path, &four, &b, err, sizeof(err));
+	ok(same(a, b), "from 7 s on: four readers load what one loads");
+	vs_taskset_free(a);
+	vs_taskset_free(b);
+
 	is_u64(vs_taskset_read("/nonexistent/x", NULL, &a, err, sizeof(err)),
 	       VS_LOAD_ERROR, "a missing file is an error, not corruption");
 	ok(strstr(err, "/nonexistent/x") != NULL, "the message names it");
