@@ -47,18 +47,29 @@ struct addition {
 	float value;
 };
 
+/*
+ * What the tasks of a task set refer to while it loads: the epochs read so
+ * far and the attached intervals.  The task sets of the time ranges of one
+ * read share one (see share_context()).
+ */
+struct task_context {
+	struct epoch_events *epochs;
+	size_t nr_epochs;
+	struct attached *attached;
+	size_t nr_attached, alloc_attached;
+	bool attached_sorted;		/* by the task they serve */
+	struct vs_value *att_values;	/* values of the attached intervals */
+	size_t nr_att_values, alloc_att_values;
+};
+
 struct vs_taskset_build {
 	struct vs_taskset *ts;
 	struct vs_task_type *last;	/* type of the previous task */
-	struct epoch_events *epochs;
-	size_t nr_epochs;
+	struct task_context own;
+	struct task_context *ctx;	/* &own, or another task set's */
 	uint64_t *stamp;		/* by event id: task that set it */
 	size_t alloc_stamp;
 	uint64_t seq;
-	struct attached *attached;
-	size_t nr_attached, alloc_attached;
-	struct vs_value *att_values;	/* values of the attached intervals */
-	size_t nr_att_values, alloc_att_values;
 };
 
 /* Room for @need elements of @size bytes at @p, growing by half. */
@@ -155,32 +166,33 @@ static int column_append(struct growing_column *gc, size_t task, float value)
 	return 0;
 }
 
-static const struct epoch_events *find_epoch(struct vs_taskset_build *l, uint32_t epoch)
+static const struct epoch_events *find_epoch(const struct task_context *c,
+					     uint32_t epoch)
 {
 	size_t i;
 
-	for (i = l->nr_epochs; i-- > 0;)
-		if (l->epochs[i].epoch == epoch)
-			return &l->epochs[i];
+	for (i = c->nr_epochs; i-- > 0;)
+		if (c->epochs[i].epoch == epoch)
+			return &c->epochs[i];
 	return NULL;
 }
 
-static int add_epoch(struct vs_taskset_build *l, const struct vs_epoch *ep)
+static int add_epoch(struct task_context *c, const struct vs_epoch *ep)
 {
 	struct epoch_events *e;
 
-	e = realloc(l->epochs, (l->nr_epochs + 1) * sizeof(*e));
+	e = realloc(c->epochs, (c->nr_epochs + 1) * sizeof(*e));
 	if (!e)
 		return -1;
-	l->epochs = e;
-	e += l->nr_epochs;
+	c->epochs = e;
+	e += c->nr_epochs;
 	e->epoch = ep->epoch;
 	e->nr = ep->nr_events;
 	e->events = malloc(ep->nr_events * sizeof(*e->events) + 1);
 	if (!e->events)
 		return -1;
 	memcpy(e->events, ep->events, ep->nr_events * sizeof(*e->events));
-	l->nr_epochs++;
+	c->nr_epochs++;
 	return 0;
 }
 
@@ -261,7 +273,7 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 		if (add_value(l, tt, task, t->values[i].event,
 			      (float)t->values[i].value))
 			return -1;
-	live = find_epoch(l, t->epoch);
+	live = find_epoch(l->ctx, t->epoch);
 	for (i = 0; live && i < live->nr; i++)
 		if (add_value(l, tt, task, live->events[i], 0))
 			return -1;
@@ -327,27 +339,28 @@ static int finish_type(struct vs_task_type *tt)
 	return vs_order_desc(tt->latency, tt->nr_tasks, tt->by_latency);
 }
 
-static int add_attached(struct vs_taskset_build *l, uint64_t serves,
+static int add_attached(struct task_context *c, uint64_t serves,
 			const struct vs_task *t)
 {
 	struct attached *a;
 	void *p;
 
-	p = grow(l->attached, &l->alloc_attached, l->nr_attached + 1,
-		 sizeof(*l->attached));
+	p = grow(c->attached, &c->alloc_attached, c->nr_attached + 1,
+		 sizeof(*c->attached));
 	if (!p)
 		return -1;
-	l->attached = p;
-	p = grow(l->att_values, &l->alloc_att_values,
-		 l->nr_att_values + t->nr_values + 1, sizeof(*l->att_values));
+	c->attached = p;
+	p = grow(c->att_values, &c->alloc_att_values,
+		 c->nr_att_values + t->nr_values + 1, sizeof(*c->att_values));
 	if (!p)
 		return -1;
-	l->att_values = p;
-	a = &l->attached[l->nr_attached++];
-	*a = (struct attached){ serves, l->nr_att_values, t->nr_values };
-	memcpy(l->att_values + a->first, t->values,
+	c->att_values = p;
+	a = &c->attached[c->nr_attached++];
+	*a = (struct attached){ serves, c->nr_att_values, t->nr_values };
+	memcpy(c->att_values + a->first, t->values,
 	       t->nr_values * sizeof(*t->values));
-	l->nr_att_values += t->nr_values;
+	c->nr_att_values += t->nr_values;
+	c->attached_sorted = false;
 	return 0;
 }
 
@@ -367,22 +380,22 @@ static int cmp_addition(const void *a, const void *b)
 	return (x->task > y->task) - (x->task < y->task);
 }
 
-/* The first attached interval serving @id in sorted @l, or NULL. */
-static const struct attached *first_serving(const struct vs_taskset_build *l,
+/* The first attached interval serving @id in sorted @c, or NULL. */
+static const struct attached *first_serving(const struct task_context *c,
 					    uint64_t id)
 {
-	size_t lo = 0, hi = l->nr_attached;
+	size_t lo = 0, hi = c->nr_attached;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->attached[mid].serves < id)
+		if (c->attached[mid].serves < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < l->nr_attached && l->attached[lo].serves == id ?
-		&l->attached[lo] : NULL;
+	return lo < c->nr_attached && c->attached[lo].serves == id ?
+		&c->attached[lo] : NULL;
 }
 
 /*
@@ -466,19 +479,19 @@ static int add_event_additions(struct vs_taskset *ts, struct vs_task_type *tt,
 /* Add the attached intervals' values to the tasks of @tt they serve. */
 static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
 {
-	const struct vs_taskset_build *l = ts->build;
+	const struct task_context *c = ts->build->ctx;
 	struct addition *add = NULL;
 	size_t nr = 0, alloc = 0, task, i, j, k;
 	int ret = 0;
 
 	for (task = 0; task < tt->nr_tasks; task++) {
-		const struct attached *a = first_serving(l, tt->ids[task]);
+		const struct attached *a = first_serving(c, tt->ids[task]);
 
-		for (; a && a < l->attached + l->nr_attached &&
+		for (; a && a < c->attached + c->nr_attached &&
 		       a->serves == tt->ids[task]; a++) {
 			for (i = 0; i < a->nr; i++) {
 				const struct vs_value *v =
-					&l->att_values[a->first + i];
+					&c->att_values[a->first + i];
 				void *p = grow(add, &alloc, nr + 1,
 					       sizeof(*add));
 
@@ -512,13 +525,15 @@ static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
 
 static int apply_attached(struct vs_taskset *ts)
 {
-	struct vs_taskset_build *l = ts->build;
+	struct task_context *c = ts->build->ctx;
 	unsigned int i;
 
-	if (!l->nr_attached)
+	if (!c->nr_attached)
 		return 0;
-	qsort(l->attached, l->nr_attached, sizeof(*l->attached),
-	      cmp_attached);
+	if (!c->attached_sorted)
+		qsort(c->attached, c->nr_attached, sizeof(*c->attached),
+		      cmp_attached);
+	c->attached_sorted = true;
 	for (i = 0; i < ts->nr_types; i++)
 		if (apply_type(ts, &ts->types[i]))
 			return -1;
@@ -544,7 +559,18 @@ struct vs_taskset *vs_taskset_new(void)
 		return NULL;
 	}
 	ts->build->ts = ts;
+	ts->build->ctx = &ts->build->own;
 	return ts;
+}
+
+/*
+ * Let unfinished @ts load its tasks against the epochs and attached
+ * intervals of unfinished @owner: what is read once for both.  @owner
+ * must be finished last, and merged (merge_taskset()) last.
+ */
+static void share_context(struct vs_taskset *ts, const struct vs_taskset *owner)
+{
+	ts->build->ctx = owner->build->ctx;
 }
 
 int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def)
@@ -572,7 +598,7 @@ int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def)
 
 int vs_taskset_add_epoch(struct vs_taskset *ts, const struct vs_epoch *ep)
 {
-	return add_epoch(ts->build, ep);
+	return add_epoch(ts->build->ctx, ep);
 }
 
 int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t)
@@ -583,19 +609,19 @@ int vs_taskset_add_task(struct vs_taskset *ts, const struct vs_task *t)
 int vs_taskset_add_attached(struct vs_taskset *ts, uint64_t serves,
 			    const struct vs_task *t)
 {
-	return add_attached(ts->build, serves, t);
+	return add_attached(ts->build->ctx, serves, t);
 }
 
 static void free_build(struct vs_taskset_build *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->nr_epochs; i++)
-		free(l->epochs[i].events);
-	free(l->epochs);
+	for (i = 0; i < l->own.nr_epochs; i++)
+		free(l->own.epochs[i].events);
+	free(l->own.epochs);
 	free(l->stamp);
-	free(l->attached);
-	free(l->att_values);
+	free(l->own.attached);
+	free(l->own.att_values);
 	free(l);
 }
 
@@ -684,18 +710,24 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	return 0;
 }
 
-/* Move the attached intervals of unfinished @src after those of @dst. */
+/*
+ * Move the attached intervals of unfinished @src after those of @dst; of a
+ * context shared with another task set, that one's owner moves them.
+ */
 static int merge_attached(struct vs_taskset_build *dst,
 			  const struct vs_taskset_build *src)
 {
+	const struct task_context *c = &src->own;
 	size_t i;
 
-	for (i = 0; i < src->nr_attached; i++) {
-		const struct attached *a = &src->attached[i];
+	if (src->ctx != c)
+		return 0;
+	for (i = 0; i < c->nr_attached; i++) {
+		const struct attached *a = &c->attached[i];
 		struct vs_task t = { .nr_values = a->nr,
-				     .values = src->att_values + a->first };
+				     .values = c->att_values + a->first };
 
-		if (add_attached(dst, a->serves, &t))
+		if (add_attached(dst->ctx, a->serves, &t))
 			return -1;
 	}
 	return 0;
@@ -726,11 +758,93 @@ static void set_warning(struct vs_taskset *ts, const char *w)
 		ts->warning = strdup(w);
 }
 
+/*
+ * The time ranges of a read, to route each task to those that hold it:
+ * their indices by start time, and the furthest end among each prefix.
+ */
+struct ranges {
+	size_t nr;
+	const struct vs_time_range *range;	/* as given */
+	size_t *by_from;			/* indices, by from_ns */
+	uint64_t *reach;	/* reach[k]: the latest end of by_from[0..k] */
+	struct vs_time_range span;		/* what they cover together */
+};
+
+/* The end of @r as a bound: an open end is after every time. */
+static uint64_t range_end(const struct vs_time_range *r)
+{
+	return r->to_ns ? r->to_ns : UINT64_MAX;
+}
+
+static int cmp_from(const void *a, const void *b, void *arg)
+{
+	const struct vs_time_range *range = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (range[x].from_ns != range[y].from_ns)
+		return range[x].from_ns < range[y].from_ns ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static int ranges_init(struct ranges *rs, const struct vs_time_range *range,
+		       size_t nr)
+{
+	uint64_t last = 0;
+	size_t k;
+
+	rs->nr = nr;
+	rs->range = range;
+	rs->by_from = malloc((nr ? nr : 1) * sizeof(*rs->by_from));
+	rs->reach = malloc((nr ? nr : 1) * sizeof(*rs->reach));
+	if (!nr || !rs->by_from || !rs->reach)
+		return -1;
+	for (k = 0; k < nr; k++)
+		rs->by_from[k] = k;
+	vs_qsort_r(rs->by_from, nr, sizeof(*rs->by_from), cmp_from,
+		   (void *)range);
+	for (k = 0; k < nr; k++) {
+		uint64_t end = range_end(&range[rs->by_from[k]]);
+
+		rs->reach[k] = last = end > last ? end : last;
+	}
+	rs->span.from_ns = range[rs->by_from[0]].from_ns;
+	rs->span.to_ns = last == UINT64_MAX ? 0 : last;
+	return 0;
+}
+
+static void ranges_release(struct ranges *rs)
+{
+	free(rs->by_from);
+	free(rs->reach);
+}
+
+/* The ranges that hold a task ending at @end, into @hits; how many. */
+static size_t route(const struct ranges *rs, uint64_t end, size_t *hits)
+{
+	size_t lo = 0, hi = rs->nr, n = 0, k;
+
+	while (lo < hi) {	/* the ranges from lo on start after @end */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs->range[rs->by_from[mid]].from_ns <= end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k-- > 0 && rs->reach[k] > end;)
+		if (end < range_end(&rs->range[rs->by_from[k]]))
+			hits[n++] = rs->by_from[k];
+	return n;
+}
+
 /* One reader's share of the file: records of chunks in [start, end). */
 struct part {
 	struct vs_reader *r;
-	struct vs_taskset *ts;
+	struct vs_taskset **ts;		/* one per range; ts[0] holds the
+					 * epochs and attached intervals */
 	const struct vs_taskset_opts *opts;
+	const struct ranges *ranges;
+	size_t *hits;			/* the ranges of a task */
 	uint64_t start_off, end_off;
 	bool pending;			/* rec holds a record read ahead */
 	struct vs_record rec;
@@ -747,11 +861,10 @@ struct part {
 
 #define MAX_EXTRA_VALUES	64
 
-/* @t with the values of opts->task_values added. */
-static int add_extra_values(struct part *p, const struct vs_task *t)
+/* The values of opts->task_values added to those of @t. */
+static int add_extra_values(struct part *p, struct vs_task *t)
 {
 	const struct vs_taskset_opts *o = p->opts;
-	struct vs_task more = *t;
 	void *v;
 
 	v = grow(p->values, &p->alloc_values, t->nr_values + MAX_EXTRA_VALUES,
@@ -760,11 +873,27 @@ static int add_extra_values(struct part *p, const struct vs_task *t)
 		return -1;
 	p->values = v;
 	memcpy(p->values, t->values, t->nr_values * sizeof(*p->values));
-	more.nr_values += o->task_values(o->task_values_arg, t,
-					 p->values + t->nr_values,
-					 MAX_EXTRA_VALUES);
-	more.values = p->values;
-	return vs_taskset_add_task(p->ts, &more);
+	t->nr_values += o->task_values(o->task_values_arg, t,
+				       p->values + t->nr_values,
+				       MAX_EXTRA_VALUES);
+	t->values = p->values;
+	return 0;
+}
+
+/* Task @t, with the values the options ask for, into @nr ranges' sets. */
+static int add_to_ranges(struct part *p, const struct vs_task *t, size_t nr)
+{
+	struct vs_task task = *t;
+	size_t i;
+
+	if (p->opts->latency_only)
+		task.nr_values = 0;
+	else if (p->opts->task_values && add_extra_values(p, &task))
+		return -1;
+	for (i = 0; i < nr; i++)
+		if (vs_taskset_add_task(p->ts[p->hits[i]], &task))
+			return -1;
+	return 0;
 }
 
 /*
@@ -784,7 +913,7 @@ static int take_attached(struct part *p, const struct vs_task *t)
 		return 0;
 	if (p->opts->latency_only)
 		bare.nr_values = 0;
-	return vs_taskset_add_attached(p->ts, serves, &bare);
+	return vs_taskset_add_attached(p->ts[0], serves, &bare);
 }
 
 static int take_record(struct part *p, const struct vs_record *rec)
@@ -792,18 +921,18 @@ static int take_record(struct part *p, const struct vs_record *rec)
 	const struct vs_taskset_opts *o = p->opts;
 	const struct vs_task *t = &rec->task;
 	uint64_t off = vs_reader_offset(p->r);
-	struct vs_task bare;
+	size_t nr;
 
 	if (p->wake && off >= p->start_off && off < p->end_off &&
 	    vs_wake_build_feed(p->wake, rec))
 		return -1;
 
 	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
-		return vs_taskset_add_epoch(p->ts, &rec->epoch);
+		return vs_taskset_add_epoch(p->ts[0], &rec->epoch);
 	if (rec->kind == VS_REC_ATTACH)
 		return vs_attach_map_add(p->attach, rec);
 	if (rec->kind == VS_REC_WAKEUP)
-		p->ts->nr_wakeups++;
+		p->ts[0]->nr_wakeups++;
 	if (rec->kind != VS_REC_TASK || vs_reader_offset(p->r) < p->start_off)
 		return 0;
 	if (t->type == 0 && (t->flags & VS_TASK_ATTACHED ||
@@ -811,15 +940,8 @@ static int take_record(struct part *p, const struct vs_record *rec)
 		return take_attached(p, t);
 	if (o->one_type && t->type != o->type)
 		return 0;
-	if (t->end < o->from_ns || (o->to_ns && t->end >= o->to_ns))
-		return 0;
-	if (!o->latency_only && o->task_values)
-		return add_extra_values(p, t);
-	if (!o->latency_only)
-		return vs_taskset_add_task(p->ts, t);
-	bare = *t;
-	bare.nr_values = 0;
-	return vs_taskset_add_task(p->ts, &bare);
+	nr = route(p->ranges, t->end, p->hits);
+	return nr ? add_to_ranges(p, t, nr) : 0;
 }
 
 static void part_progress(struct part *p)
@@ -894,7 +1016,7 @@ static int start_part(struct part *p, uint64_t time)
 			return 0;
 		}
 		if (p->rec.kind == VS_REC_EPOCH && !p->opts->latency_only &&
-		    vs_taskset_add_epoch(p->ts, &p->rec.epoch))
+		    vs_taskset_add_epoch(p->ts[0], &p->rec.epoch))
 			return -1;
 		if (vs_attach_map_add(p->attach, &p->rec))
 			return -1;
@@ -917,19 +1039,19 @@ static int add_catalog(struct vs_taskset *ts, struct vs_reader *r)
 	return 0;
 }
 
-/* Cut [first, last] of the trace into @n parts by time; 1 if it cannot. */
+/* Cut @span of the trace into @n parts by time; 1 if it cannot. */
 static unsigned int plan_parts(struct part *parts, unsigned int n,
-			       const struct vs_taskset_opts *o)
+			       const struct vs_time_range *span)
 {
 	uint64_t first, last;
 	unsigned int k;
 
 	if (n < 2 || vs_reader_time_range(parts[0].r, &first, &last))
 		return 1;
-	if (o->from_ns > first)
-		first = o->from_ns;
-	if (o->to_ns && o->to_ns < last)
-		last = o->to_ns;
+	if (span->from_ns > first)
+		first = span->from_ns;
+	if (span->to_ns && span->to_ns < last)
+		last = span->to_ns;
 	if (last <= first)
 		return 1;
 	for (k = 1; k < n; k++) {
@@ -948,7 +1070,7 @@ static unsigned int plan_parts(struct part *parts, unsigned int n,
 
 /*
  * The wake-up records of the parts that read some of the file, in file
- * order, into part 0's task set.
+ * order, into part 0's first task set.
  */
 static int merge_wake(struct part *parts, unsigned int used)
 {
@@ -969,38 +1091,120 @@ static int merge_wake(struct part *parts, unsigned int used)
 			return -1;
 		}
 	}
-	parts[0].ts->wake = wake;
+	parts[0].ts[0]->wake = wake;
 	return 0;
 }
 
-static void free_parts(struct part *parts, unsigned int n)
+/* Part @p's reader and empty task sets, one per range of @rs. */
+static int part_init(struct part *p, const char *path,
+		     const struct vs_taskset_opts *opts,
+		     const struct ranges *rs, char *err, size_t errlen)
+{
+	size_t i;
+
+	p->r = vs_reader_open(path, err, errlen);
+	if (!p->r)
+		return VS_LOAD_CORRUPT;
+	p->ts = calloc(rs->nr, sizeof(*p->ts));
+	p->hits = malloc(rs->nr * sizeof(*p->hits));
+	p->attach = vs_attach_map_new();
+	if (!p->ts || !p->hits || !p->attach)
+		return VS_LOAD_ERROR;
+	for (i = 0; i < rs->nr; i++) {
+		p->ts[i] = vs_taskset_new();
+		if (!p->ts[i])
+			return VS_LOAD_ERROR;
+		if (i)
+			share_context(p->ts[i], p->ts[0]);
+	}
+	if (opts->wakeups && !rs->span.from_ns && !rs->span.to_ns &&
+	    !(p->wake = vs_wake_build_new(opts->wake_parts)))
+		return VS_LOAD_ERROR;
+	p->opts = opts;
+	p->ranges = rs;
+	p->end_off = UINT64_MAX;
+	return VS_LOAD_OK;
+}
+
+static void free_parts(struct part *parts, unsigned int n, size_t nr_ranges)
 {
 	unsigned int k;
+	size_t i;
 
 	for (k = 0; k < n; k++) {
 		if (parts[k].r)
 			vs_reader_close(parts[k].r);
 		free(parts[k].values);
+		free(parts[k].hits);
 		vs_attach_map_free(parts[k].attach);
 		vs_wake_build_free(parts[k].wake);
-		vs_taskset_free(parts[k].ts);
+		for (i = 0; parts[k].ts && i < nr_ranges; i++)
+			vs_taskset_free(parts[k].ts[i]);
+		free(parts[k].ts);
 	}
 	free(parts);
 }
 
-int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
-		    struct vs_taskset **out, char *err, size_t errlen)
+/*
+ * The task sets of the @used parts joined in file order, with the
+ * catalog and the readers' warnings, finished into @out: -1 when memory
+ * runs out.  A range's sets are merged and finished after those of the
+ * ranges that share their context.
+ */
+static int join_parts(struct part *parts, unsigned int used,
+		      size_t nr_ranges, struct vs_taskset **out)
+{
+	const struct vs_taskset_opts *o = parts[0].opts;
+	struct vs_taskset *ts;
+	unsigned int k;
+	size_t i;
+
+	for (k = 1; k < used; k++) {
+		for (i = nr_ranges; i-- > 0;) {
+			ts = parts[k].ts[i];
+			parts[k].ts[i] = NULL;
+			if (merge_taskset(parts[0].ts[i], ts))
+				return -1;
+		}
+	}
+	if (merge_wake(parts, used))
+		return -1;
+	for (i = nr_ranges; i-- > 0;) {
+		ts = parts[0].ts[i];
+		ts->nr_wakeups = parts[0].ts[0]->nr_wakeups;
+		for (k = 0; k < o->nr_extra_events; k++)
+			if (vs_taskset_add_event(ts, &o->extra_events[k]))
+				return -1;
+		for (k = 0; k < used; k++) {
+			if (add_catalog(ts, parts[k].r))
+				return -1;
+			set_warning(ts, vs_reader_warning(parts[k].r));
+		}
+		if (vs_taskset_finish(ts))
+			return -1;
+		out[i] = ts;
+		parts[0].ts[i] = NULL;
+	}
+	return 0;
+}
+
+int vs_taskset_read_ranges(const char *path, const struct vs_taskset_opts *opts,
+			   const struct vs_time_range *range, size_t nr_ranges,
+			   struct vs_taskset **out, char *err, size_t errlen)
 {
 	static const struct vs_taskset_opts all;
 	unsigned int n = opts && opts->parts > 1 ? opts->parts : 1, k, used;
 	pthread_t *threads = calloc(n, sizeof(*threads));
 	struct part *parts = calloc(n, sizeof(*parts));
+	struct ranges rs = { 0 };
+	const struct vs_time_range *span = &rs.span;
 	int status = VS_LOAD_ERROR;
+	size_t i;
 
-	*out = NULL;
+	memset(out, 0, nr_ranges * sizeof(*out));
 	if (!opts)
 		opts = &all;
-	if (!parts || !threads)
+	if (!parts || !threads || ranges_init(&rs, range, nr_ranges))
 		goto nomem;
 	if (access(path, R_OK)) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
@@ -1008,31 +1212,22 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		goto out;
 	}
 	for (k = 0; k < n; k++) {
-		struct part *p = &parts[k];
-
-		p->r = vs_reader_open(path, err, errlen);
-		if (!p->r) {
+		status = part_init(&parts[k], path, opts, &rs, err, errlen);
+		if (status == VS_LOAD_CORRUPT) {	/* @err says why */
 			status = k ? VS_LOAD_ERROR : VS_LOAD_CORRUPT;
 			goto out;
 		}
-		p->ts = vs_taskset_new();
-		p->attach = vs_attach_map_new();
-		if (!p->ts || !p->attach)
+		if (status)
 			goto nomem;
-		if (opts->wakeups && !opts->from_ns && !opts->to_ns &&
-		    !(p->wake = vs_wake_build_new(opts->wake_parts)))
-			goto nomem;
-		p->opts = opts;
-		p->end_off = UINT64_MAX;
-		p->all = parts;
+		parts[k].all = parts;
 	}
-	used = plan_parts(parts, n, opts);
+	used = plan_parts(parts, n, span);
 	for (k = 0; k < used; k++)
 		parts[k].nr_parts = used;
-	if (opts->to_ns)
+	if (span->to_ns)
 		parts[used - 1].end_off = vs_reader_offset_until(parts[0].r,
-								 opts->to_ns);
-	if (opts->from_ns && vs_reader_seek_time(parts[0].r, opts->from_ns))
+								 span->to_ns);
+	if (span->from_ns && vs_reader_seek_time(parts[0].r, span->from_ns))
 		goto corrupt;
 	for (k = 1; k < used; k++)
 		if (pthread_create(&threads[k], NULL, load_part, &parts[k]))
@@ -1051,27 +1246,8 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		}
 		goto nomem;
 	}
-	for (k = 1; k < used; k++) {
-		struct vs_taskset *ts = parts[k].ts;
-
-		parts[k].ts = NULL;
-		if (merge_taskset(parts[0].ts, ts))
-			goto nomem;
-	}
-	if (merge_wake(parts, used))
+	if (join_parts(parts, used, nr_ranges, out))
 		goto nomem;
-	for (k = 0; k < opts->nr_extra_events; k++)
-		if (vs_taskset_add_event(parts[0].ts, &opts->extra_events[k]))
-			goto nomem;
-	for (k = 0; k < used; k++) {
-		if (add_catalog(parts[0].ts, parts[k].r))
-			goto nomem;
-		set_warning(parts[0].ts, vs_reader_warning(parts[k].r));
-	}
-	if (vs_taskset_finish(parts[0].ts))
-		goto nomem;
-	*out = parts[0].ts;
-	parts[0].ts = NULL;
 	status = VS_LOAD_OK;
 	goto out;
 corrupt:
@@ -1082,10 +1258,26 @@ nomem:
 	snprintf(err, errlen, "out of memory loading tasks");
 	status = VS_LOAD_ERROR;
 out:
+	if (status)
+		for (i = 0; i < nr_ranges; i++) {
+			vs_taskset_free(out[i]);
+			out[i] = NULL;
+		}
 	if (parts)
-		free_parts(parts, n);
+		free_parts(parts, n, nr_ranges);
+	ranges_release(&rs);
 	free(threads);
 	return status;
+}
+
+int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
+		    struct vs_taskset **out, char *err, size_t errlen)
+{
+	struct vs_time_range range = { 0 };
+
+	if (opts)
+		range = (struct vs_time_range){ opts->from_ns, opts->to_ns };
+	return vs_taskset_read_ranges(path, opts, &range, 1, out, err, errlen);
 }
 
 static void free_type(struct vs_task_type *tt)

@@ -73,8 +73,14 @@ struct vs_taskset {
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };
 
+/* Tasks that end in [from_ns, to_ns); to_ns 0: to the end. */
+struct vs_time_range {
+	uint64_t from_ns, to_ns;
+};
+
 struct vs_taskset_opts {
-	uint64_t from_ns, to_ns;	/* tasks that end in [from, to); 0, 0: all */
+	uint64_t from_ns, to_ns;	/* tasks that end in [from, to); 0, 0: all
+					 * (vs_taskset_read() alone) */
 	bool one_type;			/* only tasks of @type */
 	uint32_t type;
 	bool latency_only;		/* no event columns: latencies alone */
@@ -125,6 +131,31 @@ struct vs_taskset_opts {
  */
 int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 		    struct vs_taskset **out, char *err, size_t errlen);
+
+/**
+ * vs_taskset_read_ranges - read the tasks of many time ranges of a trace
+ * file in one pass, into a task set per range
+ * @path: the trace
+ * @opts: as vs_taskset_read(), but for @from_ns and @to_ns, which are not
+ *        used; @wakeups goes to the first range's task set
+ * @range: @nr_ranges time ranges (at least one), in any order; they may
+ *         overlap
+ * @out: receives @nr_ranges task sets: @out[i] holds what
+ *       vs_taskset_read() would load with @range[i] as its time range
+ * @err/@errlen: as vs_taskset_read()
+ *
+ * The file is read once (by @opts->parts readers), from the start of the
+ * earliest range to the end of the latest, each task going to every range
+ * it ends in: the cost is that of one read of their span, whatever their
+ * number.  Task sets of neighbouring ranges together hold no more than one
+ * of their span.  The epochs and the attach records are those of the
+ * whole span, so an attached interval whose attach record lies before its
+ * range still counts (vs_taskset_read() of that range alone drops it).
+ * Returns as vs_taskset_read(); on failure @out holds no task set.
+ */
+int vs_taskset_read_ranges(const char *path, const struct vs_taskset_opts *opts,
+			   const struct vs_time_range *range, size_t nr_ranges,
+			   struct vs_taskset **out, char *err, size_t errlen);
 
 void vs_taskset_free(struct vs_taskset *ts);
 

@@ -129,6 +129,51 @@ static void check_read(unsigned int parts)
 	vs_taskset_free(ts);
 }
 
+#define NR_SLICES	100
+
+/*
+ * The trace cut into 100 slices read in one pass: every slice's tasks
+ * have their intervals' values, whichever slice holds the intervals'
+ * records (they share one set of attach records and intervals).
+ */
+static void check_slices(unsigned int parts)
+{
+	struct vs_taskset_opts o = { .parts = parts };
+	struct vs_time_range range[NR_SLICES];
+	struct vs_taskset *ts[NR_SLICES];
+	const uint64_t len = 10000ull * NR_TASKS / NR_SLICES;
+	size_t i, j, first = 0, wrong = 0;
+	char err[256];
+
+	for (i = 0; i < NR_SLICES; i++)	/* task i ends at 10000 i + 11000 */
+		range[i] = (struct vs_time_range){ len * i, len * (i + 1) };
+	range[NR_SLICES - 1].to_ns = 0;
+	if (vs_taskset_read_ranges(path, &o, range, NR_SLICES, ts, err,
+				   sizeof(err)) != VS_LOAD_OK) {
+		ok(0, "%u reader(s), slices: load: %s", parts, err);
+		return;
+	}
+	for (i = 0; i < NR_SLICES; i++) {
+		const struct vs_task_type *tt = vs_taskset_type(ts[i], 1);
+
+		for (j = 0; tt && j < tt->nr_tasks; j++) {
+			float extra = (first + j) % 4 == 0 ? 1 : 0;
+
+			if (!value(ts[i], "run.time", j,
+				   100 + 10 * (first + j) + extra) ||
+			    !value(ts[i], "attached.sched.blocked.time", j, 7))
+				wrong++;
+		}
+		first += tt ? tt->nr_tasks : 0;
+		if (ts[i]->nr_types != (tt ? 1 : 0))
+			wrong++;
+		vs_taskset_free(ts[i]);
+	}
+	ok(first == NR_TASKS && !wrong, "%u reader(s): each of %d slices read "
+	   "in one pass has its tasks' intervals (%zu tasks, %zu wrong)",
+	   parts, NR_SLICES, first, wrong);
+}
+
 /* Built by hand: a served task that lacks the event gets it. */
 static void check_by_hand(void)
 {
@@ -169,6 +214,8 @@ int main(void)
 	write_trace();
 	check_read(1);
 	check_read(4);
+	check_slices(1);
+	check_slices(4);
 	check_by_hand();
 	unlink(path);
 	return done_testing();

@@ -92,6 +92,69 @@ static bool same(const struct vs_taskset *a, const struct vs_taskset *b)
 	return true;
 }
 
+#define NR_RANGES	64
+
+/*
+ * Read @nr_ranges ranges of @o's type in one pass, with @parts readers,
+ * and each alone: the same task sets.
+ */
+static void check_ranges(const struct vs_time_range *range, size_t nr_ranges,
+			 unsigned int parts, const char *what)
+{
+	struct vs_taskset_opts o = { .parts = parts };
+	struct vs_taskset *many[NR_RANGES], *alone;
+	char err[256];
+	size_t i, tasks = 0, differ = 0;
+	unsigned int t;
+
+	if (!ok(vs_taskset_read_ranges(path, &o, range, nr_ranges, many, err,
+				       sizeof(err)) == VS_LOAD_OK,
+		"%s, %u reader(s): read in one pass", what, parts)) {
+		printf("# %s\n", err);
+		return;
+	}
+	for (i = 0; i < nr_ranges; i++) {
+		o.from_ns = range[i].from_ns;
+		o.to_ns = range[i].to_ns;
+		if (vs_taskset_read(path, &o, &alone, err, sizeof(err)) ||
+		    !same(many[i], alone))
+			differ++;
+		for (t = 0; t < many[i]->nr_types; t++)
+			tasks += many[i]->types[t].nr_tasks;
+		vs_taskset_free(alone);
+		vs_taskset_free(many[i]);
+	}
+	ok(!differ && tasks, "%s, %u reader(s): each range as read alone "
+	   "(%zu differ, %zu tasks)", what, parts, differ, tasks);
+}
+
+/*
+ * Many ranges of one trace read in one pass load what each loads alone:
+ * slices that tile it, and ranges that overlap, nest, are open or empty,
+ * in any order.
+ */
+static void test_ranges(void)
+{
+	struct vs_time_range range[NR_RANGES];
+	size_t i;
+
+	for (i = 0; i < NR_RANGES; i++)	/* 64 slices of 350 ms */
+		range[i] = (struct vs_time_range){ 350000000ull * i,
+						   350000000ull * (i + 1) };
+	check_ranges(range, NR_RANGES, 1, "64 slices");
+	check_ranges(range, NR_RANGES, 4, "64 slices");
+	range[0] = (struct vs_time_range){ 7000000000ull, 0 };
+	range[1] = (struct vs_time_range){ 1000000000ull, 9000000000ull };
+	range[2] = (struct vs_time_range){ 0, 500000000ull };
+	range[3] = (struct vs_time_range){ 3000000000ull, 3000500000ull };
+	range[4] = (struct vs_time_range){ 1000000000ull, 2000000000ull };
+	range[5] = (struct vs_time_range){ 99000000000ull, 0 };
+	range[6] = (struct vs_time_range){ 12000000000ull, 14000000000ull };
+	check_ranges(range, 7, 1, "overlapping ranges");
+	check_ranges(range, 7, 4, "overlapping ranges");
+	check_ranges(range + 6, 1, 4, "one range late in the file");
+}
+
 int main(void)
 {
 	struct vs_taskset_opts one = { .parts = 1 }, four = { .parts = 4 };
@@ -158,6 +221,8 @@ int main(void)
 	ok(same(a, b), "from 7 s on: four readers load what one loads");
 	vs_taskset_free(a);
 	vs_taskset_free(b);
+
+	test_ranges();
 
 	is_u64(vs_taskset_read("/nonexistent/x", NULL, &a, err, sizeof(err)),
 	       VS_LOAD_ERROR, "a missing file is an error, not corruption");
