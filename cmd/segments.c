@@ -74,51 +74,56 @@ static struct seg_type *seg_type(struct segments *sg, uint32_t type)
 	return t[i].stats && t[i].counted && t[i].p99 ? &t[i] : NULL;
 }
 
+/* Latency figures of segment @s from its tasks @ts (vs_segment_fn). */
+static int measure_segment(void *arg, size_t s, struct vs_taskset *ts)
+{
+	struct segments *sg = arg;
+	unsigned int i;
+	int ret = 0;
+
+	if (ts->warning)
+		fprintf(stderr, "varscope segments: warning: %s\n",
+			ts->warning);
+	for (i = 0; i < ts->nr_types && !ret; i++) {
+		struct seg_type *t = seg_type(sg, ts->types[i].type);
+
+		if (!t) {
+			ret = -1;
+			break;
+		}
+		vs_latency_stats(&ts->types[i], &t->stats[s]);
+		t->p99[s] = t->stats[s].p99;
+		t->counted[s] = t->stats[s].tasks >= (size_t)sg->min_tasks;
+	}
+	vs_taskset_free(ts);
+	return ret;
+}
+
 /* Read each segment's latencies; the exit status on failure. */
 static int measure(struct segments *sg, const struct vs_taskset_opts *lo)
 {
 	struct vs_progress progress;
-	struct vs_taskset *ts;
+	struct vs_taskset_opts o = *lo;
 	char err[512];
-	size_t s;
 	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	vs_progress_start(&progress, "Reading segments");
-	for (s = 0; s < sg->list.nr && !ret; s++) {
-		ret = vs_segment_read(&sg->list.seg[s], lo, &ts, err,
-				      sizeof(err));
-		if (ret) {
-			fprintf(stderr, "varscope segments: %s\n", err);
-			break;
-		}
-		if (ts->warning)
-			fprintf(stderr, "varscope segments: warning: %s\n",
-				ts->warning);
-		for (i = 0; i < ts->nr_types && !ret; i++) {
-			struct seg_type *t = seg_type(sg, ts->types[i].type);
-
-			if (!t) {
-				fprintf(stderr, "varscope segments: out of "
-					"memory\n");
-				ret = 1;
-				break;
-			}
-			vs_latency_stats(&ts->types[i], &t->stats[s]);
-			t->p99[s] = t->stats[s].p99;
-			t->counted[s] = t->stats[s].tasks >=
-					(size_t)sg->min_tasks;
-		}
-		vs_taskset_free(ts);
-		vs_progress_update(&progress, s + 1, sg->list.nr);
-	}
+	o.progress = vs_progress_cb;
+	o.progress_arg = &progress;
+	ret = vs_segments_read(&sg->list, &o, measure_segment, sg, err,
+			       sizeof(err));
 	vs_progress_end(&progress);
-	for (i = 0; i < sg->nr_types && !ret; i++)
+	if (ret) {
+		fprintf(stderr, "varscope segments: %s\n", err);
+		return ret;
+	}
+	for (i = 0; i < sg->nr_types; i++)
 		if (vs_segment_summarize(sg->types[i].p99,
 					 sg->types[i].counted, sg->list.nr,
 					 &sg->types[i].sum))
-			ret = 1;
-	return ret;
+			return 1;
+	return 0;
 }
 
 /* "max", "median", "min" (joined by '/' when one segment is several), or "". */

@@ -264,7 +264,7 @@ int vs_segments_cut(const char *path, uint64_t length,
 		return ret;
 	n = length ? nr_slices(start, last, length) : 1;
 	if (n > VS_MAX_SLICES) {
-		/* each slice is a read of the file: 1ns would never end */
+		/* a task set and a row each: 1ns would be billions */
 		snprintf(err, errlen, "%s: --length cuts it into %llu slices, "
 			 "more than %u: choose a longer one", path,
 			 (unsigned long long)n, VS_MAX_SLICES);
@@ -312,6 +312,85 @@ int vs_segment_list_add_arg(struct vs_segment_list *list, const char *arg,
 		}
 	}
 	vs_segment_spec_release(&spec);
+	return ret;
+}
+
+/*
+ * The segments of @list on the file of segment @first that are not @done
+ * yet: their indices into @index, their time ranges into @range, marked
+ * done; how many.
+ */
+static size_t file_segments(const struct vs_segment_list *list, size_t first,
+			    bool *done, size_t *index,
+			    struct vs_time_range *range)
+{
+	const char *path = list->seg[first].path;
+	size_t s, n = 0;
+
+	for (s = first; s < list->nr; s++) {
+		if (done[s] || strcmp(list->seg[s].path, path))
+			continue;
+		done[s] = true;
+		index[n] = s;
+		range[n++] = (struct vs_time_range){ list->seg[s].from_ns,
+						     list->seg[s].to_ns };
+	}
+	return n;
+}
+
+/* Hand the @n task sets of one file to @each, the file's warning once. */
+static int hand_over(struct vs_taskset **ts, const size_t *index, size_t n,
+		     vs_segment_fn each, void *arg)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < n; k++) {
+		if (k) {
+			free(ts[k]->warning);
+			ts[k]->warning = NULL;
+		}
+		if (!ret)
+			ret = each(arg, index[k], ts[k]);
+		else
+			vs_taskset_free(ts[k]);
+	}
+	return ret;
+}
+
+int vs_segments_read(const struct vs_segment_list *list,
+		     const struct vs_taskset_opts *base, vs_segment_fn each,
+		     void *arg, char *err, size_t errlen)
+{
+	size_t n = list->nr ? list->nr : 1, s, nr;
+	struct vs_time_range *range = malloc(n * sizeof(*range));
+	struct vs_taskset **ts = malloc(n * sizeof(*ts));
+	size_t *index = malloc(n * sizeof(*index));
+	bool *done = calloc(n, sizeof(*done));
+	int ret = VS_LOAD_OK;
+
+	if (!range || !ts || !index || !done)
+		goto nomem;
+	for (s = 0; s < list->nr; s++) {
+		if (done[s])
+			continue;
+		nr = file_segments(list, s, done, index, range);
+		ret = vs_taskset_read_ranges(list->seg[s].path, base, range, nr,
+					     ts, err, errlen);
+		if (ret)
+			goto out;
+		if (hand_over(ts, index, nr, each, arg))
+			goto nomem;
+	}
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = VS_LOAD_ERROR;
+out:
+	free(range);
+	free(ts);
+	free(index);
+	free(done);
 	return ret;
 }
 

@@ -20,9 +20,10 @@
  *				..500ms); an empty side is open
  *
  * Times are relative to the recording's start: the header's start time,
- * or the first record's time when the header has none.  Slices are read
- * through the reader's time index: only the chunks that may hold their
- * tasks are decompressed.
+ * or the first record's time when the header has none.  The segments of a
+ * file are read together, in one pass over the span they cover
+ * (vs_segments_read()); a span that starts late in the file is reached
+ * through the reader's time index.
  *
  * Per segment and task type the latency figures are its number of tasks,
  * p50, p99 (nearest rank, like every percentile of core/impact.h) and
@@ -137,6 +138,35 @@ int vs_segment_list_add(struct vs_segment_list *list,
 			const struct vs_trace_segment *seg);
 
 void vs_segment_list_release(struct vs_segment_list *list);
+
+/*
+ * What vs_segments_read() calls for each segment: @seg its index in the
+ * list, @ts its tasks (the callee owns them: vs_taskset_free()).  Returns
+ * 0, or -1 when memory runs out.
+ */
+typedef int (*vs_segment_fn)(void *arg, size_t seg, struct vs_taskset *ts);
+
+/**
+ * vs_segments_read - load the tasks of every segment of a list, reading
+ * each file once
+ * @list: the segments, of one file or more, in any order; they may overlap
+ * @base: options (type, latency only, readers, progress); their time range
+ *        is not used; NULL for every task
+ * @each: called once per segment with its tasks: file by file in the order
+ *        the files first come in @list, a file's segments in list order
+ * @arg: passed to @each
+ * @err/@errlen: one line on failure
+ *
+ * A file is read once for all its segments (vs_taskset_read_ranges()), so
+ * a thousand slices cost about one read of the file.  A truncation warning
+ * comes with the task set of the file's first segment only.  Returns
+ * VS_LOAD_OK, VS_LOAD_ERROR (a file cannot be opened, memory, @each
+ * failed) or VS_LOAD_CORRUPT; @each is not called for the files after a
+ * failure, and not at all for a file that failed.
+ */
+int vs_segments_read(const struct vs_segment_list *list,
+		     const struct vs_taskset_opts *base, vs_segment_fn each,
+		     void *arg, char *err, size_t errlen);
 
 /**
  * vs_segment_read - load the tasks of a segment

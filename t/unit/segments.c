@@ -112,25 +112,58 @@ static void write_trace(void)
 	vs_writer_close(w);
 }
 
-static size_t tasks_in(const struct vs_trace_segment *seg, bool latency_only)
-{
-	struct vs_taskset_opts o = { .latency_only = latency_only };
-	struct vs_taskset *ts;
-	char err[256];
-	size_t n = 0;
-	unsigned int t;
+/* What count_tasks() counts: the tasks of each segment, in call order. */
+struct counts {
+	bool latency_only;
+	size_t calls;
+	size_t order[16];		/* the segments, as called */
+	size_t tasks[16];		/* by segment; -2: columns loaded */
+};
 
-	if (vs_segment_read(seg, &o, &ts, err, sizeof(err))) {
-		printf("# %s\n", err);
-		return (size_t)-1;
-	}
+static int count_tasks(void *arg, size_t seg, struct vs_taskset *ts)
+{
+	struct counts *c = arg;
+	unsigned int t;
+	size_t n = 0;
+
 	for (t = 0; t < ts->nr_types; t++) {
 		n += ts->types[t].nr_tasks;
-		if (latency_only && ts->types[t].nr_columns)
+		if (c->latency_only && ts->types[t].nr_columns)
 			n = (size_t)-2;
 	}
+	if (c->calls < 16)
+		c->order[c->calls] = seg;
+	c->calls++;
+	if (seg < 16)
+		c->tasks[seg] = n;
 	vs_taskset_free(ts);
-	return n;
+	return 0;
+}
+
+/* The tasks of each segment of @list, read together, into @c. */
+static int read_counts(const struct vs_segment_list *list, bool latency_only,
+		       struct counts *c)
+{
+	struct vs_taskset_opts o = { .latency_only = latency_only };
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	c->latency_only = latency_only;
+	if (vs_segments_read(list, &o, count_tasks, c, err, sizeof(err))) {
+		printf("# %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static size_t tasks_in(const struct vs_trace_segment *seg, bool latency_only)
+{
+	struct vs_segment_list one = {
+		.nr = 1, .alloc = 1, .seg = (struct vs_trace_segment *)seg,
+	};
+	struct counts c;
+
+	return read_counts(&one, latency_only, &c) ? (size_t)-1 : c.tasks[0];
 }
 
 static int resolve(const char *arg, uint64_t length,
@@ -151,6 +184,7 @@ static void test_cut(void)
 	struct vs_segment_list list = { 0 };
 	struct vs_trace_segment seg;
 	struct vs_reader *r;
+	struct counts c;
 	char arg[256], err[256];
 	size_t i, sum = 0;
 	bool exact = true;
@@ -186,6 +220,23 @@ static void test_cut(void)
 	       "without a length a file is one segment");
 	ok(list.nr == 1 && !strcmp(list.seg[0].label, path) &&
 	   tasks_in(&list.seg[0], false) == NR_TASKS, "the whole file");
+	vs_segment_list_release(&list);
+
+	/* the slices with a range, the whole file and a slice again */
+	vs_segments_cut(path, 10 * SEC, &list, err, sizeof(err));
+	vs_segments_cut(path, 0, &list, err, sizeof(err));
+	snprintf(arg, sizeof(arg), "%s@5s..7500ms", path);
+	vs_segment_list_add_arg(&list, arg, 0, false, err, sizeof(err));
+	snprintf(arg, sizeof(arg), "%s:2", path);
+	vs_segment_list_add_arg(&list, arg, 10 * SEC, false, err, sizeof(err));
+	ok(list.nr == 7 && !read_counts(&list, true, &c) && c.calls == 7,
+	   "segments read together: one call each");
+	exact = true;
+	for (i = 0; i < 7; i++)
+		if (c.order[i] != i || c.tasks[i] != (size_t[]){
+			999, 1000, 1000, 1, NR_TASKS, 250, 1000 }[i])
+			exact = false;
+	ok(exact, "in list order, each with its own tasks");
 	vs_segment_list_release(&list);
 
 	snprintf(arg, sizeof(arg), "%s@5s..7500ms", path);
