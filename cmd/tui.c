@@ -83,12 +83,28 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	return 0;
 }
 
+/* The browser's row of segment @i from its tasks @ts (vs_segment_fn). */
+static int segment_row(void *arg, size_t i, struct vs_taskset *ts)
+{
+	struct tui *tui = arg;
+	struct vs_browser_segment *s = &tui->seg[i];
+	struct vs_latency_stats st = { 0 };
+
+	if (ts->nr_types)
+		vs_latency_stats(&ts->types[0], &st);
+	vs_taskset_free(ts);
+	s->label = tui->segs.seg[i].label;
+	s->tasks = st.tasks;
+	s->p50 = st.p50;
+	s->p99 = st.p99;
+	return 0;
+}
+
 /* Latency figures of the type in each segment of --length. */
 static int load_segments(struct tui *tui, char *err, size_t errlen)
 {
 	struct vs_taskset_opts o = { .one_type = true, .latency_only = true,
 				     .type = tui->tr.type };
-	size_t i;
 	int ret;
 
 	ret = vs_segments_cut(tui->input, tui->length, &tui->segs, err,
@@ -96,26 +112,14 @@ static int load_segments(struct tui *tui, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
-	if (!tui->seg)
+	if (!tui->seg) {
+		snprintf(err, errlen, "out of memory");
 		return VS_LOAD_ERROR;
-	for (i = 0; i < tui->segs.nr; i++) {
-		struct vs_browser_segment *s = &tui->seg[tui->nr_seg];
-		struct vs_latency_stats st = { 0 };
-		struct vs_taskset *ts;
-
-		ret = vs_segment_read(&tui->segs.seg[i], &o, &ts, err, errlen);
-		if (ret)
-			return ret;
-		if (ts->nr_types)
-			vs_latency_stats(&ts->types[0], &st);
-		vs_taskset_free(ts);
-		s->label = tui->segs.seg[i].label;
-		s->tasks = st.tasks;
-		s->p50 = st.p50;
-		s->p99 = st.p99;
-		tui->nr_seg++;
 	}
-	return 0;
+	ret = vs_segments_read(&tui->segs, &o, segment_row, tui, err, errlen);
+	if (!ret)
+		tui->nr_seg = tui->segs.nr;
+	return ret;
 }
 
 static void tui_release(struct tui *tui)
