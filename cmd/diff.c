@@ -381,10 +381,18 @@ static void print_json(const struct diff *df)
 
 /* One segment's point of the figure for one task type. */
 struct fig_point {
+	bool has_tasks;			/* of the type: else no point */
 	uint64_t p50, p99;		/* latency */
 	bool has_event;
 	float ev_p50, ev_p99;		/* the top event */
 	bool is_a, is_b;
+};
+
+/* The points of the figure: of each type of the diff, one per segment. */
+struct figure {
+	const struct diff *df;
+	const struct vs_segment_list *segs;
+	struct fig_point *pts;		/* [type index * segs->nr + segment] */
 };
 
 static bool same_segment(const struct vs_trace_segment *x,
@@ -394,47 +402,50 @@ static bool same_segment(const struct vs_trace_segment *x,
 	       x->to_ns == y->to_ns;
 }
 
+/* The points of segment @s, one per type, from its tasks (vs_segment_fn). */
+static int fig_segment(void *arg, size_t s, struct vs_taskset *ts)
+{
+	const struct figure *fig = arg;
+	const struct diff *df = fig->df;
+	const struct vs_trace_segment *seg = &fig->segs->seg[s];
+	struct vs_latency_stats st;
+	unsigned int i;
+
+	for (i = 0; i < df->nr_types; i++) {
+		const struct type_diff *t = &df->types[i];
+		const char *event = t->nr_events ? t->events[0].name : NULL;
+		const struct vs_task_type *tt = vs_taskset_type(ts, t->type);
+		struct fig_point *p = &fig->pts[i * fig->segs->nr + s];
+
+		if (!tt || !tt->nr_tasks)
+			continue;
+		vs_latency_stats(tt, &st);
+		*p = (struct fig_point){
+			.has_tasks = true, .p50 = st.p50, .p99 = st.p99,
+			.is_a = same_segment(seg, df->a.seg),
+			.is_b = same_segment(seg, df->b.seg),
+		};
+		p->has_event = event && !vs_event_percentiles(tt,
+			vs_taskset_event_by_name(ts, event), &p->ev_p50,
+			&p->ev_p99);
+	}
+	vs_taskset_free(ts);
+	return 0;
+}
+
 /*
- * The points of type @t: every segment of @segs with tasks of the type,
- * in @segs order.  Returns how many, or -1 on an error (printed).
+ * The points of type @i into @pts: those of the segments with tasks of the
+ * type, in segment order.  Returns how many.
  */
-static ssize_t fig_points(const struct diff *df, const struct type_diff *t,
-			  const struct vs_segment_list *segs,
+static size_t type_points(const struct figure *fig, unsigned int i,
 			  struct fig_point *pts)
 {
-	const char *event = t->nr_events ? t->events[0].name : NULL;
-	struct vs_taskset_opts o = df->load;
-	struct vs_latency_stats st;
-	struct vs_taskset *ts;
-	const struct vs_task_type *tt;
-	char err[512];
+	const struct fig_point *all = &fig->pts[i * fig->segs->nr];
 	size_t s, n = 0;
 
-	o.one_type = true;
-	o.type = t->type;
-	for (s = 0; s < segs->nr; s++) {
-		struct fig_point *p = &pts[n];
-
-		if (vs_segment_read(&segs->seg[s], &o, &ts, err,
-				    sizeof(err))) {
-			fprintf(stderr, "varscope diff: %s\n", err);
-			return -1;
-		}
-		tt = vs_taskset_type(ts, t->type);
-		if (tt && tt->nr_tasks) {
-			vs_latency_stats(tt, &st);
-			*p = (struct fig_point){
-				.p50 = st.p50, .p99 = st.p99,
-				.is_a = same_segment(&segs->seg[s], df->a.seg),
-				.is_b = same_segment(&segs->seg[s], df->b.seg),
-			};
-			p->has_event = event && !vs_event_percentiles(tt,
-				vs_taskset_event_by_name(ts, event),
-				&p->ev_p50, &p->ev_p99);
-			n++;
-		}
-		vs_taskset_free(ts);
-	}
+	for (s = 0; s < fig->segs->nr; s++)
+		if (all[s].has_tasks)
+			pts[n++] = all[s];
 	return n;
 }
 
@@ -478,8 +489,32 @@ static void fig_panel(struct vs_svg *svg, double y, const char *title,
 	vs_plot_legend(&plot, VS_SVG_BLUE, "p50");
 }
 
-static int write_svg(const struct diff *df, const struct vs_segment_list *segs)
+/* The points of every segment of @segs, in one read per file, into @fig. */
+static int measure_figure(const struct diff *df,
+			  const struct vs_segment_list *segs,
+			  struct figure *fig)
 {
+	char err[512];
+
+	fig->df = df;
+	fig->segs = segs;
+	fig->pts = calloc((segs->nr ? segs->nr : 1) *
+			  (df->nr_types ? df->nr_types : 1), sizeof(*fig->pts));
+	if (!fig->pts) {
+		fprintf(stderr, "varscope diff: out of memory\n");
+		return -1;
+	}
+	if (vs_segments_read(segs, &df->load, fig_segment, fig, err,
+			     sizeof(err))) {
+		fprintf(stderr, "varscope diff: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_svg(const struct diff *df, const struct figure *fig)
+{
+	const struct vs_segment_list *segs = fig->segs;
 	struct fig_point *pts = calloc(segs->nr ? segs->nr : 1, sizeof(*pts));
 	double *buf = calloc(6 * (segs->nr ? segs->nr : 1), sizeof(*buf));
 	double *xs = buf, *a = xs + segs->nr, *b = a + segs->nr,
@@ -488,8 +523,7 @@ static int write_svg(const struct diff *df, const struct vs_segment_list *segs)
 	struct vs_svg *svg = NULL;
 	char title[256];
 	unsigned int i;
-	ssize_t n;
-	size_t k, ne;
+	size_t n, k, ne;
 	int ret = -1;
 
 	if (!pts || !buf)
@@ -506,11 +540,9 @@ static int write_svg(const struct diff *df, const struct vs_segment_list *segs)
 		const struct vs_event_diff *top = t->nr_events ? &t->events[0] :
 						  NULL;
 
-		n = fig_points(df, t, segs, pts);
-		if (n < 0)
-			goto out;
+		n = type_points(fig, i, pts);
 		qsort(pts, n, sizeof(*pts), cmp_point);
-		for (k = ne = 0; k < (size_t)n; k++) {
+		for (k = ne = 0; k < n; k++) {
 			xs[k] = k + 1;
 			a[k] = pts[k].p50;
 			b[k] = pts[k].p99;
@@ -521,7 +553,7 @@ static int write_svg(const struct diff *df, const struct vs_segment_list *segs)
 			d[ne++] = pts[k].ev_p99;
 		}
 		vs_svg_text(svg, 12, y + 24, 15, "start",
-			    "Task type %u: %zd segments sorted by p99 latency "
+			    "Task type %u: %zu segments sorted by p99 latency "
 			    "(A = %s, B = %s)", t->type, n, df->a.seg->label,
 			    df->b.seg->label);
 		y += SVG_TYPE_HEAD;
@@ -572,7 +604,19 @@ static int svg_segments(const struct diff *df, struct vs_segment_list *segs)
 
 /* --- the command --- */
 
-static int load_side(struct diff *df, struct side *s)
+/* Keep the tasks of segment A (@s 0) or B (vs_segment_fn). */
+static int keep_side(void *arg, size_t s, struct vs_taskset *ts)
+{
+	struct diff *df = arg;
+
+	if (ts->warning)
+		fprintf(stderr, "varscope diff: warning: %s\n", ts->warning);
+	(s ? &df->b : &df->a)->ts = ts;
+	return 0;
+}
+
+/* The tasks of A and B, in one read when they are of one file. */
+static int load_sides(struct diff *df)
 {
 	struct vs_progress progress;
 	struct vs_taskset_opts o = df->load;
@@ -582,16 +626,12 @@ static int load_side(struct diff *df, struct side *s)
 	vs_progress_start(&progress, "Reading tasks");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
-	ret = vs_segment_read(s->seg, &o, &s->ts, err, sizeof(err));
+	ret = vs_segments_read(&df->list, &o, keep_side, df, err,
+			       sizeof(err));
 	vs_progress_end(&progress);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "varscope diff: %s\n", err);
-		return ret;
-	}
-	if (s->ts->warning)
-		fprintf(stderr, "varscope diff: warning: %s\n",
-			s->ts->warning);
-	return 0;
+	return ret;
 }
 
 /* Rank and compare the types found in both segments. */
@@ -701,6 +741,7 @@ int cmd_diff(int argc, const char **argv)
 		OPT_END()
 	};
 	struct vs_segment_list figure = { 0 };
+	struct figure fig = { 0 };
 	char err[512];
 	int i, ret = 0;
 
@@ -721,9 +762,7 @@ int cmd_diff(int argc, const char **argv)
 		goto out;
 	df.a.seg = &df.list.seg[0];
 	df.b.seg = &df.list.seg[1];
-	ret = load_side(&df, &df.a);
-	if (!ret)
-		ret = load_side(&df, &df.b);
+	ret = load_sides(&df);
 	if (ret)
 		goto out;
 	if (compare(&df)) {
@@ -742,9 +781,12 @@ int cmd_diff(int argc, const char **argv)
 		print_json(&df);
 	else
 		print_text(&df);
-	if (df.svg && (svg_segments(&df, &figure) || write_svg(&df, &figure)))
+	if (df.svg && (svg_segments(&df, &figure) ||
+		       measure_figure(&df, &figure, &fig) ||
+		       write_svg(&df, &fig)))
 		ret = 1;
 out:
+	free(fig.pts);
 	vs_segment_list_release(&figure);
 	free_diff(&df);
 	return ret;

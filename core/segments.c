@@ -394,19 +394,6 @@ out:
 	return ret;
 }
 
-int vs_segment_read(const struct vs_trace_segment *seg,
-		    const struct vs_taskset_opts *base,
-		    struct vs_taskset **out, char *err, size_t errlen)
-{
-	struct vs_taskset_opts o = { 0 };
-
-	if (base)
-		o = *base;
-	o.from_ns = seg->from_ns;
-	o.to_ns = seg->to_ns;
-	return vs_taskset_read(seg->path, &o, out, err, errlen);
-}
-
 /* --- latency figures --- */
 
 /* The nearest-rank @p-percentile of a type's latencies. */

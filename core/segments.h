@@ -168,17 +168,6 @@ int vs_segments_read(const struct vs_segment_list *list,
 		     const struct vs_taskset_opts *base, vs_segment_fn each,
 		     void *arg, char *err, size_t errlen);
 
-/**
- * vs_segment_read - load the tasks of a segment
- * @seg: the segment
- * @base: options (type, readers, progress) the time range is added to;
- *        NULL for every task
- * @out/@err/@errlen: as vs_taskset_read()
- */
-int vs_segment_read(const struct vs_trace_segment *seg,
-		    const struct vs_taskset_opts *base,
-		    struct vs_taskset **out, char *err, size_t errlen);
-
 /* --- latency figures --- */
 
 struct vs_latency_stats {
