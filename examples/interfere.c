@@ -281,13 +281,13 @@ static void lock_cpu0(bool take)
 /*
  * A worker of @type; a thread id is free again only a moment after the
  * join of its thread, so with few ids (a small pid_max) creating one may
- * fail for a while.
+ * fail for a while: on a loaded machine, for more than 0.1 s at times.
  */
 static int start_worker(pthread_t *t, int type)
 {
 	int tries, err = EAGAIN;
 
-	for (tries = 0; tries < 1000 && err == EAGAIN; tries++) {
+	for (tries = 0; tries < 50000 && err == EAGAIN; tries++) {
 		err = pthread_create(t, NULL, worker, (void *)(long)type);
 		if (err == EAGAIN)
 			usleep(100);
