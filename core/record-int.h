@@ -119,10 +119,22 @@ void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
 		   uint64_t config);
 
 /*
+ * Whether the threads' groups stay enabled and only their rings' pause
+ * gates them (VS_REG_PAUSE_GATE): at --rate 1, where every task is
+ * selected.  Enabling and disabling a group costs more than pausing its
+ * ring and a second read of its counters (bench/README), but an enabled
+ * group is scheduled at each context switch and writes (into the paused
+ * ring, which drops it) each event of the thread between tasks too: at
+ * lower rates the disabled group is the cheaper one.
+ */
+bool vs_gate_by_pause(const struct vs_session *s);
+
+/*
  * Whether the threads' rings start paused, resumed and paused by the
- * library around selected tasks (VS_REG_PAUSED_RING): under --sample,
- * whose event is outside the thread's group, and with a PMU, whose
- * hardware group counts (and its snapshot members sample) all along.
+ * library around selected tasks (VS_REG_PAUSED_RING): when the pause
+ * gates, under --sample, whose event is outside the thread's group, and
+ * with a PMU, whose hardware group counts (and its snapshot members
+ * sample) all along.
  */
 bool vs_ring_paused(const struct vs_session *s);
 

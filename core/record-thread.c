@@ -137,9 +137,14 @@ uint64_t vs_rthread_opened(const struct vs_rthread *rt)
 	return rt->opened;
 }
 
+bool vs_gate_by_pause(const struct vs_session *s)
+{
+	return s->opts->rate >= 1.0;
+}
+
 bool vs_ring_paused(const struct vs_session *s)
 {
-	return s->sampling || s->hw;
+	return s->sampling || s->hw || vs_gate_by_pause(s);
 }
 
 void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
@@ -190,20 +195,22 @@ static void close_fds(struct vs_rthread *rt, int epoll_fd)
 /*
  * A member of the thread's group: opened enabled, it counts or writes
  * while the leader (opened disabled, enabled by the library inside
- * selected tasks) is; the first event opened is the leader.
+ * selected tasks; enabled from the start when the pause gates) is; the
+ * first event opened is the leader.
  * (PERF_IOC_FLAG_GROUP would resched the thread's events once per member:
  * tens of microseconds; enabling the leader alone schedules the group once.)
  */
-static int open_member(struct vs_rthread *rt, struct perf_event_attr *attr)
+static int open_member(struct vs_session *s, struct vs_rthread *rt,
+		       struct perf_event_attr *attr)
 {
 	int leader = rt->nr_tp ? rt->tp_fd[0] : -1;
 
-	attr->disabled = leader < 0;
+	attr->disabled = leader < 0 && !vs_gate_by_pause(s);
 	return vs_perf_open(attr, rt->tid, -1, leader);
 }
 
 /* The software counters, members of the group read with the leader. */
-static int open_counters(struct vs_rthread *rt)
+static int open_counters(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct perf_event_attr attr;
 	int i;
@@ -214,7 +221,7 @@ static int open_counters(struct vs_rthread *rt)
 		attr.config = sw_counters[i].config;
 		attr.use_clockid = 1;	/* the group's clock */
 		attr.clockid = CLOCK_MONOTONIC;
-		rt->counter_fd[i] = open_member(rt, &attr);
+		rt->counter_fd[i] = open_member(s, rt, &attr);
 		if (rt->counter_fd[i] < 0)
 			return -1;
 	}
@@ -228,7 +235,7 @@ static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
 	int fd;
 
 	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[i].id);
-	fd = open_member(rt, &attr);
+	fd = open_member(s, rt, &attr);
 	if (fd < 0)
 		return -1;
 	rt->tp_fd[rt->nr_tp++] = fd;
@@ -254,7 +261,7 @@ static int open_leader(struct vs_session *s, struct vs_rthread *rt)
 	attr.read_format = PERF_FORMAT_GROUP;
 	attr.watermark = 1;
 	attr.wakeup_watermark = pages * 4096 / 2;
-	fd = open_member(rt, &attr);
+	fd = open_member(s, rt, &attr);
 	if (fd < 0)
 		return -1;
 	rt->tp_fd[rt->nr_tp++] = fd;
@@ -272,7 +279,7 @@ static int open_group(struct vs_session *s, struct vs_rthread *rt)
 {
 	int i;
 
-	if (open_leader(s, rt) || open_counters(rt))
+	if (open_leader(s, rt) || open_counters(s, rt))
 		return -1;
 	for (i = 1; i < s->tps.nr; i++)
 		if (open_tracepoint(s, rt, i))

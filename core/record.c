@@ -1171,7 +1171,8 @@ static bool register_thread(struct vs_recorder *r)
 	set_wake_filter(r);
 	nr_fds = vs_rthread_fds(rt, fds);
 	reply(fd, 0, fds, nr_fds,
-	      vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0);
+	      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
+	      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0));
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;

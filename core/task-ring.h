@@ -79,6 +79,11 @@ struct vs_hw_group {
 
 /* The ring also starts paused: resume and pause it with the group. */
 #define VS_REG_PAUSED_RING	1u
+/*
+ * The group is enabled and counts all along: pausing the ring alone gates
+ * the thread's events, and the counters are read at begin too.
+ */
+#define VS_REG_PAUSE_GATE	2u
 
 /* One finished task, as the library saw it. */
 struct vs_ring_task {

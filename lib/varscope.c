@@ -22,6 +22,14 @@
  * enable, a task's deltas are its end read minus the previous end read
  * on the thread (0 before the first): one read(2) per task, none at begin.
  *
+ * At --rate 1 the recorder sets VS_REG_PAUSE_GATE: the group is enabled
+ * all along and the thread's ring, paused outside tasks, is the gate
+ * (the kernel drops the records of a paused ring), which costs less than
+ * the enable and disable:
+ *
+ *   begin:              resume the ring, read the counters (the base), clock
+ *   end:                clock, read the counters, pause the ring, push
+ *
  * With a hardware PMU the recorder passes a fourth descriptor, a socket
  * that brings the hardware counter group of each epoch: a begin that sees
  * the ring's hw_gen move takes the new group's leader from it (one
@@ -33,9 +41,10 @@
  *   attach, detach:     as begin and end, of an interval pushed with
  *                       VS_TASK_ATTACHED and the id of the task it served
  *
- * The group is disabled outside selected tasks, so the kernel events of a
- * thread that is not inside a selected task never reach user space, and
- * its context switches do not schedule the events in and out.
+ * The group is disabled (or its ring paused) outside selected tasks, so
+ * the kernel events of a thread that is not inside a selected task never
+ * reach user space; with the group disabled, its context switches do not
+ * schedule the events in and out either.
  * Nothing here locks, allocates or waits once the thread is registered;
  * a full task ring drops the task and counts it.
  */
@@ -81,12 +90,14 @@ struct vs_thread {
 	uint32_t nr_counters;
 	uint32_t counters_at;		/* in the group read, after nr */
 	bool paused_ring;		/* --sample: pause the ring as well */
+	bool pause_gate;		/* VS_REG_PAUSE_GATE: the pause alone */
 	uint64_t start;
 	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
 	int ring_fd;
 	struct vs_task_ring *ring;
 	/* the counters at the last read: what the next deltas start from */
 	uint64_t counters_base[VS_MAX_SW_COUNTERS];
+	uint64_t scratch[VS_MAX_SW_COUNTERS];	/* deltas nobody takes */
 	/* read(2) buffer, touched at registration: no page fault in a read */
 	uint64_t group_read[VS_MAX_GROUP_READ];
 	/* hardware counters: the socket, the group of generation hw_gen */
@@ -236,6 +247,7 @@ static bool vs_register(struct vs_thread *t)
 	memset(t->group_read, 0, sizeof(t->group_read));
 	memset(t->counters_base, 0, sizeof(t->counters_base));
 	t->paused_ring = reply.flags & VS_REG_PAUSED_RING;
+	t->pause_gate = reply.flags & VS_REG_PAUSE_GATE;
 	if (reply.counters_at + reply.nr_counters < VS_MAX_GROUP_READ) {
 		t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
 				 reply.nr_counters : VS_MAX_SW_COUNTERS;
@@ -256,7 +268,8 @@ static bool vs_ready(struct vs_thread *t)
 /*
  * One read(2) of the whole group, { nr, value[nr] }: the counters' deltas
  * since the last read into @delta, and the values read become the base of
- * the next.  Called at a task's end, after the disable: the deltas are
+ * the next.  Called at a task's end, after the disable (under the pause
+ * gate: before the pause, and at begin too): the deltas are
  * what the group counted while it was enabled, around this task's start
  * and end clock reads (the nested begin that keeps the group enabled
  * reads without a disable, and the next task counts from there).  A read
@@ -374,10 +387,15 @@ static void vs_hw_push(struct vs_thread *t, const struct vs_hw_read *end,
 /*
  * Disable (@pause) or enable the thread's event group: its leader.  The
  * ring's pause (--sample) goes outside, so that the counters, which count
- * from the enable to the disable, do not count it.
+ * from the enable to the disable, do not count it.  Under the pause gate
+ * the group stays enabled and only the ring is paused or resumed.
  */
 static void vs_pause(struct vs_thread *t, int pause)
 {
+	if (t->pause_gate) {
+		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
+		return;
+	}
 	if (t->paused_ring && !pause)
 		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE,
@@ -399,9 +417,12 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	end = vs_now();
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
+	/* a group that counts on after the pause is read before it */
+	if (t->nr_counters && t->pause_gate)
+		vs_read_deltas(t, counters);
 	if (pause)
 		vs_pause(t, 1);
-	if (t->nr_counters)
+	if (t->nr_counters && !t->pause_gate)
 		vs_read_deltas(t, counters);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -451,8 +472,12 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 	if (!selected || !vs_ready(t))
 		return;
 	ring = t->ring;
-	if (!running)
+	if (!running) {
 		vs_pause(t, 0);
+		/* the group counted since the last read: a new base */
+		if (t->pause_gate && t->nr_counters)
+			vs_read_deltas(t, t->scratch);
+	}
 	if (t->hw_sock >= 0)
 		vs_hw_update(t);
 	t->hw_begun = t->hw_fd >= 0 && vs_hw_read(t, &t->hw_begin);

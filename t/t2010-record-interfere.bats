@@ -65,7 +65,9 @@ load record-lib
 	check 'T["1"]["sum"].get("irq.vector.local_timer.count", 0) <= 20'
 }
 
-@test "kernel events outside selected tasks never reach the recorder" {
+# check_outside_faults: the tasks of type 2 touch 64 pages each, and
+# 2000 more are touched after each task: none of those may be counted
+check_outside_faults() {
 	record_if -n 20 --types fault --pages 64
 	inside=$("$STATS" 'print(T["2"]["max"]["fault.page.count"]) or True' < t.json)
 	record_if -n 20 --types fault --pages 64 --outside-pages 2000
@@ -76,6 +78,16 @@ load record-lib
 	assert_output 0
 	run grep -c '"kind":"lost"' t.json
 	assert_output 0
+}
+
+@test "kernel events outside selected tasks never reach the recorder" {
+	# --rate 1: the group stays enabled, the paused ring drops them
+	check_outside_faults
+}
+
+@test "kernel events outside selected tasks: the disabled group below rate 1" {
+	# nearly every task selected, but the group is disabled between them
+	RECORD_OPTS="--rate 0.999" check_outside_faults
 }
 
 # check_fault_window N: in t.json, the page-faults counter of every task
@@ -102,14 +114,17 @@ check_fault_window() {
 @test "software counters count exactly the task's window" {
 	# 500 page faults between tasks: the page-faults counter of a task
 	# counts the faults its fault tracepoints saw, none of the others
+	# (at --rate 1 the group counts all along, gated by the ring's
+	# pause: the counters' base is read at the begin)
 	record_if -n 30 --types fault,compute --pages 64 --outside-pages 500
 	check_fault_window 30
 }
 
 @test "software counters: unselected tasks in between add nothing" {
-	# a task's deltas are its end read minus the previous selected task's
-	# end read: the faults of the unselected tasks and of the gaps between
-	# must not reach the next selected one
+	# below --rate 1 the group is disabled between selected tasks: a
+	# task's deltas are its end read minus the previous selected task's
+	# end read, and the faults of the unselected tasks and of the gaps
+	# between must not reach the next selected one
 	RECORD_OPTS="--rate 0.5" record_if -n 40 --types fault,compute \
 		--pages 64 --outside-pages 500
 	# 80 tasks at 50%: some selected, some not, both types selected
