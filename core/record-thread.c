@@ -14,6 +14,9 @@
  * previous end's read is the task's base).  Outside selected tasks
  * nothing of the thread is active: no record reaches the ring, no counter
  * counts, and a context switch of the thread finds no event to schedule.
+ * At --rate 1 (vs_gate_by_pause()) the leader is opened enabled and the
+ * ring paused instead: the library resumes and pauses the ring and reads
+ * the counters at both ends.
  * (A group led by a dummy loses tracepoint samples: the leader is a
  * tracepoint.)  With
  * --sample the sampling event stays outside the group and the ring starts
@@ -701,8 +704,8 @@ static void track_wait(struct vs_session *s, struct vs_rthread *rt,
 }
 
 /*
- * The switches of a thread inside its selected tasks (its events are
- * enabled only then) that begin and end its blocked waits, as
+ * The switches of a thread inside its selected tasks (its events reach
+ * the ring only then) that begin and end its blocked waits, as
  * VS_REC_SWITCH records, for the blame along wake-up edges
  * (core/wakeup.h): a preemption is woken by no one, so neither its
  * switch out nor the switch in that ends it is written (on a ping-pong,

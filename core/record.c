@@ -449,7 +449,7 @@ static void set_wake_filter(struct vs_recorder *r)
 /*
  * sched:sched_waking on @cpu, system-wide, into its own ring: the
  * wake-ups of the recorded threads that the command's threads make.  The
- * event fires in the waker's context, whose own events are disabled
+ * event fires in the waker's context, whose own events are gated off
  * outside tasks, so it is opened per CPU, like the tracking events; the
  * kernel drops the wake-ups of other threads (set_wake_filter()), the
  * waker's process is checked when the ring is read.  Without it (no such
