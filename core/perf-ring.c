@@ -3,6 +3,7 @@
  * perf-ring.c - perf_event_open(2) and the reader of mmap'd perf rings.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,7 +16,10 @@
 #define VS_PAGE_SIZE	4096
 /* The largest record a ring may hold (a long mmap2 or raw sample). */
 #define VS_MAX_RECORD	65536
-/* Closer than this to full, the kernel may have dropped a record. */
+/*
+ * Closer than this to full (half a ring that is smaller), the kernel may
+ * have dropped a record.
+ */
 #define VS_FULL_MARGIN	8192
 
 uint64_t vs_perf_clock_ns(void)
@@ -40,6 +44,8 @@ int vs_perf_ring_mmap(struct vs_perf_ring *ring, int fd, unsigned int pages)
 	ring->fd = fd;
 	ring->data_size = (size_t)pages * VS_PAGE_SIZE;
 	ring->copy = NULL;
+	ring->prev_tail = ring->window_end = 0;
+	ring->stuck_at = UINT64_MAX;
 	ring->full = false;
 	ring->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring->base == MAP_FAILED) {
@@ -58,6 +64,24 @@ void vs_perf_ring_unmap(struct vs_perf_ring *ring)
 	ring->copy = NULL;
 }
 
+/*
+ * Whether a PERF_RECORD_LOST at @pos, read by a read from @tail, lies
+ * where the ring was near full, against the tail the kernel saw when it
+ * wrote there: @tail, or in the window of the read before (up to the
+ * head it found after its store) that read's own tail.
+ */
+static bool near_full(const struct vs_perf_ring *ring, uint64_t pos,
+		      uint64_t tail)
+{
+	size_t margin = ring->data_size >= 2 * VS_FULL_MARGIN ?
+			VS_FULL_MARGIN : ring->data_size / 2;
+
+	return pos + margin >= tail + ring->data_size ||
+	       (pos <= ring->window_end &&
+		pos + margin >= ring->prev_tail + ring->data_size) ||
+	       pos == ring->stuck_at;
+}
+
 size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 		       void *ctx)
 {
@@ -65,15 +89,11 @@ size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 	const char *data = (const char *)ring->base + VS_PAGE_SIZE;
 	uint64_t mask = ring->data_size - 1;
 	uint64_t head, tail, start;
-	bool full;
 
 	if (!pc)
 		return 0;
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	start = tail = pc->data_tail;
-	full = head - tail + VS_FULL_MARGIN >= ring->data_size;
-	if (full)
-		ring->full = true;
 	while (tail < head) {
 		const struct perf_event_header *h =
 			(const void *)(data + (tail & mask));
@@ -93,11 +113,18 @@ size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 			memcpy(ring->copy + first, data, size - first);
 			h = (const void *)ring->copy;
 		}
+		ring->full = h->type == PERF_RECORD_LOST &&
+			     near_full(ring, tail, start);
 		fn(ctx, h);
-		if (h->type == PERF_RECORD_LOST && !full)
-			ring->full = false;
 		tail += size;
 	}
+	if (tail > ring->stuck_at)
+		ring->stuck_at = UINT64_MAX;	/* a record was written there */
+	if (near_full(ring, head, start))
+		ring->stuck_at = head;		/* the next one may be a LOST */
+	ring->full = ring->stuck_at != UINT64_MAX;
+	ring->prev_tail = start;
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	ring->window_end = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	return head - start;
 }

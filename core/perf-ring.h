@@ -20,9 +20,12 @@ struct vs_perf_ring {
 	void *base;			/* the control page */
 	size_t data_size;		/* power of two */
 	char *copy;			/* for records that wrap around */
-	bool full;			/* the ring came near full and no
-					 * PERF_RECORD_LOST was read since:
-					 * the next one is a real loss */
+	uint64_t prev_tail;		/* where the last read began, */
+	uint64_t window_end;		/* ... and the head after it ended */
+	uint64_t stuck_at;		/* the head of a read that found the
+					 * ring near full, until a record is
+					 * read there; UINT64_MAX: none */
+	bool full;			/* see vs_perf_ring_read() */
 };
 
 /**
@@ -47,10 +50,19 @@ typedef void (*vs_perf_record_fn)(void *ctx, const struct perf_event_header *h);
 /**
  * vs_perf_ring_read - hand every record in the ring to @fn, in order
  *
- * While it runs, @ring->full says whether the ring came close enough to
- * full for the kernel to have dropped records for want of space, since
- * the last PERF_RECORD_LOST read: the kernel reports such a loss at its
- * first write after the reader made room, so one or more reads later.
+ * The kernel counts in one PERF_RECORD_LOST the records it dropped for
+ * want of room and those it dropped while the ring was paused
+ * (PERF_EVENT_IOC_PAUSE_OUTPUT), and writes it where the head stood at
+ * the first drop, at its next write that fits.  So a LOST record counts
+ * a drop for want of room only if it lies where the ring was near full
+ * (less than 8 KiB short of a ring's size past the tail the kernel saw):
+ * past the tail of this read; or, among the records written while the
+ * read before ran (up to the head it found after storing its tail),
+ * past that read's tail; or at the head of a read that found the ring
+ * near full and saw no record written there since.  When @fn gets a LOST
+ * record, @ring->full says whether it lies there; false: it counts pause
+ * drops alone.  After the read, @ring->full says whether the ring may be
+ * dropping records now, their LOST record still to come.
  * Returns the bytes read.
  */
 size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,

@@ -991,7 +991,9 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 	vs_perf_ring_read(&rt->ring, on_record, args);
 	rt->horizon = horizon;
 	settle_wakeups(s, rt, false);
-	if (rt->ring.full && !rt->overflow_since)
+	if (!rt->ring.full)
+		rt->overflow_since = 0;		/* no drop's LOST to come */
+	else if (!rt->overflow_since)
 		rt->overflow_since = rt->last_time ? rt->last_time : 1;
 	for (first = tail = r->tail; tail < head; tail++)
 		feed_task(s, rt, &r->slot[tail & (VS_RING_ENTRIES - 1)]);
