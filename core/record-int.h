@@ -74,6 +74,9 @@ struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
 	uint64_t lost_events;		/* kernel events lost (ring full) */
+	uint64_t lost_uncounted;	/* threads that ended with their ring
+					 * full: their last drops' LOST never
+					 * written */
 	uint64_t paused_drops;		/* events dropped while paused */
 	uint64_t dropped_tasks;		/* task ring full in the library */
 	uint64_t unmatched_ends;	/* vs_task_end() without begin */

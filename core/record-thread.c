@@ -1025,6 +1025,7 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 		};
 
 		feed(s, &lost);
+		s->stats.lost_uncounted++;
 	}
 	if (rt->begun_seq) {
 		feed_until(s, rt, UINT64_MAX, true);

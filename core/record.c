@@ -1464,7 +1464,7 @@ static void summary(struct vs_recorder *r)
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
-	char where[4200];
+	char where[4200], uncounted[128] = "";
 	int i;
 
 	if (files)
@@ -1508,11 +1508,15 @@ static void summary(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %llu process, mapping and "
 			"wake-up records lost (ring full)\n",
 			(unsigned long long)r->lost_tracking);
-	if (r->s.stats.lost_events)
-		fprintf(stderr, "varscope record: %llu kernel events lost (ring full), "
-			"%llu tasks flagged; a larger --mmap-pages helps\n",
-			(unsigned long long)r->s.stats.lost_events,
-			(unsigned long long)a->lost_tasks);
+	if (r->s.stats.lost_uncounted)
+		snprintf(uncounted, sizeof(uncounted), "; %llu threads ended "
+			 "with a full ring, whose last drops the kernel never "
+			 "counted out", (unsigned long long)r->s.stats.lost_uncounted);
+	if (r->s.stats.lost_events || r->s.stats.lost_uncounted)
+		fprintf(stderr, "varscope record: %llu kernel events lost (ring "
+			"full), %llu tasks flagged%s; a larger --mmap-pages "
+			"helps\n", (unsigned long long)r->s.stats.lost_events,
+			(unsigned long long)a->lost_tasks, uncounted);
 	if (r->s.stats.dropped_tasks)
 		fprintf(stderr, "varscope record: %llu tasks dropped (task ring full)\n",
 			(unsigned long long)r->s.stats.dropped_tasks);
