@@ -34,7 +34,9 @@
  * tasks, which must not reach the recorder), --fork (a child process repeats the
  * tasks), --exec (then exec itself for 3 compute tasks), --crash (die of
  * SIGSEGV at the end), --odd (an end without begin, a begin twice, a
- * thread that exits inside a task).
+ * thread that exits inside a task), --step (each task waits for a line
+ * on stdin, and prints "interfere: step N done" after it: a test stops
+ * the recorder around a task).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +74,7 @@ static struct {
 	long burst_us;			/* 0: periodic co-runner */
 	long burst_every;		/* --burst-us: every K-th task, 0: none */
 	const char *types;
-	bool fork, exec, crash, odd;
+	bool fork, exec, crash, odd, step;
 	const char *argv0;
 } opt = {
 	.tasks = 20, .sleep_us = 2000, .pages = 256, .work_us = 2000,
@@ -248,6 +250,25 @@ static void *corunner(void *arg)
 	return NULL;
 }
 
+/* --step: wait for a line on stdin @before a task, say so after it. */
+static void step(bool before)
+{
+	static long done;
+	char line[64];
+
+	if (!opt.step)
+		return;
+	if (before) {
+		if (!fgets(line, sizeof(line), stdin)) {
+			fprintf(stderr, "interfere: --step: no line on stdin\n");
+			exit(1);
+		}
+		return;
+	}
+	printf("interfere: step %ld done\n", ++done);
+	fflush(stdout);
+}
+
 static void *worker(void *arg)
 {
 	int type = (int)(long)arg;
@@ -258,7 +279,9 @@ static void *worker(void *arg)
 		set_fifo(1);
 	}
 	for (i = 0; i < opt.tasks; i++) {
+		step(true);
 		one_task(type);
+		step(false);
 		touch_pages(opt.outside_pages);
 	}
 	set_normal();
@@ -395,7 +418,7 @@ static void usage(void)
 		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
 		"                 [--wave N] [--outside-pages N] [--burst-us N]\n"
 		"                 [--burst-every K]\n"
-		"                 [--fork] [--exec] [--crash] [--odd]\n");
+		"                 [--fork] [--exec] [--crash] [--odd] [--step]\n");
 	exit(2);
 }
 
@@ -446,6 +469,8 @@ int main(int argc, char **argv)
 			opt.crash = true;
 		else if (!strcmp(argv[i], "--odd"))
 			opt.odd = true;
+		else if (!strcmp(argv[i], "--step"))
+			opt.step = true;
 		else
 			usage();
 	}
