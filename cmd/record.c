@@ -11,8 +11,6 @@
 #include "../core/parse-options.h"
 #include "../core/record.h"
 
-#define VS_DEFAULT_MMAP_PAGES	32
-
 static const char *const record_usage[] = {
 	"varscope record [<options>] [--] COMMAND [ARGS]",
 	"varscope record [<options>] --task-func SYMBOL[@BINARY] -p PID",
@@ -62,7 +60,7 @@ int cmd_record(int argc, const char **argv)
 		.sample_period = NOT_GIVEN,
 		.sample_freq = NOT_GIVEN,
 	};
-	int mmap_pages = VS_DEFAULT_MMAP_PAGES;
+	int mmap_pages = -1;	/* not given: the default */
 	const struct vs_option options[] = {
 		OPT_STRING('o', "output", &opts.output, "file",
 			   "output file (default varscope.data; an existing one "
@@ -103,7 +101,7 @@ int cmd_record(int argc, const char **argv)
 			"cpu-clock samples per second (default 4000)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
-			    "(a power of two, default 32)"),
+			    "(a power of two; default 128, 256 with --sample)"),
 		OPT_END()
 	};
 	char *cmdline, *tps = NULL, *raws = NULL, err[256];
@@ -124,8 +122,8 @@ int cmd_record(int argc, const char **argv)
 	if (opts.max_size && !opts.segment_ns)
 		option_error("max-size", "needs --segment-length: only whole "
 			     "segment files are removed");
-	if (mmap_pages < 1 || mmap_pages > 65536 ||
-	    (mmap_pages & (mmap_pages - 1)))
+	if (mmap_pages != -1 && (mmap_pages < 1 || mmap_pages > 65536 ||
+				 (mmap_pages & (mmap_pages - 1))))
 		option_error("mmap-pages", "must be a power of two up to 65536");
 	if (vs_record_split_events(opts.events, &tps, &raws, err, sizeof(err)))
 		option_error("event", "%s", err);
@@ -149,7 +147,7 @@ int cmd_record(int argc, const char **argv)
 		fprintf(stderr, "varscope record: no command to run\n");
 		usage_with_options(record_usage, options);
 	}
-	opts.mmap_pages = mmap_pages;
+	opts.mmap_pages = mmap_pages == -1 ? 0 : mmap_pages;
 	opts.argv = argv;
 	opts.cmdline = cmdline;
 	status = vs_record(&opts);

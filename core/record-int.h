@@ -70,6 +70,21 @@ struct vs_raw_sample {
 #define VS_NR_SW_COUNTERS	4
 #define VS_SW_COUNTERS_AT	1
 
+/*
+ * The default size of a thread's ring (no -m), in data pages: perf
+ * record's 512 KiB per CPU.  Under --sample, 1 MiB: each busy thread
+ * writes about 1.1 MB a second there (a callchain sample and the timer
+ * interrupt's entry and exit every 250 us of CPU), and a recorder on a
+ * loaded machine was seen waiting 450 ms for a CPU.  Past
+ * VS_RING_BUDGET of rings open at once (256 threads, or 128 sampled),
+ * new threads get 128 KiB rings: 1000 threads at once take 221 MiB
+ * (237 MiB sampled), one thread 512 KiB.
+ */
+#define VS_RING_PAGES		128
+#define VS_RING_PAGES_SAMPLE	256
+#define VS_RING_PAGES_OVER	32
+#define VS_RING_BUDGET		(128ull << 20)
+
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
@@ -92,6 +107,7 @@ struct vs_session {
 	struct vs_acct *acct;
 	struct vs_tp_set tps;
 	int epoll_fd;			/* rings past their watermark wake it */
+	uint64_t ring_bytes;		/* of the threads' rings open now */
 	bool have_switch_tp;		/* sched_switch gives the wait state */
 	struct vs_tp_waking waking;	/* wake-up edges; id -1: none */
 	uint16_t sw_ids[VS_NR_SW_COUNTERS];

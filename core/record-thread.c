@@ -163,13 +163,15 @@ void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
 	attr->clockid = CLOCK_MONOTONIC;
 }
 
-static void close_fds(struct vs_rthread *rt, int epoll_fd)
+static void close_fds(struct vs_session *s, struct vs_rthread *rt)
 {
 	int i;
 
 	/* the library holds the leader's file too: epoll would keep it */
 	if (rt->nr_tp)
-		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, rt->tp_fd[0], NULL);
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, rt->tp_fd[0], NULL);
+	if (rt->ring.base)
+		s->ring_bytes -= rt->ring.data_size;
 	vs_perf_ring_unmap(&rt->ring);
 	for (i = 0; i < rt->nr_tp; i++)
 		close(rt->tp_fd[i]);
@@ -248,29 +250,48 @@ static int open_tracepoint(struct vs_session *s, struct vs_rthread *rt,
 }
 
 /*
+ * The data pages of a new thread's ring: -m, or VS_RING_PAGES
+ * (VS_RING_PAGES_SAMPLE under --sample) while the rings open total less
+ * than VS_RING_BUDGET, VS_RING_PAGES_OVER past it.
+ */
+static unsigned int ring_pages(const struct vs_session *s)
+{
+	if (s->opts->mmap_pages)
+		return s->opts->mmap_pages;
+	if (s->ring_bytes >= VS_RING_BUDGET)
+		return VS_RING_PAGES_OVER;
+	return s->sampling ? VS_RING_PAGES_SAMPLE : VS_RING_PAGES;
+}
+
+/*
  * The leader: the first tracepoint, owning the ring, with the switch
  * records (context_switch: side-band records of an event that is off
  * are not written, so they too come only inside selected tasks), read
  * with PERF_FORMAT_GROUP: { nr, leader, counters..., tracepoints... }.
+ * The recorder drains every ring each 10 ms; a burst (a task's fault
+ * storm) wakes it when the ring is a quarter full, so that it has the
+ * other three quarters' time to come.
  */
 static int open_leader(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct perf_event_attr attr;
-	unsigned int pages = s->opts->mmap_pages;
+	unsigned int pages = ring_pages(s);
 	int fd;
 
 	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, s->tps.tp[0].id);
 	attr.context_switch = 1;
 	attr.read_format = PERF_FORMAT_GROUP;
 	attr.watermark = 1;
-	attr.wakeup_watermark = pages * 4096 / 2;
+	attr.wakeup_watermark = pages * 4096 / 4;
 	fd = open_member(s, rt, &attr);
 	if (fd < 0)
 		return -1;
 	rt->tp_fd[rt->nr_tp++] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &rt->tp_id[0]) ||
-	    vs_perf_ring_mmap(&rt->ring, fd, pages) ||
-	    (vs_ring_paused(s) && ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)))
+	    vs_perf_ring_mmap(&rt->ring, fd, pages))
+		return -1;
+	s->ring_bytes += rt->ring.data_size;
+	if (vs_ring_paused(s) && ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
 		return -1;
 	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd,
 			 &(struct epoll_event){ .events = EPOLLIN,
@@ -461,7 +482,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 							    &rt->sample_id)) < 0) ||
 	    open_task_ring(rt) || open_hw(s, rt)) {
 		err = errno;
-		close_fds(rt, s->epoll_fd);
+		close_fds(s, rt);
 		free(rt);
 		errno = err;
 		return NULL;
@@ -1033,7 +1054,7 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 			ev.time = s->last_time;
 	}
 	feed(s, &ev);
-	close_fds(rt, s->epoll_fd);
+	close_fds(s, rt);
 	free(rt->queue.buf);
 	free(rt->snaps.buf);
 	free(rt->wakes);

@@ -16,7 +16,8 @@ struct vs_record_opts {
 	uint64_t segment_ns;		/* numbered files this long, 0: one */
 	uint64_t max_size;		/* bytes of all of them, 0: no bound */
 	const char *events;		/* -e list, NULL: the default set */
-	unsigned int mmap_pages;	/* data pages of each per-thread ring */
+	unsigned int mmap_pages;	/* data pages of each per-thread ring,
+					 * 0: the default (core/record-int.h) */
 	const char *task_funcs;		/* --task-func list, or NULL */
 	const char *probe_funcs;	/* --probe list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */

@@ -26,10 +26,8 @@ say() {
 }
 
 say "recording 400 tasks of examples/interfere (a few seconds)"
-# a task that faults 4096 pages writes 4096 events in a few ms: rings
-# of 128 pages hold them where the default 32 lose some
 set -x
-"$varscope" record -m 128 -o "$data" -- sh -c "
+"$varscope" record -o "$data" -- sh -c "
 	$interfere -n 170 --types sleep,fault --sleep-us 2000 --pages 64 &&
 	$interfere -n 30 --types sleep,fault --sleep-us 20000 --pages 4096"
 { set +x; } 2>/dev/null

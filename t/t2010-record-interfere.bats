@@ -161,3 +161,65 @@ check_fault_window() {
 	        assert r["flags"] & 1, r
 	EOF
 }
+
+# wait_for COMMAND...: until COMMAND succeeds (at most 60 s)
+wait_for() {
+	local i
+	for i in $(seq 1200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	echo "timed out: $*" >&2
+	return 1
+}
+
+# tasks_on_disk N: the trace being written holds N task records
+tasks_on_disk() {
+	[ "$("$VARSCOPE" script -i t.data --format json 2>/dev/null |
+	      grep -c '"kind":"task"')" = "$1" ]
+}
+
+# storm_stopped RECORD_OPTS...: record two tasks of 3000 page faults on
+# one thread, the second with the recorder stopped (SIGSTOP) from before
+# it begins until after it ends: the ring alone holds its ~240 KB of
+# events.  The first one's record on disk says its events were read.
+storm_stopped() {
+	rm -f go
+	mkfifo go
+	"$VARSCOPE" record -o t.data "$@" -- "$IF" -n 2 --types fault \
+		--pages 3000 --step < go > truth 2> err &
+	local pid=$! fd
+	exec {fd}> go
+	echo >&$fd
+	wait_for tasks_on_disk 1
+	kill -STOP $pid
+	echo >&$fd
+	wait_for grep -q "step 2 done" truth
+	kill -CONT $pid
+	exec {fd}>&-
+	wait $pid
+	"$VARSCOPE" script -i t.data --format json > t.json
+}
+
+@test "the default ring holds a 3000-fault task the old one lost" {
+	# the old default, 32 pages (128 KiB): the kernel must drop events
+	storm_stopped -m 32
+	grep -q '^varscope record: [0-9]* kernel events lost (ring full), [12] tasks flagged; 1 threads ended with a full ring' err
+	python3 - <<-'PY'
+	import json
+	t = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	assert len(t) == 2, t
+	assert t[1]["flags"] & 1 and t[1]["values"]["fault.page.count"] < 3000, t[1]
+	PY
+	# the default (512 KiB): every fault, nothing lost or flagged
+	storm_stopped
+	run grep -c "lost" err
+	assert_output 0
+	run grep -c '"kind":"lost"' t.json
+	assert_output 0
+	check 'T["2"]["tasks"] == 2 and not T["2"]["flagged"]'
+	check 'T["2"]["min"]["fault.page.count"] >= 3000'
+	# ground truth: the pages touched, and the software counter
+	grep -q 'type=2 name=fault tasks=2 .*pages=6000' truth
+	check 'T["2"]["sum"]["page-faults"] == T["2"]["sum"]["fault.page.count"]'
+}
