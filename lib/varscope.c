@@ -190,7 +190,7 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 	struct cmsghdr *cmsg;
 	ssize_t n;
 
-	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	n = TEMP_FAILURE_RETRY(recvmsg(sock, &msg, MSG_CMSG_CLOEXEC));
 	if (n != sizeof(*reply) || reply->magic != VS_REG_MAGIC)
 		return -1;
 	cmsg = CMSG_FIRSTHDR(&msg);
@@ -206,7 +206,10 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 /*
  * vs_register - get the calling thread's descriptors from the recorder.
  * Once per thread; blocks for the round trip (a few ms while the recorder
- * opens the events).  On any failure the thread stays unrecorded.
+ * opens the events).  A signal that interrupts it (a program's interval
+ * timer: a socket with a receive timeout is never restarted) does not
+ * end it: each call is made again.  On any failure the thread stays
+ * unrecorded.
  */
 static bool vs_register(struct vs_thread *t)
 {
@@ -226,9 +229,11 @@ static bool vs_register(struct vs_thread *t)
 		return false;
 	memcpy(addr.sun_path + 1, vs_sock_name, len);
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(sock, (struct sockaddr *)&addr,
-		    offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
-	    send(sock, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
+	if (TEMP_FAILURE_RETRY(connect(sock, (struct sockaddr *)&addr,
+				       offsetof(struct sockaddr_un, sun_path) +
+				       1 + len)) ||
+	    TEMP_FAILURE_RETRY(send(sock, &req, sizeof(req), MSG_NOSIGNAL)) !=
+	    sizeof(req) ||
 	    vs_recv_fds(sock, &reply, fds)) {
 		close(sock);
 		return false;

@@ -197,3 +197,52 @@ recorder_perf_fds() {
 	check 'T["4"]["tasks"] > 100'
 	[ "$umount_status" = 0 ]
 }
+
+@test "threads that take a signal every 20 us register and record every task" {
+	require_cmd "$VS_CC"
+	# SIGALRM every 20 us, handler without SA_RESTART: each thread's
+	# registration round trip (at its first task) is interrupted, most
+	# of them more than once
+	cat > alarm.c <<-'EOF2'
+	#include <pthread.h>
+	#include <signal.h>
+	#include <string.h>
+	#include <sys/time.h>
+	#include <time.h>
+	#include "varscope.h"
+	static void tick(int sig) { (void)sig; }
+	static void *one_task(void *arg)
+	{
+		struct timespec left = { 0, 1000000 };
+
+		vs_task_begin(1);
+		while (nanosleep(&left, &left))
+			;
+		vs_task_end(1);
+		return arg;
+	}
+	int main(void)
+	{
+		struct sigaction sa;
+		struct itimerval it = { { 0, 20 }, { 0, 20 } };
+		pthread_t t;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = tick;
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+		for (int i = 0; i < 20; i++) {
+			pthread_create(&t, NULL, one_task, NULL);
+			pthread_join(t, NULL);
+		}
+		return 0;
+	}
+	EOF2
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o alarm alarm.c \
+		"$VS_LIBDIR/libvarscope.a" -lpthread
+	run "$VARSCOPE" record -o t.data -- ./alarm
+	assert_success
+	assert_line --partial "varscope record: 20 tasks of 20 threads written to t.data"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 20 and len(T["1"]["tids"]) == 20'
+}
