@@ -603,7 +603,13 @@ static bool vs_parse_ctl(const char *ctl)
 	return have_sock;
 }
 
-__attribute__((constructor)) static void vs_init(void)
+/*
+ * The first constructor of the program (the lowest priority a program may
+ * take): linked statically, the library's constructor would otherwise run
+ * after those of the objects before it on the link line, and a task begun
+ * in one of them, or in a thread it starts, would be lost.
+ */
+__attribute__((constructor(101))) static void vs_init(void)
 {
 	const char *ctl = getenv(VS_CTL_ENV);
 

@@ -246,3 +246,49 @@ recorder_perf_fds() {
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check 'T["1"]["tasks"] == 20 and len(T["1"]["tids"]) == 20'
 }
+
+@test "a task begun in a constructor, linked statically, is recorded" {
+	require_cmd "$VS_CC"
+	# the program's object comes first on the link line, so its
+	# constructor comes first in .init_array: before the library's,
+	# unless that one has a priority
+	cat > ctor.c <<-'EOF2'
+	#include <pthread.h>
+	#include <time.h>
+	#include "varscope.h"
+	static void one_task(void)
+	{
+		struct timespec ts = { 0, 1000000 };
+
+		vs_task_begin(1);
+		nanosleep(&ts, NULL);
+		vs_task_end(1);
+	}
+	static void *worker(void *arg)
+	{
+		for (int i = 0; i < 5; i++)
+			one_task();
+		return arg;
+	}
+	static pthread_t early;
+	__attribute__((constructor)) static void start(void)
+	{
+		one_task();
+		pthread_create(&early, NULL, worker, NULL);
+	}
+	int main(void)
+	{
+		one_task();
+		pthread_join(early, NULL);
+		return 0;
+	}
+	EOF2
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o ctor ctor.c \
+		"$VS_LIBDIR/libvarscope.a" -lpthread
+	run "$VARSCOPE" record -o t.data -- ./ctor
+	assert_success
+	refute_output --partial "without begin"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# the constructor's, its thread's 5 and main's
+	check 'T["1"]["tasks"] == 7 and len(T["1"]["tids"]) == 2'
+}
