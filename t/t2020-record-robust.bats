@@ -238,12 +238,9 @@ recorder_perf_fds() {
 		return 0;
 	}
 	EOF2
-	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o alarm alarm.c \
-		"$VS_LIBDIR/libvarscope.a" -lpthread
-	run "$VARSCOPE" record -o t.data -- ./alarm
+	record_app alarm
 	assert_success
 	assert_line --partial "varscope record: 20 tasks of 20 threads written to t.data"
-	"$VARSCOPE" script -i t.data --format json > t.json
 	check 'T["1"]["tasks"] == 20 and len(T["1"]["tids"]) == 20'
 }
 
@@ -283,12 +280,9 @@ recorder_perf_fds() {
 		return 0;
 	}
 	EOF2
-	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o ctor ctor.c \
-		"$VS_LIBDIR/libvarscope.a" -lpthread
-	run "$VARSCOPE" record -o t.data -- ./ctor
+	record_app ctor
 	assert_success
 	refute_output --partial "without begin"
-	"$VARSCOPE" script -i t.data --format json > t.json
 	# the constructor's, its thread's 5 and main's
 	check 'T["1"]["tasks"] == 7 and len(T["1"]["tids"]) == 2'
 }
