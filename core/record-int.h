@@ -276,13 +276,20 @@ void vs_probe_write_symbols(struct vs_session *s);
 /* VS_REC_FUNC records written so far. */
 uint64_t vs_probe_funcs_written(const struct vs_session *s);
 
+/* What became of the calls of one --task-func, for the summary. */
+struct vs_probe_func_stats {
+	const char *symbol;
+	const char *outer;	/* the other function's name, or a phrase */
+	uint64_t nested;	/* made inside a call of another: not tasks */
+	uint64_t no_return;	/* outermost calls left without returning */
+};
+
 /*
- * vs_probe_nested_calls - calls of the @i-th --task-func made inside a
- * call of another one on their thread, which are not tasks; sets @symbol
- * to its name and @outer to the other function's (or a phrase)
+ * vs_probe_func_stats - fill @st for the @i-th --task-func; false when
+ * there is none
  */
-uint64_t vs_probe_nested_calls(const struct vs_session *s, int i,
-			       const char **symbol, const char **outer);
+bool vs_probe_func_stats(const struct vs_session *s, int i,
+			 struct vs_probe_func_stats *st);
 
 /**
  * vs_probe_open_cpu - open the tracepoints and the function probes on

@@ -18,6 +18,15 @@
  * A uprobe hit costs about 10 us here, twice per call; every kernel event
  * of the command reaches the recorder whatever the rate.
  *
+ * A call that never returns (longjmp() past it, as PostgreSQL's ereport()
+ * leaves PortalRun) never hits its uretprobe.  So every probe hit and
+ * tracepoint sample carries the thread's user stack pointer (REGS_USER),
+ * and a thread keeps the stack pointer of each open call at its entry,
+ * where its return address lies: an event of the thread whose user stack
+ * pointer is above it (a return hit one word above: that call returning)
+ * comes after the call's frame was unwound.  The call ends there; the
+ * outermost one's task is flagged VS_TASK_NO_RETURN.
+ *
  * --probe: the same probes, on functions measured rather than made tasks.
  * Each hit becomes a VS_REC_FUNC record (after the VS_REC_SYMBOL_DEF of its
  * function), for every call of every thread of the command: the library
@@ -33,6 +42,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include "core/record-int.h"
 #include "core/uprobe.h"
@@ -51,13 +61,15 @@ struct vs_probe_id {
 };
 
 /*
- * Per thread: nesting depth in the probed functions, the task type of the
+ * Per thread: the open calls of the probed functions, outermost first, by
+ * their user stack pointer at entry (0: unknown); the task type of the
  * outermost call, task numbers.
  */
 struct vs_probe_thread {
 	struct vs_probe_thread *next;
 	uint32_t tid;
-	uint32_t depth;
+	uint32_t depth, alloc;
+	uint64_t *entry_sp;
 	uint32_t type;
 	uint32_t seq;
 	bool selected;
@@ -65,6 +77,7 @@ struct vs_probe_thread {
 
 struct vs_pending {
 	struct vs_acct_event ev;
+	uint64_t sp;			/* user stack pointer, 0: unknown */
 	uint64_t order;			/* ring order among equal times */
 };
 
@@ -82,6 +95,8 @@ struct vs_probe {
 	uint64_t funcs_written;		/* VS_REC_FUNC records */
 	/* calls of a --task-func inside another's: not tasks */
 	uint64_t nested[VS_MAX_TASK_FUNCS];
+	/* outermost calls left without their return */
+	uint64_t no_return[VS_MAX_TASK_FUNCS];
 	struct vs_probe_id *ids;
 	unsigned int nr_ids, alloc_ids;
 	struct vs_probe_thread *threads[VS_PROBE_BUCKETS];
@@ -175,17 +190,19 @@ uint64_t vs_probe_funcs_written(const struct vs_session *s)
 	return s->probe ? s->probe->funcs_written : 0;
 }
 
-uint64_t vs_probe_nested_calls(const struct vs_session *s, int i,
-			       const char **symbol, const char **outer)
+bool vs_probe_func_stats(const struct vs_session *s, int i,
+			 struct vs_probe_func_stats *st)
 {
 	const struct vs_probe *p = s->probe;
 
 	if (!p || i >= p->nr_task_func)
-		return 0;
-	*symbol = p->func[i].symbol;
-	*outer = p->nr_task_func == 2 ? p->func[!i].symbol :
-					"another --task-func";
-	return p->nested[i];
+		return false;
+	st->symbol = p->func[i].symbol;
+	st->outer = p->nr_task_func == 2 ? p->func[!i].symbol :
+					   "another --task-func";
+	st->nested = p->nested[i];
+	st->no_return = p->no_return[i];
+	return true;
 }
 
 /* The VS_REC_SYMBOL_DEF of every measured function. */
@@ -240,7 +257,9 @@ static int open_into(struct vs_probe *p, struct perf_event_attr *attr,
 
 	if (kind != VS_ID_SAMPLE) {
 		attr->sample_period = 1;
-		attr->sample_type = VS_SAMPLE_TYPE;
+		/* RAW then REGS_USER: user_sp() */
+		attr->sample_type = VS_SAMPLE_TYPE | PERF_SAMPLE_REGS_USER;
+		attr->sample_regs_user = 1ull << PERF_REG_X86_SP;
 		attr->sample_id_all = 1;
 		attr->use_clockid = 1;
 		attr->clockid = CLOCK_MONOTONIC;
@@ -295,13 +314,15 @@ fail:
 	return -1;
 }
 
-static struct vs_probe_thread *probe_thread(struct vs_probe *p, uint32_t tid)
+/* The calls of thread @tid, made when absent if @create. */
+static struct vs_probe_thread *probe_thread(struct vs_probe *p, uint32_t tid,
+					    bool create)
 {
 	struct vs_probe_thread **slot = &p->threads[tid % VS_PROBE_BUCKETS];
 
 	while (*slot && (*slot)->tid != tid)
 		slot = &(*slot)->next;
-	if (!*slot) {
+	if (!*slot && create) {
 		*slot = calloc(1, sizeof(**slot));
 		if (*slot)
 			(*slot)->tid = tid;
@@ -309,7 +330,23 @@ static struct vs_probe_thread *probe_thread(struct vs_probe *p, uint32_t tid)
 	return *slot;
 }
 
-static struct vs_acct_event *pend(struct vs_probe *p)
+/* The REGS_USER of a sample of open_into(): the stack pointer, 0 if none. */
+static uint64_t user_sp(const struct vs_raw_sample *smp)
+{
+	const char *regs = smp->raw + smp->raw_size;
+	const char *end = (const char *)smp + smp->header.size;
+	uint64_t abi, sp;
+
+	if (regs + 2 * sizeof(uint64_t) > end)
+		return 0;
+	memcpy(&abi, regs, sizeof(abi));
+	memcpy(&sp, regs + sizeof(abi), sizeof(sp));
+	return abi == PERF_SAMPLE_REGS_ABI_NONE ? 0 : sp;
+}
+
+/* A new pending event of @smp's thread, with its stack pointer. */
+static struct vs_acct_event *pend(struct vs_probe *p,
+				  const struct vs_raw_sample *smp)
 {
 	struct vs_pending *e;
 
@@ -325,6 +362,8 @@ static struct vs_acct_event *pend(struct vs_probe *p)
 	e = &p->pending[p->nr_pending++];
 	memset(e, 0, sizeof(*e));
 	e->order = p->order++;
+	if (smp)
+		e->sp = user_sp(smp);
 	return &e->ev;
 }
 
@@ -349,11 +388,11 @@ static void on_measured_call(struct vs_session *s,
 	s->probe->funcs_written++;
 }
 
-/* A uprobe or uretprobe hit, made a call by take_call() at the flush. */
+/* A uprobe or uretprobe hit, made a call by take_event() at the flush. */
 static void pend_call(struct vs_probe *p, const struct vs_raw_sample *smp,
 		      const struct vs_probe_id *id)
 {
-	struct vs_acct_event *ev = pend(p);
+	struct vs_acct_event *ev = pend(p, smp);
 
 	if (!ev)
 		return;
@@ -390,7 +429,7 @@ static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
 		pend_call(p, smp, &p->ids[i]);
 		return;
 	}
-	ev = pend(p);
+	ev = pend(p, smp);
 	if (!ev)
 		return;
 	ev->time = smp->time;
@@ -418,7 +457,7 @@ static void on_lost(struct vs_session *s, const struct perf_event_header *h)
 	vs_session_write(s, &rec);
 	for (i = 0; i < VS_PROBE_BUCKETS; i++)
 		for (th = p->threads[i]; th; th = th->next) {
-			if (!(ev = pend(p)))
+			if (!(ev = pend(p, NULL)))
 				return;
 			ev->time = sid->time;
 			ev->until = sid->time;
@@ -438,7 +477,7 @@ void vs_probe_record(struct vs_session *s, const struct perf_event_header *h)
 		on_sample(s, (const void *)h);
 		break;
 	case PERF_RECORD_SWITCH:
-		if (vs_decode_switch(s, h, &ev) && (q = pend(s->probe)))
+		if (vs_decode_switch(s, h, &ev) && (q = pend(s->probe, NULL)))
 			*q = ev;
 		break;
 	case PERF_RECORD_LOST:
@@ -450,7 +489,7 @@ void vs_probe_record(struct vs_session *s, const struct perf_event_header *h)
 void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 {
 	struct vs_probe *p = s->probe;
-	struct vs_acct_event *ev = p->nr_task_func ? pend(p) : NULL;
+	struct vs_acct_event *ev = p->nr_task_func ? pend(p, NULL) : NULL;
 
 	if (ev) {
 		ev->time = time;
@@ -470,33 +509,102 @@ static void forget_thread(struct vs_probe *p, uint32_t tid)
 		struct vs_probe_thread *th = *slot;
 
 		*slot = th->next;
+		free(th->entry_sp);
 		free(th);
 	}
 }
 
-/*
- * A probe hit of @ev's thread, in time order: the outermost call is the
- * task (a thread is in one task at a time), and a call of another
- * function inside it is counted, as no task.  Fills in the task's id;
- * false when the hit makes no task begin or end (a nested call, a return
- * without entry, a task not selected).
- */
-static bool take_call(struct vs_probe *p, struct vs_acct_event *ev)
+/* A call enters at @sp: push it; false when out of memory. */
+static bool push_call(struct vs_probe_thread *th, uint64_t sp)
 {
-	struct vs_probe_thread *th = probe_thread(p, ev->tid);
-	bool entry = ev->kind == VS_ACCT_TASK_BEGIN;
+	if (th->depth == th->alloc) {
+		uint32_t alloc = th->alloc ? 2 * th->alloc : 8;
+		uint64_t *a = realloc(th->entry_sp, alloc * sizeof(*a));
 
-	if (!th || (!entry && !th->depth))
-		return false;
-	if (entry && th->depth && ev->type != th->type)
-		p->nested[ev->type - 1]++;
-	if (entry ? th->depth++ : --th->depth)
-		return false;
-	if (entry) {
-		th->type = ev->type;
-		th->selected = select_task(p);
-		th->seq++;
+		if (!a)
+			return false;
+		th->entry_sp = a;
+		th->alloc = alloc;
 	}
+	th->entry_sp[th->depth++] = sp;
+	return true;
+}
+
+/*
+ * Pop the open calls whose entry stack pointer is below @limit (0: none):
+ * their frames are gone.  Stops at a call whose stack pointer is unknown.
+ */
+static void pop_calls(struct vs_probe_thread *th, uint64_t limit)
+{
+	while (th->depth && th->entry_sp[th->depth - 1] &&
+	       th->entry_sp[th->depth - 1] < limit)
+		th->depth--;
+}
+
+/*
+ * The task of @ev's thread ended without its return (see the top): feed
+ * its end, at @ev's time, flagged VS_TASK_NO_RETURN.
+ */
+static void end_unreturned(struct vs_session *s, struct vs_probe_thread *th,
+			   const struct vs_acct_event *ev)
+{
+	struct vs_acct_event end = {
+		.time = ev->time, .cpu = ev->cpu, .tid = ev->tid,
+		.kind = VS_ACCT_TASK_END, .type = th->type,
+		.id = (uint64_t)ev->tid << 32 | th->seq,
+		.flags = VS_TASK_FUNC_PROBE | VS_TASK_NO_RETURN,
+	};
+
+	s->probe->no_return[th->type - 1]++;
+	if (th->selected)
+		vs_acct_feed(s->acct, &end);
+}
+
+/*
+ * Event @e of a thread, in time order.  First the open calls it shows
+ * over (see the top): a return hit at stack pointer R is the return of
+ * the call entered at R - 8, and the calls inside it were left; an entry
+ * at S leaves the open calls entered at S or below it; any other event
+ * at U, those entered below U - 8 (from a call's ret to its uretprobe
+ * the stack pointer is one word above its entry's, and the first ret of
+ * a process faults the kernel's trampoline page in).  Then, for a probe
+ * hit, the call: the outermost call is the task (a thread is in one task
+ * at a time), and a call of another function inside it is counted, as no
+ * task.  Fills in the task's id; false when @e is a hit that makes no
+ * task begin or end (a nested call, a return without entry, a task not
+ * selected).
+ */
+static bool take_event(struct vs_session *s, struct vs_pending *e)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_acct_event *ev = &e->ev;
+	bool entry = ev->kind == VS_ACCT_TASK_BEGIN;
+	bool ret = ev->kind == VS_ACCT_TASK_END;
+	struct vs_probe_thread *th = probe_thread(p, ev->tid, entry);
+	uint32_t depth;
+
+	if (!th)
+		return !entry && !ret;
+	depth = th->depth;
+	if (ret) {
+		pop_calls(th, e->sp);
+		if (th->depth == depth && th->depth)
+			th->depth--;	/* its stack pointer is unknown */
+		ev->id = (uint64_t)ev->tid << 32 | th->seq;
+		return depth && !th->depth && th->selected;
+	}
+	pop_calls(th, entry ? e->sp + 1 : e->sp > 8 ? e->sp - 8 : 0);
+	if (depth && !th->depth)
+		end_unreturned(s, th, ev);
+	if (!entry)
+		return true;
+	if (th->depth && ev->type != th->type)
+		p->nested[ev->type - 1]++;
+	if (!push_call(th, e->sp) || th->depth > 1)
+		return false;
+	th->type = ev->type;
+	th->selected = select_task(p);
+	th->seq++;
 	ev->id = (uint64_t)ev->tid << 32 | th->seq;
 	return th->selected;
 }
@@ -529,8 +637,7 @@ void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all)
 			s->last_time = ev->time;
 		if (ev->kind == VS_ACCT_THREAD_EXIT)
 			forget_thread(p, ev->tid);
-		if ((ev->kind == VS_ACCT_TASK_BEGIN ||
-		     ev->kind == VS_ACCT_TASK_END) && !take_call(p, ev))
+		if (!take_event(s, &p->pending[i]))
 			continue;
 		vs_acct_feed(s->acct, ev);
 	}
@@ -556,6 +663,7 @@ void vs_probe_free(struct vs_session *s)
 	for (i = 0; i < VS_PROBE_BUCKETS; i++)
 		for (th = p->threads[i]; th; th = next) {
 			next = th->next;
+			free(th->entry_sp);
 			free(th);
 		}
 	free(p->ids);

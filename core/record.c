@@ -1464,6 +1464,7 @@ static void summary(struct vs_recorder *r)
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
+	struct vs_probe_func_stats fs;
 	char where[4200], uncounted[128] = "";
 	int i;
 
@@ -1483,15 +1484,19 @@ static void summary(struct vs_recorder *r)
 			(unsigned long long)r->s.tasks_written,
 			(unsigned long long)r->s.stats.threads, where,
 			(unsigned long long)vs_rotwriter_bytes(r->s.out));
-	for (i = 0; i < VS_MAX_TASK_FUNCS; i++) {
-		const char *symbol, *outer;
-		uint64_t n = vs_probe_nested_calls(&r->s, i, &symbol, &outer);
-
-		if (n)
+	for (i = 0; vs_probe_func_stats(&r->s, i, &fs); i++) {
+		if (fs.nested)
 			fprintf(stderr, "varscope record: %llu calls of %s ran "
 				"inside a call of %s: not tasks (a thread is "
 				"in one task at a time)\n",
-				(unsigned long long)n, symbol, outer);
+				(unsigned long long)fs.nested, fs.symbol,
+				fs.outer);
+		if (fs.no_return)
+			fprintf(stderr, "varscope record: %llu calls of %s "
+				"left without returning (longjmp): ended at "
+				"the first event past their frame, flagged "
+				"NO_RETURN\n",
+				(unsigned long long)fs.no_return, fs.symbol);
 	}
 	if (vs_rotwriter_nr_removed(r->s.out))
 		fprintf(stderr, "varscope record: %u oldest segment files "

@@ -19,7 +19,8 @@
 
 /* Task flags that say a task's values may be incomplete or distorted. */
 #define FLAGGED_TASK	(VS_TASK_LOST_EVENTS | VS_TASK_MULTIPLEXED | \
-			 VS_TASK_DISTORTED | VS_TASK_TRUNCATED)
+			 VS_TASK_DISTORTED | VS_TASK_TRUNCATED | \
+			 VS_TASK_NO_RETURN)
 
 /* A column while it grows; becomes a struct vs_column at the end. */
 struct growing_column {

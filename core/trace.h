@@ -74,6 +74,8 @@ enum vs_record_kind {
 #define VS_TASK_TRUNCATED	(1u << 7)  /* recording stopped inside the task */
 #define VS_TASK_ATTACHED	(1u << 8)  /* a thread's work for another task:
 					      vs_task_attach() to detach */
+#define VS_TASK_NO_RETURN	(1u << 9)  /* --task-func: the call was left
+					      without returning (longjmp) */
 
 /* Sample flags: which optional fields are present. */
 #define VS_SAMPLE_ADDR		(1u << 0)

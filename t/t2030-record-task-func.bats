@@ -177,6 +177,54 @@ no_probes_left() {
 	check 'T["1"]["tasks"] == 50'
 }
 
+@test "--task-func: a call left by longjmp ends, flagged, and the next calls are tasks" {
+	require_uprobes
+	require_cmd cc
+	# odd requests fail: fail() longjmps past request() to main, so
+	# their uretprobe never fires (PostgreSQL's ereport() leaves
+	# PortalRun so); a recursive helper inside each request; the last
+	# request returns (a call left just before the exit ends with it)
+	cat > f.c <<-'EOF'
+	#include <setjmp.h>
+	#include <time.h>
+	static jmp_buf top;
+	__attribute__((noinline)) void fail(void)
+	{
+		longjmp(top, 1);
+	}
+	__attribute__((noinline)) int depth(int n)
+	{
+		return n ? depth(n - 1) + 1 : 0;
+	}
+	__attribute__((noinline)) void request(int i)
+	{
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		if (depth(5) && i % 2)
+			fail();
+	}
+	int main(void)
+	{
+		for (volatile int i = 0; i < 11; i++)
+			if (!setjmp(top))
+				request(i);
+		return 0;
+	}
+	EOF
+	cc -O1 -o f f.c
+	run "$VARSCOPE" record -o t.data --task-func request,depth -- ./f
+	assert_success
+	assert_line --partial "varscope record: 11 function calls written to t.data"
+	assert_line "varscope record: 5 calls of request left without returning (longjmp): ended at the first event past their frame, flagged NO_RETURN"
+	assert_line "varscope record: 66 calls of depth ran inside a call of request: not tasks (a thread is in one task at a time)"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 11 and T["1"]["flagged"] == {"FUNC_PROBE": 11, "NO_RETURN": 5}'
+	# each ended at the next call's entry at the latest: about 1 ms
+	check 'T["1"]["sum"]["sched.blocked.time"] >= 11e6 and T["1"]["max"]["latency_ns"] < 50e6'
+	no_probes_left
+}
+
 @test "--task-func with an unknown function or binary says which" {
 	run "$VARSCOPE" record -o t.data --task-func no_such_function -- "$IF" -n 1
 	assert_failure 1

@@ -14,7 +14,7 @@ import sys
 
 FLAGS = {1: "LOST", 2: "NESTED_BEGIN", 4: "THREAD_EXIT", 8: "MULTIPLEXED",
          16: "DISTORTED", 32: "UNMATCHED_END", 64: "FUNC_PROBE",
-         256: "ATTACHED",
+         256: "ATTACHED", 512: "NO_RETURN",
          128: "TRUNCATED"}
 
 T = {}
