@@ -53,28 +53,28 @@
 #define WRITE_SLACK_NS	20000000ull	/* 20 ms */
 
 struct ring {
-	struct vs_perf_ring perf;	/* sys_enter's, fd and ring */
-	int exit_fd;			/* its output goes into perf */
+	struct vs_perf_ring perf;	/* a sys_enter's, fd and ring */
 	uint8_t *copy;			/* drained records not handed over */
 	size_t copy_len, copy_cap, pos;
 };
 
-struct probe_id {
+/* What the samples of one perf event are. */
+struct event_id {
 	uint64_t id;			/* perf id, 0: free slot */
-	uint32_t cookie;
+	enum vs_sc_type type;		/* VS_SC_ENTER, _EXIT or _PROBE */
+	uint32_t cookie;		/* of a probe */
 	bool ret;
 };
 
 struct vs_syscall_trace {
 	struct vs_sc_opts opts;
-	bool enable_now;
+	struct perf_event_attr enter, exit;	/* of every ring's events */
 	int nr_cpus;
 	struct ring *rings;
-	uint64_t *ids;			/* per ring: enter id, exit id */
-	struct probe_id *probes;	/* open addressing by perf id */
-	size_t nr_probes, probe_mask;
-	int *probe_fds;
-	size_t nr_probe_fds, cap_probe_fds;
+	struct event_id *events;	/* open addressing by perf id */
+	size_t nr_events, event_mask;
+	int *fds;			/* redirected into the rings: */
+	size_t nr_fds, cap_fds;		/* threads added, probes */
 	struct tracefs_dynevent **probe_events;	/* removed after the fds */
 	size_t nr_probe_events, cap_probe_events;
 };
@@ -104,109 +104,20 @@ static int tracepoint_id(const char *name, char *err, size_t errlen)
 	return atoi(buf);
 }
 
-struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
-					       const struct vs_sc_opts *opts,
-					       char *err, size_t errlen)
-{
-	struct perf_event_attr enter = { 0 }, exit = { 0 };
-	struct vs_syscall_trace *t = calloc(1, sizeof(*t));
-	int enter_tp, exit_tp, cpu;
-	size_t pages;
-
-	if (!t) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	t->opts = *opts;
-	t->enable_now = enable_now;
-	enter_tp = tracepoint_id("raw_syscalls/sys_enter", err, errlen);
-	exit_tp = tracepoint_id("raw_syscalls/sys_exit", err, errlen);
-	if (enter_tp < 0 || exit_tp < 0)
-		goto fail;
-	pages = opts->pages ? opts->pages : 256;
-
-	enter.type = exit.type = PERF_TYPE_TRACEPOINT;
-	enter.config = enter_tp;
-	exit.config = exit_tp;
-	enter.sample_period = exit.sample_period = 1;
-	enter.sample_type = ENTER_TYPE | (opts->callchain ? CHAIN_TYPE : 0);
-	exit.sample_type = ENTER_TYPE;
-	enter.inherit = exit.inherit = 1;
-	enter.use_clockid = exit.use_clockid = 1;
-	enter.clockid = exit.clockid = CLOCK_MONOTONIC;
-	enter.disabled = exit.disabled = !enable_now;
-	enter.enable_on_exec = exit.enable_on_exec = !enable_now;
-	enter.sample_id_all = exit.sample_id_all = 1;
-	enter.mmap = enter.comm = enter.task = opts->sideband;
-	enter.context_switch = opts->switches;
-	enter.watermark = 1;
-	enter.wakeup_watermark = pages * 4096 / 4;
-	if (opts->callchain) {
-		enter.exclude_callchain_kernel = 1;
-		enter.sample_max_stack = MAX_STACK;
-		enter.sample_regs_user = REGS_MASK;
-		enter.sample_stack_user = vs_sc_stack_size(opts);
-	}
-
-	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	t->rings = calloc(t->nr_cpus, sizeof(*t->rings));
-	t->ids = calloc(2 * t->nr_cpus, sizeof(*t->ids));
-	if (!t->rings || !t->ids) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		struct ring *r = &t->rings[cpu];
-
-		r->perf.fd = r->exit_fd = -1;
-	}
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		struct ring *r = &t->rings[cpu];
-
-		r->perf.fd = vs_perf_open(&enter, pid, cpu, -1);
-		if (r->perf.fd < 0 && errno == ENODEV)
-			continue;	/* CPU offline */
-		r->exit_fd = vs_perf_open(&exit, pid, cpu, -1);
-		if (r->perf.fd < 0 || r->exit_fd < 0) {
-			snprintf(err, errlen, "perf_event_open raw_syscalls "
-				 "on cpu %d: %s", cpu, strerror(errno));
-			goto fail;
-		}
-		if (vs_perf_ring_mmap(&r->perf, r->perf.fd, pages) < 0) {
-			snprintf(err, errlen, "mmap of the cpu %d ring: %s",
-				 cpu, strerror(errno));
-			goto fail;
-		}
-		if (ioctl(r->exit_fd, PERF_EVENT_IOC_SET_OUTPUT,
-			  r->perf.fd) < 0 ||
-		    ioctl(r->perf.fd, PERF_EVENT_IOC_ID, &t->ids[2 * cpu]) < 0 ||
-		    ioctl(r->exit_fd, PERF_EVENT_IOC_ID,
-			  &t->ids[2 * cpu + 1]) < 0) {
-			snprintf(err, errlen, "perf ioctl on cpu %d: %s", cpu,
-				 strerror(errno));
-			goto fail;
-		}
-	}
-	return t;
-fail:
-	vs_syscall_trace_close(t);
-	return NULL;
-}
-
-static int add_probe_id(struct vs_syscall_trace *t, uint64_t id,
-			uint32_t cookie, bool ret)
+static int add_event_id(struct vs_syscall_trace *t, uint64_t id,
+			enum vs_sc_type type, uint32_t cookie, bool ret)
 {
 	size_t h, i;
 
-	if (2 * (t->nr_probes + 1) > t->probe_mask + 1) {
-		size_t size = t->probe_mask ? 2 * (t->probe_mask + 1) : 256;
-		struct probe_id *old = t->probes, *tab;
+	if (2 * (t->nr_events + 1) > t->event_mask + 1) {
+		size_t size = t->event_mask ? 2 * (t->event_mask + 1) : 256;
+		struct event_id *old = t->events, *tab;
 
 		tab = calloc(size, sizeof(*tab));
 		if (!tab)
 			return -1;
-		t->probes = tab;
-		for (i = 0; old && i <= t->probe_mask; i++) {
+		t->events = tab;
+		for (i = 0; old && i <= t->event_mask; i++) {
 			if (!old[i].id)
 				continue;
 			for (h = (old[i].id * 0x9e3779b97f4a7c15ull) >> 20 &
@@ -215,13 +126,150 @@ static int add_probe_id(struct vs_syscall_trace *t, uint64_t id,
 			tab[h] = old[i];
 		}
 		free(old);
-		t->probe_mask = size - 1;
+		t->event_mask = size - 1;
 	}
-	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->probe_mask;
-	     t->probes[h].id; h = (h + 1) & t->probe_mask)
+	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->event_mask;
+	     t->events[h].id; h = (h + 1) & t->event_mask)
 		;
-	t->probes[h] = (struct probe_id){ id, cookie, ret };
-	t->nr_probes++;
+	t->events[h] = (struct event_id){ id, type, cookie, ret };
+	t->nr_events++;
+	return 0;
+}
+
+/*
+ * Keep @fd, an event whose output goes into the ring of @cpu, and note
+ * what its samples are; -1 with errno set (@fd closed).
+ */
+static int add_event(struct vs_syscall_trace *t, int fd, int cpu,
+		     enum vs_sc_type type, uint32_t cookie, bool ret)
+{
+	uint64_t id;
+
+	if (vs_grow(&t->fds, &t->cap_fds, t->nr_fds + 1, sizeof(int)) < 0) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	t->fds[t->nr_fds++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->rings[cpu].perf.fd) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -1;
+	if (add_event_id(t, id, type, cookie, ret) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Open sys_enter and sys_exit on @pid and @cpu: the first sys_enter of
+ * @cpu owns its ring, every other event writes into it.
+ */
+static int open_events(struct vs_syscall_trace *t, pid_t pid, int cpu,
+		       char *err, size_t errlen)
+{
+	struct ring *r = &t->rings[cpu];
+	uint64_t id;
+	int fd, e;
+
+	fd = vs_perf_open(&t->enter, pid, cpu, -1);
+	if (fd < 0)
+		goto fail;
+	if (r->perf.fd >= 0) {
+		if (add_event(t, fd, cpu, VS_SC_ENTER, 0, false) < 0)
+			goto fail;
+	} else if (vs_perf_ring_mmap(&r->perf, fd, t->opts.pages) < 0 ||
+		   ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		   add_event_id(t, id, VS_SC_ENTER, 0, false) < 0) {
+		goto fail;
+	}
+	fd = vs_perf_open(&t->exit, pid, cpu, -1);
+	if (fd < 0 || add_event(t, fd, cpu, VS_SC_EXIT, 0, false) < 0)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	snprintf(err, errlen, "raw_syscalls of %d on cpu %d: %s", (int)pid,
+		 cpu, strerror(e));
+	errno = e;
+	return -1;
+}
+
+struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
+					       const struct vs_sc_opts *opts,
+					       char *err, size_t errlen)
+{
+	struct vs_syscall_trace *t = calloc(1, sizeof(*t));
+	struct perf_event_attr *enter, *exit;
+	int enter_tp, exit_tp, cpu;
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->opts = *opts;
+	if (!t->opts.pages)
+		t->opts.pages = 256;
+	enter_tp = tracepoint_id("raw_syscalls/sys_enter", err, errlen);
+	exit_tp = tracepoint_id("raw_syscalls/sys_exit", err, errlen);
+	if (enter_tp < 0 || exit_tp < 0)
+		goto fail;
+
+	enter = &t->enter;
+	exit = &t->exit;
+	enter->type = exit->type = PERF_TYPE_TRACEPOINT;
+	enter->config = enter_tp;
+	exit->config = exit_tp;
+	enter->sample_period = exit->sample_period = 1;
+	enter->sample_type = ENTER_TYPE | (opts->callchain ? CHAIN_TYPE : 0);
+	exit->sample_type = ENTER_TYPE;
+	enter->inherit = exit->inherit = 1;
+	enter->use_clockid = exit->use_clockid = 1;
+	enter->clockid = exit->clockid = CLOCK_MONOTONIC;
+	enter->disabled = exit->disabled = !enable_now;
+	enter->enable_on_exec = exit->enable_on_exec = !enable_now;
+	enter->sample_id_all = exit->sample_id_all = 1;
+	enter->mmap = enter->comm = enter->task = opts->sideband;
+	enter->context_switch = opts->switches;
+	enter->watermark = 1;
+	enter->wakeup_watermark = t->opts.pages * 4096 / 4;
+	if (opts->callchain) {
+		enter->exclude_callchain_kernel = 1;
+		enter->sample_max_stack = MAX_STACK;
+		enter->sample_regs_user = REGS_MASK;
+		enter->sample_stack_user = vs_sc_stack_size(opts);
+	}
+
+	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	t->rings = calloc(t->nr_cpus, sizeof(*t->rings));
+	if (!t->rings) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++)
+		t->rings[cpu].perf.fd = -1;
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		if (open_events(t, pid, cpu, err, errlen) == 0)
+			continue;
+		if (errno == ENODEV && t->rings[cpu].perf.fd < 0)
+			continue;	/* CPU offline */
+		goto fail;
+	}
+	return t;
+fail:
+	vs_syscall_trace_close(t);
+	return NULL;
+}
+
+int vs_syscall_trace_add_thread(struct vs_syscall_trace *t, pid_t tid,
+				char *err, size_t errlen)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < t->nr_cpus; cpu++)
+		if (t->rings[cpu].perf.fd >= 0 &&
+		    open_events(t, tid, cpu, err, errlen))
+			return -1;
 	return 0;
 }
 
@@ -233,7 +281,6 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 	struct vs_func_probe fp = { .offset = offset };
 	struct tracefs_dynevent *dyn;
 	char system[64], event[64];
-	uint64_t id;
 	int cpu, fd, tp;
 
 	if (!t->nr_probe_events)
@@ -266,22 +313,8 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 		if (t->rings[cpu].perf.fd < 0)
 			continue;
 		fd = vs_perf_open(&attr, -1, cpu, -1);
-		if (fd < 0) {
-			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
-				 (unsigned long long)offset, strerror(errno));
-			return -1;
-		}
-		if (vs_grow(&t->probe_fds, &t->cap_probe_fds,
-			    t->nr_probe_fds + 1, sizeof(int)) < 0) {
-			close(fd);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		t->probe_fds[t->nr_probe_fds++] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-			  t->rings[cpu].perf.fd) < 0 ||
-		    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
-		    add_probe_id(t, id, cookie, ret) < 0) {
+		if (fd < 0 ||
+		    add_event(t, fd, cpu, VS_SC_PROBE, cookie, ret) < 0) {
 			snprintf(err, errlen, "uprobe %s+0x%llx: %s", path,
 				 (unsigned long long)offset, strerror(errno));
 			return -1;
@@ -300,21 +333,18 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 		struct ring *r = &t->rings[cpu];
 
 		vs_perf_ring_unmap(&r->perf);
-		if (r->exit_fd >= 0)
-			close(r->exit_fd);
 		if (r->perf.fd >= 0)
 			close(r->perf.fd);
 		free(r->copy);
 	}
-	while (t->nr_probe_fds)
-		close(t->probe_fds[--t->nr_probe_fds]);
+	while (t->nr_fds)
+		close(t->fds[--t->nr_fds]);
 	while (t->nr_probe_events)
 		vs_uprobe_destroy(t->probe_events[--t->nr_probe_events]);
-	free(t->probe_fds);
+	free(t->fds);
 	free(t->probe_events);
-	free(t->probes);
+	free(t->events);
 	free(t->rings);
-	free(t->ids);
 	free(t);
 }
 
@@ -357,28 +387,18 @@ static void parse_sample_id(const struct perf_event_header *h,
 	memcpy(&ev->cpu, end - 16, 4);
 }
 
-static const struct probe_id *find_probe(const struct vs_syscall_trace *t,
+static const struct event_id *find_event(const struct vs_syscall_trace *t,
 					 uint64_t id)
 {
 	size_t h;
 
-	if (!t->nr_probes)
+	if (!t->nr_events)
 		return NULL;
-	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->probe_mask;
-	     t->probes[h].id; h = (h + 1) & t->probe_mask)
-		if (t->probes[h].id == id)
-			return &t->probes[h];
+	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->event_mask;
+	     t->events[h].id; h = (h + 1) & t->event_mask)
+		if (t->events[h].id == id)
+			return &t->events[h];
 	return NULL;
-}
-
-static bool is_exit_id(const struct vs_syscall_trace *t, uint64_t id)
-{
-	int cpu;
-
-	for (cpu = 0; cpu < t->nr_cpus; cpu++)
-		if (t->ids[2 * cpu + 1] == id)
-			return true;
-	return false;
 }
 
 /* Decode one sample of sys_enter or sys_exit. */
@@ -388,8 +408,9 @@ static int parse_sample(struct vs_syscall_trace *t,
 {
 	const uint64_t *p = (const uint64_t *)(h + 1);
 	const uint8_t *end = (const uint8_t *)h + h->size;
-	const struct probe_id *probe = find_probe(t, p[0]);
-	bool exit = !probe && is_exit_id(t, p[0]);
+	const struct event_id *e = find_event(t, p[0]);
+	const struct event_id *probe = e && e->type == VS_SC_PROBE ? e : NULL;
+	bool exit = e && e->type == VS_SC_EXIT;
 	const uint8_t *raw;
 	uint32_t raw_size;
 	int64_t nr;

@@ -81,13 +81,24 @@ struct vs_syscall_trace;
 /**
  * vs_syscall_trace_open - open the events on process @pid
  * @pid: a process that has not yet exec'd (events start at its exec) or,
- *       with @enable_now, a running one (its existing threads are not
- *       followed, only @pid and what it creates from now on)
+ *       with @enable_now, a running one (its thread @pid and what that
+ *       creates from now on; vs_syscall_trace_add_thread() adds others)
  * @err: a one-line reason on failure
  */
 struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 					       const struct vs_sc_opts *opts,
 					       char *err, size_t errlen);
+
+/**
+ * vs_syscall_trace_add_thread - also follow running thread @tid (of any
+ * process) and what it creates from now on, into the same rings, with
+ * the same options; for a trace opened with @enable_now
+ *
+ * Returns 0, or -1 with errno set (ESRCH: the thread is gone) and a
+ * one-line reason in @err.
+ */
+int vs_syscall_trace_add_thread(struct vs_syscall_trace *t, pid_t tid,
+				char *err, size_t errlen);
 
 /**
  * vs_syscall_trace_add_probe - also follow a function of @path, at file
