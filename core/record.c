@@ -685,10 +685,34 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 }
 
 /*
- * Follow @pid: its threads, and the processes it forks from now on; with
- * --task-func, the probes in each of its threads (inherited by the
- * threads they create).  Then the same for the children it has now (a
- * pre-forking server's workers), which inherit nothing from it.
+ * The events of thread @tid of @pid: the probes of --task-func, and with
+ * --syscalls its system calls (the trace's own events follow the
+ * attached process's main thread already); the threads and children it
+ * creates inherit them.  A thread that is gone is no error.
+ */
+static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
+{
+	char err[256];
+
+	if (r->s.probe && open_probes(r, tid, false) && errno != ESRCH) {
+		fprintf(stderr, "varscope record: cannot trace thread %d of %d: "
+			"%s\n", tid, pid, strerror(errno));
+		return -1;
+	}
+	if (r->syscalls && tid != r->opts->pid &&
+	    vs_syscall_trace_add_thread(r->syscalls, tid, err, sizeof(err)) &&
+	    errno != ESRCH) {
+		fprintf(stderr, "varscope record: --syscalls: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Follow @pid: its threads, and the processes it forks from now on, with
+ * the events of follow_thread() in each of its threads.  Then the same
+ * for the children it has now (a pre-forking server's workers), which
+ * inherit nothing from it.
  */
 static int attach(struct vs_recorder *r, pid_t pid)
 {
@@ -707,12 +731,10 @@ static int attach(struct vs_recorder *r, pid_t pid)
 	}
 	write_proc_state(r, pid);
 	add_command_pid(r, pid);
-	while (r->s.probe && (d = readdir(dir))) {
+	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 
-		if (tid > 0 && open_probes(r, tid, false) && errno != ESRCH) {
-			fprintf(stderr, "varscope record: cannot trace thread %d "
-				"of %d: %s\n", tid, pid, strerror(errno));
+		if (tid > 0 && follow_thread(r, pid, tid)) {
 			closedir(dir);
 			return -1;
 		}
@@ -1396,6 +1418,27 @@ static void write_syscall_record(void *s, const struct vs_record *rec)
 	vs_session_write(s, rec);
 }
 
+/*
+ * The system calls of the command, enabled at its exec, or of the
+ * attached process's main thread (attach() adds the others).
+ */
+static int open_syscalls(struct vs_recorder *r)
+{
+	struct vs_sc_opts sc = { .switches = true, .pages = VS_SYSCALL_PAGES };
+	char err[256];
+
+	r->syscalls = vs_syscall_trace_open(r->child, r->attached, &sc, err,
+					    sizeof(err));
+	if (r->syscalls)
+		return 0;
+	fprintf(stderr, "varscope record: --syscalls: %s\n", err);
+	if (!r->attached) {
+		vs_workload_cancel(&r->workload);
+		r->child_done = true;
+	}
+	return -1;
+}
+
 static void drain_syscalls(struct vs_recorder *r, bool all)
 {
 	if (r->syscalls)
@@ -1737,7 +1780,8 @@ int vs_record(const struct vs_record_opts *opts)
 	if (opts->pid) {
 		r->child = opts->pid;
 		r->attached = true;
-		if (attach(r, opts->pid))
+		/* first: attach() adds the threads and children to it */
+		if ((opts->syscalls && open_syscalls(r)) || attach(r, opts->pid))
 			goto out;
 	} else if (start_child(r)) {
 		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
@@ -1752,23 +1796,8 @@ int vs_record(const struct vs_record_opts *opts)
 			r->child_done = true;
 			goto out;
 		}
-	}
-	if (opts->syscalls) {
-		struct vs_sc_opts sc = { .switches = true,
-					 .pages = VS_SYSCALL_PAGES };
-		char err[256];
-
-		r->syscalls = vs_syscall_trace_open(r->child, r->attached, &sc,
-						    err, sizeof(err));
-		if (!r->syscalls) {
-			fprintf(stderr, "varscope record: --syscalls: %s\n",
-				err);
-			if (!r->attached) {
-				vs_workload_cancel(&r->workload);
-				r->child_done = true;
-			}
+		if (opts->syscalls && open_syscalls(r))
 			goto out;
-		}
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -62,3 +62,38 @@ print(outs >= 20, len(sw) - outs >= 20)' "$VARSCOPE"
 	run "$VARSCOPE" script -i n.data
 	refute_line --partial " syscall "
 }
+
+@test "record --syscalls -p: the calls of the present children and threads" {
+	require_uprobes
+	require_example interfere
+	IF=$EXAMPLES/interfere
+	# sh waits; its child, there before the attach, sleeps in a worker
+	# thread of its own: one clock_nanosleep (230) in each one_task call
+	# (the "; true" keeps sh from exec'ing the program in its own place)
+	sh -c '"$0" -n 100000 --types sleep --sleep-us 1000 > /dev/null; true' "$IF" &
+	parent=$!
+	sleep 0.5
+	run "$VARSCOPE" record --syscalls -o s.data --task-func "one_task@$IF" \
+		-p $parent --duration 1s
+	pkill -P $parent
+	wait $parent || true
+	assert_success
+	"$VARSCOPE" script -i s.data --format json > s.json
+	python3 - <<-'PY'
+	import json
+	recs = [json.loads(l) for l in open("s.json")]
+	tasks = [r for r in recs if r["kind"] == "task"]
+	sleeps = [r for r in recs if r["kind"] == "syscall" and r["nr"] == 230]
+	assert len(tasks) > 300, len(tasks)
+	enters = [s for s in sleeps if s["dir"] == 0]
+	exits = [s for s in sleeps if s["dir"] == 1]
+	# every call has its sleep's enter and exit inside, on its thread
+	for t in tasks:
+	    inside = [s for s in sleeps if s["tid"] == t["tid"] and
+	              t["start_ns"] <= s["time_ns"] <= t["end_ns"]]
+	    assert [s["dir"] for s in inside] == [0, 1], (t, inside)
+	# and no other sleep but those of calls cut by the ends
+	assert len(tasks) <= len(enters) <= len(tasks) + 2, (len(tasks), len(enters))
+	assert len(tasks) <= len(exits) <= len(tasks) + 2, (len(tasks), len(exits))
+	PY
+}
