@@ -61,6 +61,7 @@ int cmd_record(int argc, const char **argv)
 		.sample_freq = NOT_GIVEN,
 	};
 	int mmap_pages = -1;	/* not given: the default */
+	int realtime = -1;
 	const struct vs_option options[] = {
 		OPT_STRING('o', "output", &opts.output, "file",
 			   "output file (default varscope.data; an existing one "
@@ -102,6 +103,9 @@ int cmd_record(int argc, const char **argv)
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two; default 128, 256 with --sample)"),
+		OPT_INTEGER('r', "realtime", &realtime,
+			    "drain the rings with this SCHED_FIFO priority "
+			    "(1-99; the command runs as it would)"),
 		OPT_END()
 	};
 	char *cmdline, *tps = NULL, *raws = NULL, err[256];
@@ -125,6 +129,8 @@ int cmd_record(int argc, const char **argv)
 	if (mmap_pages != -1 && (mmap_pages < 1 || mmap_pages > 65536 ||
 				 (mmap_pages & (mmap_pages - 1))))
 		option_error("mmap-pages", "must be a power of two up to 65536");
+	if (realtime != -1 && (realtime < 1 || realtime > 99))
+		option_error("realtime", "must be a priority from 1 to 99");
 	if (vs_record_split_events(opts.events, &tps, &raws, err, sizeof(err)))
 		option_error("event", "%s", err);
 	free(tps);
@@ -148,6 +154,7 @@ int cmd_record(int argc, const char **argv)
 		usage_with_options(record_usage, options);
 	}
 	opts.mmap_pages = mmap_pages == -1 ? 0 : mmap_pages;
+	opts.realtime = realtime == -1 ? 0 : realtime;
 	opts.argv = argv;
 	opts.cmdline = cmdline;
 	status = vs_record(&opts);

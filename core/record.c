@@ -23,6 +23,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/ioctl.h>
@@ -1756,6 +1757,23 @@ static int setup(struct vs_recorder *r)
 	return 0;
 }
 
+/*
+ * -r: the recorder runs SCHED_FIFO, so that a loaded machine does not
+ * keep it from its rings for long (perf record -r); reset on fork, so
+ * that the command runs as it would.
+ */
+static int go_realtime(const struct vs_record_opts *opts)
+{
+	struct sched_param sp = { .sched_priority = opts->realtime };
+
+	if (!opts->realtime ||
+	    !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		return 0;
+	fprintf(stderr, "varscope record: --realtime %d: %s\n", opts->realtime,
+		strerror(errno));
+	return -1;
+}
+
 int vs_record(const struct vs_record_opts *opts)
 {
 	struct vs_recorder *r = calloc(1, sizeof(*r));
@@ -1767,7 +1785,7 @@ int vs_record(const struct vs_record_opts *opts)
 	r->opts = opts;
 	r->s.opts = opts;
 	r->listen_fd = r->s.epoll_fd = -1;
-	if (setup(r))
+	if (go_realtime(opts) || setup(r))
 		goto out;
 	if (open_tracking(r)) {
 		fprintf(stderr, "varscope record: cannot track: %s\n",

@@ -18,6 +18,8 @@ struct vs_record_opts {
 	const char *events;		/* -e list, NULL: the default set */
 	unsigned int mmap_pages;	/* data pages of each per-thread ring,
 					 * 0: the default (core/record-int.h) */
+	int realtime;			/* -r: the recorder's SCHED_FIFO
+					 * priority, 0: it stays SCHED_OTHER */
 	const char *task_funcs;		/* --task-func list, or NULL */
 	const char *probe_funcs;	/* --probe list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */

@@ -31,6 +31,21 @@ load record-lib
 	done
 }
 
+@test "-r runs the recorder SCHED_FIFO, the command as it would" {
+	# field 41 of /proc/PID/stat: the policy, 1 SCHED_FIFO, 0 SCHED_OTHER;
+	# the command's parent is the recorder
+	"$VARSCOPE" record -r 2 -o t.data -- sh -c \
+		'cut -d" " -f41 /proc/$PPID/stat; cut -d" " -f41 /proc/$$/stat' \
+		> policies
+	run cat policies
+	assert_output "$(printf '1\n0')"
+	for p in 0 100; do
+		run "$VARSCOPE" record -r $p -o t.data -- true
+		assert_failure 129
+		assert_output "varscope record: option \`--realtime': must be a priority from 1 to 99"
+	done
+}
+
 @test "record without a command prints the usage" {
 	run "$VARSCOPE" record
 	assert_failure 129
