@@ -1093,21 +1093,63 @@ static bool in_command(struct vs_recorder *r, pid_t pid)
 	return false;
 }
 
-static bool thread_of(pid_t pid, pid_t tid)
+/* The id thread @tid of /proc/@pid has in its own, innermost pid namespace. */
+static pid_t inner_tid(pid_t pid, pid_t tid)
 {
-	char path[64];
-	struct stat st;
+	char path[80], line[256];
+	pid_t inner = 0;
+	char *p, *end;
+	long id;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
-	return !stat(path, &st);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6))
+			for (p = line + 6; (id = strtol(p, &end, 10)), end != p;
+			     p = end)
+				inner = id;
+	fclose(f);
+	return inner;
 }
 
-/* @nr_fds descriptors @fds, or none */
+/*
+ * The thread that registers, @tid of the process @pid in its own pid
+ * namespace (what its getpid() and gettid() say), is thread @peer (the
+ * socket's peer, in our namespace): its tid in our namespace, 0 when
+ * @peer has no such thread.  A command in a pid namespace of its own
+ * (unshare -p, a container) numbers its threads differently.
+ */
+static pid_t peer_tid(pid_t peer, pid_t pid, pid_t tid)
+{
+	char path[64];
+	struct dirent *d;
+	struct stat st;
+	pid_t ours = 0;
+	DIR *dir;
+
+	if (pid == peer) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+		return stat(path, &st) ? 0 : tid;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", peer);
+	dir = opendir(path);
+	while (dir && !ours && (d = readdir(dir)))
+		if (atoi(d->d_name) > 0 && inner_tid(peer, atoi(d->d_name)) == tid)
+			ours = atoi(d->d_name);
+	if (dir)
+		closedir(dir);
+	return ours;
+}
+
+/* @nr_fds descriptors @fds, or none, to thread @tid (ours: 0 if refused) */
 static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
-		  uint32_t flags)
+		  uint32_t flags, pid_t tid)
 {
 	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS,
-				    VS_SW_COUNTERS_AT, nr_fds, flags };
+				    VS_SW_COUNTERS_AT, nr_fds, flags, tid };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -1141,6 +1183,7 @@ static void out_of_fds(struct vs_recorder *r, int err)
 /*
  * A thread registers: check that it belongs to the command (the peer's
  * credentials, its thread group), open its events, pass the descriptors.
+ * The ids it sends are its own pid namespace's; the peer's pid is ours.
  */
 static bool register_thread(struct vs_recorder *r)
 {
@@ -1151,6 +1194,7 @@ static bool register_thread(struct vs_recorder *r)
 	int fd, fds[VS_REG_MAX_FDS];
 	unsigned int nr_fds;
 	struct timeval tv = { .tv_sec = 1 };
+	pid_t pid = 0, tid = 0;
 
 	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
@@ -1159,43 +1203,43 @@ static bool register_thread(struct vs_recorder *r)
 	if (recv(fd, &req, sizeof(req), 0) != sizeof(req) ||
 	    req.magic != VS_REG_MAGIC ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    (pid_t)req.pid != cred.pid || !thread_of(req.pid, req.tid) ||
-	    !in_command(r, req.pid)) {
-		reply(fd, EPERM, NULL, 0, 0);
+	    !(tid = peer_tid(cred.pid, req.pid, req.tid)) ||
+	    !in_command(r, pid = cred.pid)) {
+		reply(fd, EPERM, NULL, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
 	if (!r->recording) {
-		reply(fd, ENOSPC, NULL, 0, 0);
+		reply(fd, ENOSPC, NULL, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
 	/* the same tid again: it exec'd; its old image's state ends here */
-	old = vs_session_thread(&r->s, req.tid);
+	old = vs_session_thread(&r->s, tid);
 	if (old)
-		track_exit(r, req.tid, vs_perf_clock_ns());
-	rt = vs_rthread_open(&r->s, req.pid, req.tid);
+		track_exit(r, tid, vs_perf_clock_ns());
+	rt = vs_rthread_open(&r->s, pid, tid);
 	if (!rt) {
 		if ((errno == EMFILE || errno == ENFILE) &&
 		    r->refuse_errno != errno)
 			out_of_fds(r, errno);
 		r->refuse_errno = errno;
-		reply(fd, errno, NULL, 0, 0);
+		reply(fd, errno, NULL, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
-	*vs_rthread_next(rt) = r->s.threads[req.tid % r->s.nr_buckets];
-	r->s.threads[req.tid % r->s.nr_buckets] = rt;
+	*vs_rthread_next(rt) = r->s.threads[tid % r->s.nr_buckets];
+	r->s.threads[tid % r->s.nr_buckets] = rt;
 	r->s.nr_threads++;
 	r->s.stats.threads++;
 	set_wake_filter(r);
 	nr_fds = vs_rthread_fds(rt, fds);
 	reply(fd, 0, fds, nr_fds,
 	      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
-	      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0));
+	      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0), tid);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;

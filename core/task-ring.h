@@ -65,6 +65,11 @@ struct vs_reg_reply {
 	uint32_t counters_at;
 	uint32_t nr_fds;	/* VS_REG_NR_FDS, or VS_REG_MAX_FDS */
 	uint32_t flags;		/* VS_REG_* */
+	/*
+	 * the thread's id in the recorder's pid namespace, which its task
+	 * ids hold (its gettid() in a pid namespace of its own differs)
+	 */
+	uint32_t tid;
 };
 
 /* Members of a hardware group: counters, then snapshot events. */

@@ -87,6 +87,7 @@ struct vs_thread {
 	uint64_t attach_id;		/* open is an attached interval: its task */
 	uint32_t cpu;
 	uint32_t seq;			/* selected tasks so far */
+	uint32_t tid;			/* as the recorder knows it */
 	uint32_t nr_counters;
 	uint32_t counters_at;		/* in the group read, after nr */
 	bool paused_ring;		/* --sample: pause the ring as well */
@@ -252,6 +253,7 @@ static bool vs_register(struct vs_thread *t)
 	memset(t->group_read, 0, sizeof(t->group_read));
 	memset(t->counters_base, 0, sizeof(t->counters_base));
 	t->paused_ring = reply.flags & VS_REG_PAUSED_RING;
+	t->tid = reply.tid;
 	t->pause_gate = reply.flags & VS_REG_PAUSE_GATE;
 	if (reply.counters_at + reply.nr_counters < VS_MAX_GROUP_READ) {
 		t->nr_counters = reply.nr_counters < VS_MAX_SW_COUNTERS ?
@@ -544,7 +546,7 @@ VS_API uint64_t vs_task_id(void)
 		return 0;
 	if (t->attach_id)
 		return t->attach_id;
-	return (uint64_t)gettid() << 32 | t->seq;
+	return (uint64_t)t->tid << 32 | t->seq;
 }
 
 /*

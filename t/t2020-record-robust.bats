@@ -286,3 +286,37 @@ recorder_perf_fds() {
 	# the constructor's, its thread's 5 and main's
 	check 'T["1"]["tasks"] == 7 and len(T["1"]["tids"]) == 2'
 }
+
+@test "a command in a pid namespace of its own: its threads are recorded" {
+	require_cmd unshare
+	# the library registers with the ids of its namespace (interfere is
+	# pid 1 there); the trace has the ids the recorder's namespace sees
+	run "$VARSCOPE" record -o t.data -- unshare -p -f --mount-proc \
+		"$IF" -n 5 --types sleep --sleep-us 2000 --threads 2
+	assert_success
+	assert_line --partial "interfere: pid=1 type=1 name=sleep tasks=10"
+	assert_line --partial "varscope record: 10 tasks of 2 threads written to t.data"
+	refute_output --partial "not recorded"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 10 and len(T["1"]["tids"]) == 2 and T["1"]["pids"] != [1]'
+	check 'not T["1"]["flagged"] and T["1"]["min"]["sched.blocked.time"] >= 1.9e6'
+}
+
+@test "a pid namespace of its own: vs_task_id() names the task in the trace" {
+	require_cmd unshare
+	require_example crossthread
+	# the worker attaches to the id the front thread's vs_task_id()
+	# gave: the recorder's id for that task, not one made of the tid the
+	# namespace sees
+	run "$VARSCOPE" record -o t.data -- unshare -p -f --mount-proc \
+		"$EXAMPLES/crossthread" -n 10
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	python3 - <<-'EOF2'
+	import json
+	T = [json.loads(l) for l in open("t.json")]
+	ids = {r["id"] for r in T if r["kind"] == "task" and r["type"] == 1}
+	at = [r["task_id"] for r in T if r["kind"] == "attach" and r["what"] == 0]
+	assert len(ids) == 10 and len(at) == 10 and set(at) == ids, (ids, at)
+	EOF2
+}
