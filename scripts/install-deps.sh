@@ -17,10 +17,11 @@ set -e
 BUILD_PKGS="gcc make pkg-config libc6-dev linux-source-6.1 xz-utils flex bison
 libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
 # tests: bats and its helpers, timeout (coreutils), /usr/bin/time for peak
-# memory, python3 for the JSON checks, tmux for the TUI tests, util-linux's
-# script for a pty, man for "varscope help", procps (ps, pgrep),
-# PostgreSQL 15 with pgbench for record --task-func PortalRun
-TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux
+# memory, python3 for the JSON checks, tmux for the TUI tests, strace to
+# count how often a command opens a trace, util-linux's script for a pty,
+# man for "varscope help", procps (ps, pgrep), PostgreSQL 15 with pgbench
+# for record --task-func PortalRun
+TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux strace
 util-linux man-db procps postgresql-15"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"

@@ -134,9 +134,36 @@ print("ok")' < <("$VARSCOPE" segments --length 0.5s long.data --format json)
 	[ "$stderr" = "varscope segments: no tasks of type 7 in the segments" ]
 }
 
+@test "many slices read the trace as often as one: once for all of them" {
+	make_trace
+	local one many
+	one=$(opens_of long.data segments --length 2s long.data)
+	many=$(opens_of long.data segments --length 10ms long.data)
+	# the span of the recording, then its tasks: 2 opens whatever the slices
+	[ "$one" -le 2 ] && [ "$many" = "$one" ]
+	# the tui's segments view reads the same way: one type, latencies
+	many=$(opens_of long.data segments --length 10ms --type 0 long.data)
+	[ "$many" = "$one" ]
+}
+
+@test "slices read together hold what each holds read alone" {
+	make_trace
+	"$VARSCOPE" segments --length 10ms long.data --format csv > all.csv
+	[ "$(grep -c '^0,long\.data:' all.csv)" -ge 180 ]
+	# each alone: a read of its own time range; type to cov must match
+	local n
+	for n in 1 2 37 99 100 101 150 170; do
+		"$VARSCOPE" segments --length 10ms long.data:$n --format csv \
+			--min-tasks 1 | sed 1d | cut -d, -f1-10 > alone.csv
+		[ "$(wc -l < alone.csv)" = 2 ]
+		grep "^[01],long\.data:$n," all.csv | cut -d, -f1-10 |
+			diff - alone.csv
+	done
+}
+
 @test "a --length too short for the recording: one line, at once" {
 	make_trace
-	# ~1.8 s in slices of 1 ns would be 1.8e9 reads of the file
+	# ~1.8 s in slices of 1 ns would be 1.8e9 task sets and rows
 	run --separate-stderr timeout 20 "$VARSCOPE" segments --length 1ns long.data
 	assert_failure 1
 	assert_regex "$stderr" "^varscope segments: long\.data: --length cuts it into [0-9]{10} slices, more than 10000: choose a longer one\$"

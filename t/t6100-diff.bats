@@ -104,6 +104,19 @@ print(e["event"], e["burstier"], e["p50_b"] <= e["p50_a"] * 1.05)' < <("$VARSCOP
 	fi
 }
 
+@test "--svg reads the trace as often for 225 slices as for 12" {
+	"$GEN" -o long.data --tasks 100000 --types 2 --events 12 --seed 35 \
+		--cause sched.runnable.time --cause-frac 0.03 --cause-ns 500us \
+		--cause-from 0.8s --cause-to 1s
+	local few many
+	few=$(opens_of long.data diff --length 200ms long.data:2 long.data:5 \
+		--svg few.svg)
+	many=$(opens_of long.data diff --length 10ms long.data:20 long.data:90 \
+		--svg many.svg)
+	grep -q "Task type 1: 225 segments sorted" many.svg
+	[ "$few" = "$many" ]
+}
+
 @test "errors: one line naming the problem" {
 	make_pair
 	run --separate-stderr "$VARSCOPE" diff a.data

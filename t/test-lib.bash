@@ -114,3 +114,15 @@ require_example() {
 	fi
 	skip "examples/$1.c is not in the tree yet"
 }
+
+# opens_of FILE ARGS...: how many times "varscope ARGS..." opens FILE (by
+# strace): a command that read a trace once per time slice would open it
+# once per slice.
+opens_of() {
+	local file=$1
+
+	shift
+	strace -f -qq -e trace=open,openat -o opens.log "$VARSCOPE" "$@" \
+		> /dev/null
+	grep -cF "\"$file\"" opens.log
+}
