@@ -43,7 +43,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/signature-build.h"
 #include "core/symbols.h"
@@ -431,8 +430,6 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 
 	switch (ev->type) {
 	case VS_SC_ENTER:
-		if (b->probed && ev->nr == VS_NR_URETPROBE)
-			break;
 		enter_call(b, ev);
 		break;
 	case VS_SC_EXIT:

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/perf-ring.h"
 #include "core/syscall-trace.h"
@@ -444,6 +445,12 @@ static int parse_sample(struct vs_syscall_trace *t,
 		return -1;
 	/* common fields (8 bytes), then long id, then args[6] or long ret */
 	memcpy(&nr, raw + 8, 8);
+	/*
+	 * The probes' own trampolines, and exits of no system call (the
+	 * kernel's id -1: the uretprobe trampoline's, a skipped call's)
+	 */
+	if (nr == VS_NR_URETPROBE || nr == VS_NR_UPROBE || nr < 0)
+		return 1;
 	ev->nr = (uint16_t)nr;
 	if (exit)
 		memcpy(&ev->ret, raw + 16, 8);

@@ -97,3 +97,33 @@ print(outs >= 20, len(sw) - outs >= 20)' "$VARSCOPE"
 	assert len(tasks) <= len(exits) <= len(tasks) + 2, (len(tasks), len(exits))
 	PY
 }
+
+@test "record --syscalls --task-func: the probes' own trampoline calls are left out" {
+	require_uprobes
+	require_example interfere
+	IF=$EXAMPLES/interfere
+	# each one_task call returns through the kernel's uretprobe
+	# trampoline, a system call (335) of its own since Linux 6.11 whose
+	# exit carries id -1: neither is the program's
+	run "$VARSCOPE" record --syscalls -o s.data --task-func "one_task@$IF" \
+		-- "$IF" -n 50 --types sleep --sleep-us 1000
+	assert_success
+	"$VARSCOPE" script -i s.data --format json > s.json
+	python3 - <<-'PY'
+	import json
+	recs = [json.loads(l) for l in open("s.json")]
+	calls = [r for r in recs if r["kind"] == "syscall"]
+	tasks = [r for r in recs if r["kind"] == "task"]
+	assert len(tasks) == 50, len(tasks)
+	nrs = {r["nr"] for r in calls}
+	assert 230 in nrs, sorted(nrs)
+	assert not nrs & {335, 336, 65535}, sorted(nrs)
+	# and every call's enter is followed by its exit on its thread
+	open_ = {}
+	for r in calls:
+	    if r["dir"] == 0:
+	        open_[r["tid"]] = r["nr"]
+	    elif r["tid"] in open_:
+	        assert open_.pop(r["tid"]) == r["nr"], r
+	PY
+}

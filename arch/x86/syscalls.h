@@ -9,10 +9,12 @@
 #define VS_NR_SYSCALLS	512
 
 /*
- * Made by the kernel's own uretprobe trampoline (Linux 6.11+) on every
- * probed return, not by the program: profiles with uretprobes drop it.
+ * Made by the kernel's own uprobe trampolines (uretprobe: Linux 6.11+,
+ * on every probed return; uprobe: 6.17+, at optimized probes), not by the
+ * program: core/syscall-trace.c drops them.
  */
 #define VS_NR_URETPROBE	335
+#define VS_NR_UPROBE	336
 
 extern const char *const vs_syscall_names[VS_NR_SYSCALLS];
 
