@@ -2,6 +2,7 @@
 /*
  * uprobe.c - symbol file offsets with libelf, uprobe trace events.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -43,19 +44,74 @@ static int find_in_path(const char *name, char *out, size_t len)
 	return -1;
 }
 
-/* The symbol's address in one symbol table section; 0 if absent. */
-static uint64_t lookup_in(Elf *elf, Elf_Scn *scn, const char *symbol)
+typedef char *(*vs_demangle_fn)(const char *mangled, char *buf, size_t *len,
+				int *status);
+
+/*
+ * libstdc++'s __cxa_demangle(), loaded at the first C++ lookup: a recorder
+ * of C programs needs no C++ runtime.  NULL where it is missing.
+ */
+static vs_demangle_fn demangler(void)
+{
+	static vs_demangle_fn fn;
+	static bool tried;
+	void *lib;
+
+	if (!tried) {
+		tried = true;
+		lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (lib)
+			fn = (vs_demangle_fn)dlsym(lib, "__cxa_demangle");
+	}
+	return fn;
+}
+
+/* What a lookup asks for and finds. */
+struct sym_match {
+	const char *name;
+	bool cxx;		/* @name is a demangled C++ name */
+	uint64_t addr;		/* of the first function found, 0: none */
+	unsigned int nr;	/* functions found (distinct addresses) */
+	char found[200];	/* their symbols, for the error */
+};
+
+/*
+ * Is @symbol the function @m asks for: the same symbol, or for a C++ name
+ * the function whose demangled name is @m->name, with or without its
+ * parameters ("app::Server::handle", "app::Server::handle(int)")?
+ */
+static bool sym_is(const struct sym_match *m, const char *symbol)
+{
+	vs_demangle_fn demangle = demangler();
+	size_t len = strlen(m->name);
+	char *name;
+	bool is;
+	int status;
+
+	if (!m->cxx)
+		return !strcmp(symbol, m->name);
+	if (!demangle || strncmp(symbol, "_Z", 2))
+		return false;
+	name = demangle(symbol, NULL, NULL, &status);
+	is = name && !strncmp(name, m->name, len) &&
+	     (!name[len] || name[len] == '(');
+	free(name);
+	return is;
+}
+
+/* Look for @m's function in one symbol table section. */
+static void lookup_in(Elf *elf, Elf_Scn *scn, struct sym_match *m)
 {
 	GElf_Shdr shdr;
 	Elf_Data *data;
 	GElf_Sym sym;
-	size_t i, n;
+	size_t i, n, len;
 
 	if (!gelf_getshdr(scn, &shdr) || !shdr.sh_entsize)
-		return 0;
+		return;
 	data = elf_getdata(scn, NULL);
 	if (!data)
-		return 0;
+		return;
 	n = shdr.sh_size / shdr.sh_entsize;
 	for (i = 0; i < n; i++) {
 		const char *name;
@@ -65,27 +121,35 @@ static uint64_t lookup_in(Elf *elf, Elf_Scn *scn, const char *symbol)
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-		if (name && !strcmp(name, symbol))
-			return sym.st_value;
+		if (!name || !sym_is(m, name) || sym.st_value == m->addr)
+			continue;
+		if (!m->nr++)
+			m->addr = sym.st_value;
+		len = strlen(m->found);
+		snprintf(m->found + len, sizeof(m->found) - len, "%s%s",
+			 len ? ", " : "", name);
 	}
-	return 0;
 }
 
-/* .symtab first, .dynsym for stripped binaries. */
-static uint64_t lookup_symbol(Elf *elf, const char *symbol)
+/*
+ * .symtab first, .dynsym for stripped binaries; a symbol of that name,
+ * else a C++ function of that demangled name.
+ */
+static void lookup_symbol(Elf *elf, struct sym_match *m)
 {
 	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
 	Elf_Scn *scn;
 	GElf_Shdr shdr;
-	uint64_t addr;
-	unsigned int t;
+	unsigned int cxx, t;
 
-	for (t = 0; t < 2; t++)
-		for (scn = NULL; (scn = elf_nextscn(elf, scn));)
-			if (gelf_getshdr(scn, &shdr) && shdr.sh_type == types[t] &&
-			    (addr = lookup_in(elf, scn, symbol)))
-				return addr;
-	return 0;
+	for (cxx = 0; cxx < 2 && !m->nr; cxx++) {
+		m->cxx = cxx;
+		for (t = 0; t < 2 && !m->nr; t++)
+			for (scn = NULL; (scn = elf_nextscn(elf, scn));)
+				if (gelf_getshdr(scn, &shdr) &&
+				    shdr.sh_type == types[t])
+					lookup_in(elf, scn, m);
+	}
 }
 
 /* Virtual address to file offset through the loadable segments. */
@@ -113,7 +177,7 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 {
 	const char *at = strchr(spec, '@');
 	size_t len = at ? (size_t)(at - spec) : strlen(spec);
-	uint64_t addr;
+	struct sym_match m = { .name = p->symbol };
 	Elf *elf;
 	int fd, ret = -1;
 
@@ -143,10 +207,15 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(err, errlen, "%s is not an ELF file", p->binary);
-	} else if (!(addr = lookup_symbol(elf, p->symbol))) {
-		snprintf(err, errlen, "no function '%s' in %s", p->symbol,
-			 p->binary);
-	} else if (addr_to_offset(elf, addr, &p->offset)) {
+	} else if (lookup_symbol(elf, &m), !m.nr) {
+		snprintf(err, errlen, "no function '%s' in %s%s", p->symbol,
+			 p->binary, demangler() ? "" :
+			 " (C++ names need libstdc++.so.6: give the mangled one)");
+	} else if (m.nr > 1) {
+		snprintf(err, errlen, "'%s' is %u functions in %s: %s; name "
+			 "one with its parameters or its mangled symbol",
+			 p->symbol, m.nr, p->binary, m.found);
+	} else if (addr_to_offset(elf, m.addr, &p->offset)) {
 		snprintf(err, errlen, "'%s' in %s is in no executable segment",
 			 p->symbol, p->binary);
 	} else {

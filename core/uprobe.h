@@ -30,8 +30,11 @@ struct vs_func_probe {
  * @p: filled
  * @err: one line on failure
  *
- * Looks in .symtab, then .dynsym (stripped binaries); handles PIE and
- * shared libraries (uprobes take file offsets, not addresses).
+ * Looks in .symtab, then .dynsym (stripped binaries), then for a C++
+ * function of that demangled name ("app::Server::handle", with or without
+ * its parameters; several overloads are an error that lists them);
+ * handles PIE and shared libraries (uprobes take file offsets, not
+ * addresses).
  * Returns 0 or -1.
  */
 int vs_uprobe_resolve(const char *spec, const char *default_binary,

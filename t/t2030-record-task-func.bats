@@ -225,6 +225,56 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func names a C++ function as the program spells it" {
+	require_uprobes
+	require_cmd c++
+	# two overloads of different lengths, a const method, a free function
+	cat > f.cc <<-'EOF'
+	#include <time.h>
+	static void sleep_ms(long ms)
+	{
+		struct timespec ts = { 0, ms * 1000000 };
+
+		nanosleep(&ts, nullptr);
+	}
+	namespace app {
+	struct Server {
+		__attribute__((noinline)) void handle(int) { sleep_ms(1); }
+		__attribute__((noinline)) void handle(double) { sleep_ms(3); }
+		__attribute__((noinline)) int load() const { sleep_ms(1); return 1; }
+	};
+	}
+	int main()
+	{
+		app::Server s;
+		int n = 0;
+
+		for (int i = 0; i < 5; i++) {
+			s.handle(i);
+			s.handle(1.0 * i);
+			n += s.load();
+		}
+		return n != 5;
+	}
+	EOF
+	c++ -O1 -o f f.cc
+	run "$VARSCOPE" record -o t.data --task-func 'app::Server::handle' -- ./f
+	assert_failure 1
+	assert_output --regexp "^varscope record: --task-func: 'app::Server::handle' is 2 functions in \./f: _ZN3app6Server6handleE[id], _ZN3app6Server6handleE[id]; name one with its parameters or its mangled symbol$"
+	assert_output --partial "handleEi"
+	assert_output --partial "handleEd"
+	run "$VARSCOPE" record -o t.data --task-func 'app::Server::handle(double),app::Server::load' -- ./f
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# the 3 ms overload, not the 1 ms one
+	check 'T["1"]["tasks"] == 5 and T["1"]["min"]["latency_ns"] >= 3e6'
+	check 'T["2"]["tasks"] == 5 and T["2"]["max"]["latency_ns"] < 3e6'
+	run "$VARSCOPE" record -o t.data --task-func _ZN3app6Server6handleEi -- ./f
+	assert_success
+	assert_line --partial "varscope record: 5 function calls written to t.data"
+	no_probes_left
+}
+
 @test "--task-func with an unknown function or binary says which" {
 	run "$VARSCOPE" record -o t.data --task-func no_such_function -- "$IF" -n 1
 	assert_failure 1
