@@ -59,6 +59,13 @@ static int mount_tracefs(char *err, size_t errlen)
 
 	if (!stat(VS_TRACEFS "/events", &st))
 		return 0;
+	if (errno == EACCES) {		/* mounted, not ours to read */
+		snprintf(err, errlen,
+			 "cannot read %s: %s (recording needs root, or "
+			 "CAP_PERFMON and read access to tracefs)",
+			 VS_TRACEFS "/events", strerror(errno));
+		return -1;
+	}
 	if (mount("nodev", VS_TRACEFS, "tracefs", 0, NULL) &&
 	    errno != EBUSY) {
 		snprintf(err, errlen,

@@ -58,6 +58,19 @@ load record-lib
 	assert_output --partial "cannot run './no-such-program'"
 }
 
+@test "record without the privilege to trace says what it needs in one line" {
+	require_cmd setpriv
+	# tracefs is mounted (root-only, mode 0700): not "cannot mount"
+	ls "$TRACEFS/events" > /dev/null
+	! setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		ls "$TRACEFS/events" > /dev/null 2>&1 ||
+		skip "tracefs is readable by all users here"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$VARSCOPE" record -o "$TEST_TMP/t.data" -- echo ran
+	assert_failure 1
+	assert_output "varscope record: cannot read $TRACEFS/events: Permission denied (recording needs root, or CAP_PERFMON and read access to tracefs)"
+}
+
 @test "record -e with an unknown tracepoint says which" {
 	run "$VARSCOPE" record -e sched:no_such_event -- true
 	assert_failure 1
