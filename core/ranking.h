@@ -65,11 +65,12 @@ struct vs_event_rank {
 	double impact;			/* (p_all - p_low) / p_all */
 	double adjusted;		/* after Rule 1 and the time bound */
 	bool time_bound;		/* adjusted down to what E adds to the
-					   slow tasks: (slow_p50 - other_p50)
+					   slow tasks: (slow_mean - other_p50)
 					   / p_all, for events in ns */
 	bool has_ci;
 	double ci_lo, ci_hi;		/* bootstrap interval of the impact */
 	float slow_p50, slow_p99;	/* E in the slow tasks */
+	double slow_mean;
 	float other_p50, other_p99;	/* E in the other tasks of T_E */
 
 	int cause;			/* Rule 1: event id deducted, or -1 */
