@@ -95,6 +95,8 @@ struct vs_record_stats {
 	uint64_t paused_drops;		/* events dropped while paused */
 	uint64_t dropped_tasks;		/* task ring full in the library */
 	uint64_t unmatched_ends;	/* vs_task_end() without begin */
+	uint64_t fds_closed;		/* threads whose program closed the
+					 * descriptors they were passed */
 };
 
 struct vs_rthread;

@@ -72,6 +72,7 @@ struct vs_rthread {
 	struct vs_perf_ring ring;
 	struct vs_task_ring *tasks;
 	uint64_t last_dropped, last_unmatched;
+	bool fds_closed;		/* counted in the session's stats */
 	uint32_t done_seq;		/* last task fed whole */
 	uint32_t begun_seq;		/* task whose begin was fed, 0: none */
 	uint64_t last_time;		/* of the last perf record */
@@ -990,6 +991,11 @@ static void read_counts(struct vs_session *s, struct vs_rthread *rt)
 	}
 	s->stats.unmatched_ends += unmatched - rt->last_unmatched;
 	rt->last_unmatched = unmatched;
+	if (!rt->fds_closed &&
+	    __atomic_load_n(&rt->tasks->fds_closed, __ATOMIC_ACQUIRE)) {
+		rt->fds_closed = true;
+		s->stats.fds_closed++;
+	}
 }
 
 unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)

@@ -1616,6 +1616,11 @@ static void summary(struct vs_recorder *r)
 	if (r->s.stats.unmatched_ends)
 		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
 			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
+	if (r->s.stats.fds_closed)
+		fprintf(stderr, "varscope record: %llu threads closed the "
+			"descriptors the recorder passed them (a program that "
+			"closes every descriptor): their later tasks were not "
+			"recorded\n", (unsigned long long)r->s.stats.fds_closed);
 	if (r->s.hw_failures)
 		fprintf(stderr, "varscope record: %llu hardware counter groups "
 			"could not be opened (%s): tasks of those threads lack "

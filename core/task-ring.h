@@ -127,7 +127,8 @@ struct vs_task_ring {
 	uint32_t open;
 	uint32_t open_type;
 	uint32_t open_cpu;
-	uint32_t open_pad;
+	uint32_t fds_closed;		/* 1: the program closed the thread's
+					 * descriptors, it is recorded no more */
 	uint64_t open_start;
 	uint64_t open_attach_id;	/* attached: the task worked for, else 0 */
 	char pad1[64 - 56];

@@ -395,20 +395,42 @@ static void vs_hw_push(struct vs_thread *t, const struct vs_hw_read *end,
  * Disable (@pause) or enable the thread's event group: its leader.  The
  * ring's pause (--sample) goes outside, so that the counters, which count
  * from the enable to the disable, do not count it.  Under the pause gate
- * the group stays enabled and only the ring is paused or resumed.
+ * the group stays enabled and only the ring is paused or resumed.  False
+ * when the descriptor is no perf event any more (see vs_lose_fds()).
  */
-static void vs_pause(struct vs_thread *t, int pause)
+static bool vs_pause(struct vs_thread *t, int pause)
 {
+	int ret;
+
 	if (t->pause_gate) {
-		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
-		return;
+		ret = ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
+		return ret == 0 || (errno != EBADF && errno != ENOTTY);
 	}
 	if (t->paused_ring && !pause)
 		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-	ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE,
-	      0);
+	ret = ioctl(t->ring_fd, pause ? PERF_EVENT_IOC_DISABLE :
+					PERF_EVENT_IOC_ENABLE, 0);
+	if (ret && (errno == EBADF || errno == ENOTTY))
+		return false;
 	if (t->paused_ring && pause)
 		ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+	return true;
+}
+
+/*
+ * The program closed the descriptors the recorder passed (a daemon that
+ * closes every descriptor once it runs): their numbers may be its own
+ * files now, so never touch them again (a read(2) would take its data).
+ * Tell the recorder, through the ring, and record the thread no more.
+ */
+static void vs_lose_fds(struct vs_thread *t)
+{
+	__atomic_store_n(&t->ring->open, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->ring->fds_closed, 1, __ATOMIC_RELEASE);
+	t->ring_fd = t->hw_sock = t->hw_fd = -1;
+	vs_release(t);
+	t->open = VS_OPEN_NONE;
+	t->state = VS_T_DISABLED;
 }
 
 /* Close the open selected task: clock, disable, counters, push. */
@@ -427,8 +449,10 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	/* a group that counts on after the pause is read before it */
 	if (t->nr_counters && t->pause_gate)
 		vs_read_deltas(t, counters);
-	if (pause)
-		vs_pause(t, 1);
+	if (pause && !vs_pause(t, 1)) {
+		vs_lose_fds(t);
+		return;
+	}
 	if (t->nr_counters && !t->pause_gate)
 		vs_read_deltas(t, counters);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
@@ -480,7 +504,10 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 		return;
 	ring = t->ring;
 	if (!running) {
-		vs_pause(t, 0);
+		if (!vs_pause(t, 0)) {
+			vs_lose_fds(t);
+			return;
+		}
 		/* the group counted since the last read: a new base */
 		if (t->pause_gate && t->nr_counters)
 			vs_read_deltas(t, t->scratch);

@@ -31,11 +31,13 @@ record_if() {
 }
 
 # record_app NAME: build the test's annotated program NAME.c with
-# libvarscope.a, record it into t.data (with run: $status and $output are
-# record's) and dump the trace as JSON lines into t.json
+# libvarscope.a (it may include t/helper/one-task.h), record it into
+# t.data (with run: $status and $output are record's) and dump the trace
+# as JSON lines into t.json
 record_app() {
 	# shellcheck disable=SC2086
-	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o "$1" "$1.c" \
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -I"$SRC/t/helper" \
+		-o "$1" "$1.c" \
 		"$VS_LIBDIR/libvarscope.a" -lpthread
 	run "$VARSCOPE" record -o t.data -- "./$1"
 	"$VARSCOPE" script -i t.data --format json > t.json

@@ -251,16 +251,7 @@ recorder_perf_fds() {
 	# unless that one has a priority
 	cat > ctor.c <<-'EOF2'
 	#include <pthread.h>
-	#include <time.h>
-	#include "varscope.h"
-	static void one_task(void)
-	{
-		struct timespec ts = { 0, 1000000 };
-
-		vs_task_begin(1);
-		nanosleep(&ts, NULL);
-		vs_task_end(1);
-	}
+	#include "one-task.h"
 	static void *worker(void *arg)
 	{
 		for (int i = 0; i < 5; i++)
@@ -319,4 +310,44 @@ recorder_perf_fds() {
 	at = [r["task_id"] for r in T if r["kind"] == "attach" and r["what"] == 0]
 	assert len(ids) == 10 and len(at) == 10 and set(at) == ids, (ids, at)
 	EOF2
+}
+
+@test "a program that closes every descriptor: its files are left alone" {
+	require_cmd "$VS_CC"
+	# after 3 tasks it closes the recorder's descriptors and reuses their
+	# numbers for pipes holding data; the library must not touch them
+	cat > closeall.c <<-'EOF2'
+	#include <stdio.h>
+	#include <string.h>
+	#include <unistd.h>
+	#include "one-task.h"
+	int main(void)
+	{
+		int p[8][2], i, ok = 0;
+		char buf[8];
+
+		for (i = 0; i < 3; i++)
+			one_task();
+		/* daemonize: close every descriptor but 0-2 */
+		for (i = 3; i < 1024; i++)
+			close(i);
+		for (i = 0; i < 8; i++) {
+			pipe(p[i]);
+			write(p[i][1], "hello", 5);
+			close(p[i][1]);
+		}
+		for (i = 0; i < 3; i++)
+			one_task();
+		for (i = 0; i < 8; i++)
+			ok += read(p[i][0], buf, sizeof(buf)) == 5 && !memcmp(buf, "hello", 5);
+		printf("pipes intact: %d of 8\n", ok);
+		return ok != 8;
+	}
+	EOF2
+	record_app closeall
+	assert_success
+	assert_line "pipes intact: 8 of 8"
+	assert_line --partial "varscope record: 3 tasks of 1 threads written to t.data"
+	assert_line "varscope record: 1 threads closed the descriptors the recorder passed them (a program that closes every descriptor): their later tasks were not recorded"
+	check 'T["1"]["tasks"] == 3 and not T["1"]["flagged"]'
 }
