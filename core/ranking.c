@@ -82,16 +82,21 @@ static int slow_and_other(const struct vs_task_type *tt,
 
 	if (!slow)
 		return -1;
-	for (r = 0; r < tt->nr_tasks && got < want; r++)
-		if (vs_column_value(col, tt->by_latency[r], &slow[got]))
-			got++;
+	er->slow_mean = er->slow_latency_mean = 0;
+	for (r = 0; r < tt->nr_tasks && got < want; r++) {
+		uint32_t task = tt->by_latency[r];
+
+		if (vs_column_value(col, task, &slow[got])) {
+			er->slow_mean += slow[got++];
+			er->slow_latency_mean += tt->latency[task];
+		}
+	}
+	if (got) {
+		er->slow_mean /= got;
+		er->slow_latency_mean /= got;
+	}
 	vs_sort_floats(slow, got);
 	er->slow_tasks = got;
-	er->slow_mean = 0;
-	for (r = 0; r < got; r++)
-		er->slow_mean += slow[r];
-	if (got)
-		er->slow_mean /= got;
 	er->slow_p50 = vs_percentile_sorted(slow, got, 0.5);
 	er->slow_p99 = vs_percentile_sorted(slow, got, 0.99);
 	er->other_p50 = vs_percentile_excluding(sorted, col->nr, slow, got, 0.5);
@@ -208,22 +213,26 @@ static double rule2_r2(const struct vs_task_type *tt,
 
 /*
  * Beyond the paper: a time event cannot take more off the tail latency
- * than it adds to the slow tasks.  A task that slept 20 ms instead of 2
- * also ran 40 us longer on cold caches: its CPU time marks the same slow
- * tasks as its blocked time, but explains 40 us of the 18 ms.  What it
- * adds is its mean over the slow tasks above its median elsewhere: a
- * cause behind a third of the slow tasks (a co-runner that preempts some
- * requests) adds nothing to their median, yet takes their share of the
- * tail off when those tasks go.
+ * than its share of the slow tasks' latency.  A task that slept 20 ms
+ * instead of 2 also ran 40 us longer on cold caches: its CPU time marks
+ * the same slow tasks as its blocked time, but explains 40 us of the
+ * 20 ms.  Its share is what it adds to them, its mean over the slow tasks
+ * above its median elsewhere, over their mean latency:
+ *  - the mean, not the median: a cause behind a third of the slow tasks
+ *    (a co-runner that preempts some requests) adds nothing to their
+ *    median, yet takes their share of the tail off when those tasks go;
+ *  - over their latency, not p(T_E): when a few tasks run 30 times
+ *    longer than p(T_E), the timer interrupts inside them add more than
+ *    p(T_E) while explaining a twentieth of the time.
  */
 static void time_bound(const struct vs_taskset *ts, struct vs_event_rank *er)
 {
 	const struct vs_event_def *def = vs_taskset_event(ts, er->event);
 	double bound;
 
-	if (!def || strcmp(def->unit, "ns") || !er->p_all)
+	if (!def || strcmp(def->unit, "ns") || !er->slow_latency_mean)
 		return;
-	bound = (er->slow_mean - er->other_p50) / er->p_all;
+	bound = (er->slow_mean - er->other_p50) / er->slow_latency_mean;
 	if (bound < 0)
 		bound = 0;
 	if (bound < er->adjusted) {

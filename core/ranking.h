@@ -64,13 +64,15 @@ struct vs_event_rank {
 	uint64_t p_low;			/* p(T_E \ T_hE), ns */
 	double impact;			/* (p_all - p_low) / p_all */
 	double adjusted;		/* after Rule 1 and the time bound */
-	bool time_bound;		/* adjusted down to what E adds to the
-					   slow tasks: (slow_mean - other_p50)
-					   / p_all, for events in ns */
+	bool time_bound;		/* adjusted down to E's share of the
+					   slow tasks' latency: (slow_mean -
+					   other_p50) / slow_latency_mean,
+					   for events in ns */
 	bool has_ci;
 	double ci_lo, ci_hi;		/* bootstrap interval of the impact */
 	float slow_p50, slow_p99;	/* E in the slow tasks */
-	double slow_mean;
+	double slow_mean;		/*   and its mean there */
+	double slow_latency_mean;	/* the slow tasks' mean latency, ns */
 	float other_p50, other_p99;	/* E in the other tasks of T_E */
 
 	int cause;			/* Rule 1: event id deducted, or -1 */

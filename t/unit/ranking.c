@@ -150,20 +150,23 @@ static void test_ranking(const struct vs_taskset *ts)
 	   fabs(run->impact) < 0.05,
 	   "run.time, noise on half the tasks, has no impact (%.3f)",
 	   run->impact);
-	/* the same 10 tasks are high, but 40 ns cannot take 988 ns off */
+	/*
+	 * The same 10 tasks are high, but 40 ns cannot take 988 ns off: the
+	 * slow 3 (1106, 1105, 1104 ns) spend 40 / 1105 of their time there.
+	 */
 	ok(fabs(cpu->impact - want) < 1e-12 && cpu->time_bound &&
-	   fabs(cpu->adjusted - 40.0 / 1104) < 1e-9 && !blocked->time_bound,
-	   "time bound: CPU time +40 ns adjusted to 40 / 1104");
+	   fabs(cpu->adjusted - 40.0 / 1105) < 1e-9 && !blocked->time_bound,
+	   "time bound: CPU time +40 ns adjusted to 40 / 1105");
 	/*
 	 * A function's time is an event like the others, in no rule.  Its
 	 * 150 tasks (i % 4 != 0) have slow latencies 1106 1105 1104 ...: p99
-	 * is the 149th, 1105; f3 adds 990 - 20 ns to the slow tasks, which
-	 * bounds its adjusted impact to 970 / 1105.
+	 * is the 149th, 1105; f3 adds 990 - 20 ns to the slow two (1106 and
+	 * 1105 ns), which bounds its adjusted impact to 970 / 1105.5.
 	 */
 	ok(func->status == VS_RANK_RANKED && func->tasks == 150 &&
 	   func->p_all == 1105 && func->impact > 0.8 && func->cause < 0 &&
-	   func->time_bound && fabs(func->adjusted - 970.0 / 1105) < 1e-9,
-	   "func:f3.time ranks on its 150 tasks, bounded to 970 / 1105");
+	   func->time_bound && fabs(func->adjusted - 970.0 / 1105.5) < 1e-9,
+	   "func:f3.time ranks on its 150 tasks, bounded to 970 / 1105.5");
 	ok(stalls->parent_tasks == 200, "Rule 2 over the 200 tasks with both");
 	ok(!blocked->pairs_too_few && !cycles->pairs_too_few,
 	   "every rule pair recorded together by enough tasks");
@@ -220,8 +223,8 @@ static void test_threads(const struct vs_taskset *ts)
  * slowest, task 989: 650 ns.  Without the seven, the 10th slowest of 993,
  * task 985: 450 ns.  Impact (650 - 450) / 650.  The wait is in 4 of the
  * 11 slow tasks (990 993 996 999: 600 + 750 + 900 + 1050 ns), so its
- * median there is 0, but it adds 3300 / 11 = 300 ns to them on the mean:
- * 300 / 650 bounds nothing.
+ * median there is 0, but it adds 3300 / 11 = 300 ns to them on the mean,
+ * of their mean latency 900 ns: 1 / 3 bounds nothing.
  */
 static void test_minority_cause(void)
 {
@@ -255,7 +258,61 @@ static void test_minority_cause(void)
 	   "a wait in 7 tasks, 4 of the 11 slow ones: p99 650 ns, 450 without");
 	ok(wait && !wait->time_bound &&
 	   fabs(wait->adjusted - 200.0 / 650) < 1e-9,
-	   "its mean over the slow tasks (300 ns) does not bound 200 / 650");
+	   "its share of the slow tasks (300 of 900 ns) does not bound 200 / 650");
+	vs_type_rank_free(&tr);
+	vs_taskset_free(ts);
+}
+
+/*
+ * The time bound when a few tasks run far longer than p99.  1000 tasks
+ * of latency 100 + i % 7 ns, but 970..994 take 1000 + 10 (i - 970) ns
+ * with a 100 ns timer interrupt inside, and 995..999, 1 ms each, 20 ticks
+ * of 2500 ns: 5% of their time.  The slow 11 are the five long ones and
+ * 989..994 (1190 .. 1240 ns): p99 1190 ns.  With pThreshold 0.97 the 30
+ * tasks that took a tick are high; without them the p99 is 106 ns.  The
+ * ticks add 250600 / 11 ns to the slow tasks, more than p99, but of their
+ * 5007290 / 11 ns: the share 250600 / 5007290 bounds the impact.
+ */
+static void test_heavy_tail(void)
+{
+	static const struct vs_event_def irq_def = {
+		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "irq.vector.time", "ns"
+	};
+	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	struct vs_value v;
+	struct vs_task t = { .type = 1, .values = &v, .nr_values = 1 };
+	const struct vs_event_rank *irq;
+	struct vs_type_rank tr;
+	int i;
+
+	vs_taskset_add_event(ts, &irq_def);
+	for (i = 0; i < 1000; i++) {
+		uint64_t lat = 100 + i % 7, ticks = 0;
+
+		if (i >= 995) {
+			lat = 1000000;
+			ticks = 50000;
+		} else if (i >= 970) {
+			lat = 1000 + 10 * (i - 970);
+			ticks = 100;
+		}
+		t.start = 2000000 * i;
+		t.end = t.start + lat;
+		v = (struct vs_value){ 0, ticks };
+		vs_taskset_add_task(ts, &t);
+	}
+	vs_taskset_finish(ts);
+	o.pthreshold = 0.97;
+	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &tr) == 0,
+	   "rank the heavy tail's type");
+	irq = vs_event_rank_find(&tr, 0);
+	ok(irq && irq->p_all == 1190 && irq->p_low == 106 &&
+	   irq->high_tasks == 30,
+	   "ticks in 30 tasks: p99 1190 ns, 106 without them");
+	ok(irq && irq->time_bound &&
+	   fabs(irq->adjusted - 250600.0 / 5007290) < 1e-9,
+	   "bounded to their share of the slow tasks, 250600 / 5007290");
 	vs_type_rank_free(&tr);
 	vs_taskset_free(ts);
 }
@@ -270,5 +327,6 @@ int main(void)
 	test_rare_pairs(ts);
 	vs_taskset_free(ts);
 	test_minority_cause();
+	test_heavy_tail();
 	return done_testing();
 }
