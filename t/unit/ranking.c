@@ -215,6 +215,40 @@ static void test_threads(const struct vs_taskset *ts)
 }
 
 /*
+ * Type 1 of @n tasks, task i of latency @lat[i] with value @val[i] of one
+ * event in ns, @name (id 0); ranked with pThreshold @pthreshold (< 0:
+ * found) into @tr.  Returns the task set, to free after @tr.
+ */
+static struct vs_taskset *rank_one_event(const char *name,
+					 const uint64_t *lat,
+					 const uint64_t *val, size_t n,
+					 double pthreshold,
+					 struct vs_type_rank *tr)
+{
+	const struct vs_event_def def = {
+		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, name, "ns"
+	};
+	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	struct vs_value v;
+	struct vs_task t = { .type = 1, .values = &v, .nr_values = 1 };
+	size_t i;
+
+	vs_taskset_add_event(ts, &def);
+	for (i = 0; i < n; i++) {
+		t.start = 2000000 * i;
+		t.end = t.start + lat[i];
+		v = (struct vs_value){ 0, val[i] };
+		vs_taskset_add_task(ts, &t);
+	}
+	vs_taskset_finish(ts);
+	o.pthreshold = pthreshold;
+	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, tr) == 0,
+	   "rank %s's type", name);
+	return ts;
+}
+
+/*
  * The time bound of a cause behind a minority of the slow tasks.  1000
  * tasks, latency 100 + i % 7, but tasks 980..999 form a tail of 200 +
  * 50 (i - 980) ns; in the tail's tasks with i % 3 == 0 (981, 984 ... 999,
@@ -228,36 +262,22 @@ static void test_threads(const struct vs_taskset *ts)
  */
 static void test_minority_cause(void)
 {
-	static const struct vs_event_def wait_def = {
-		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL,
-		"sched.runnable.time", "ns"
-	};
-	struct vs_taskset *ts = vs_taskset_new();
-	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
-	struct vs_value v;
-	struct vs_task t = { .type = 1, .values = &v, .nr_values = 1 };
-	const struct vs_event_rank *wait;
+	uint64_t lat[1000], wait[1000];
+	const struct vs_event_rank *er;
+	struct vs_taskset *ts;
 	struct vs_type_rank tr;
 	int i;
 
-	vs_taskset_add_event(ts, &wait_def);
 	for (i = 0; i < 1000; i++) {
-		uint64_t lat = i < 980 ? 100 + i % 7 : 200 + 50 * (i - 980);
-
-		t.start = 2000 * i;
-		t.end = t.start + lat;
-		v = (struct vs_value){ 0, i >= 980 && i % 3 == 0 ? lat - 100 : 0 };
-		vs_taskset_add_task(ts, &t);
+		lat[i] = i < 980 ? 100 + i % 7 : 200 + 50 * (i - 980);
+		wait[i] = i >= 980 && i % 3 == 0 ? lat[i] - 100 : 0;
 	}
-	vs_taskset_finish(ts);
-	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &tr) == 0,
-	   "rank the minority cause's type");
-	wait = vs_event_rank_find(&tr, 0);
-	ok(wait && wait->p_all == 650 && wait->p_low == 450 &&
-	   wait->high_tasks == 7 && wait->slow_p50 == 0,
+	ts = rank_one_event("sched.runnable.time", lat, wait, 1000, -1, &tr);
+	er = vs_event_rank_find(&tr, 0);
+	ok(er && er->p_all == 650 && er->p_low == 450 &&
+	   er->high_tasks == 7 && er->slow_p50 == 0,
 	   "a wait in 7 tasks, 4 of the 11 slow ones: p99 650 ns, 450 without");
-	ok(wait && !wait->time_bound &&
-	   fabs(wait->adjusted - 200.0 / 650) < 1e-9,
+	ok(er && !er->time_bound && fabs(er->adjusted - 200.0 / 650) < 1e-9,
 	   "its share of the slow tasks (300 of 900 ns) does not bound 200 / 650");
 	vs_type_rank_free(&tr);
 	vs_taskset_free(ts);
@@ -275,43 +295,29 @@ static void test_minority_cause(void)
  */
 static void test_heavy_tail(void)
 {
-	static const struct vs_event_def irq_def = {
-		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "irq.vector.time", "ns"
-	};
-	struct vs_taskset *ts = vs_taskset_new();
-	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
-	struct vs_value v;
-	struct vs_task t = { .type = 1, .values = &v, .nr_values = 1 };
-	const struct vs_event_rank *irq;
+	uint64_t lat[1000], ticks[1000];
+	const struct vs_event_rank *er;
+	struct vs_taskset *ts;
 	struct vs_type_rank tr;
 	int i;
 
-	vs_taskset_add_event(ts, &irq_def);
 	for (i = 0; i < 1000; i++) {
-		uint64_t lat = 100 + i % 7, ticks = 0;
-
+		lat[i] = 100 + i % 7;
+		ticks[i] = 0;
 		if (i >= 995) {
-			lat = 1000000;
-			ticks = 50000;
+			lat[i] = 1000000;
+			ticks[i] = 50000;
 		} else if (i >= 970) {
-			lat = 1000 + 10 * (i - 970);
-			ticks = 100;
+			lat[i] = 1000 + 10 * (i - 970);
+			ticks[i] = 100;
 		}
-		t.start = 2000000 * i;
-		t.end = t.start + lat;
-		v = (struct vs_value){ 0, ticks };
-		vs_taskset_add_task(ts, &t);
 	}
-	vs_taskset_finish(ts);
-	o.pthreshold = 0.97;
-	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, &tr) == 0,
-	   "rank the heavy tail's type");
-	irq = vs_event_rank_find(&tr, 0);
-	ok(irq && irq->p_all == 1190 && irq->p_low == 106 &&
-	   irq->high_tasks == 30,
+	ts = rank_one_event("irq.vector.time", lat, ticks, 1000, 0.97, &tr);
+	er = vs_event_rank_find(&tr, 0);
+	ok(er && er->p_all == 1190 && er->p_low == 106 && er->high_tasks == 30,
 	   "ticks in 30 tasks: p99 1190 ns, 106 without them");
-	ok(irq && irq->time_bound &&
-	   fabs(irq->adjusted - 250600.0 / 5007290) < 1e-9,
+	ok(er && er->time_bound &&
+	   fabs(er->adjusted - 250600.0 / 5007290) < 1e-9,
 	   "bounded to their share of the slow tasks, 250600 / 5007290");
 	vs_type_rank_free(&tr);
 	vs_taskset_free(ts);
