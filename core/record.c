@@ -74,6 +74,7 @@ struct vs_recorder {
 	char ctl[160];			/* VARSCOPE_CTL=... for it */
 	int child_status;
 	bool child_done;
+	bool child_left;		/* it outlived its SIGTERM: left running */
 	int listen_fd;
 	char sock_name[64];
 	int nr_cpus;
@@ -1536,6 +1537,12 @@ static void left_running(const struct vs_recorder *r)
 
 	if (r->opts->pid)
 		return;
+	if (r->child_left) {
+		fprintf(stderr, "varscope record: '%s' (pid %d) did not exit "
+			"after SIGTERM: left running, with its processes\n",
+			r->opts->argv[0], (int)r->child);
+		return;
+	}
 	for (i = 0; i < r->nr_pids; i++)
 		if (r->pids[i] != r->child && !kill(r->pids[i], 0) &&
 		    (!n++ || r->pids[i] < first))
@@ -1645,7 +1652,7 @@ static int exit_status(struct vs_recorder *r)
 {
 	int st = r->child_status;
 
-	if (r->attached)
+	if (r->attached || r->child_left)
 		return 0;
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
@@ -1653,6 +1660,41 @@ static int exit_status(struct vs_recorder *r)
 		return 128 + WTERMSIG(st);
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* How long the recorder waits for the command's exit before saying so. */
+#define VS_TERM_NOTE_S	3
+
+/*
+ * Wait for the command after its SIGTERM.  One that takes longer than
+ * VS_TERM_NOTE_S (it may ignore SIGTERM) is named, once; another SIGINT
+ * or SIGTERM ends the wait and leaves it running.
+ */
+static void wait_command(struct vs_recorder *r)
+{
+	const struct timespec tenth = { 0, 100000000 };
+	pid_t pid;
+	int i;
+
+	stop_signal = 0;
+	for (i = 0;; i++) {
+		pid = waitpid(r->child, &r->child_status, WNOHANG);
+		if (pid == r->child || (pid < 0 && errno != EINTR))
+			break;
+		if (stop_signal) {
+			r->child_left = true;
+			break;
+		}
+		/* the machine's records fill the tracking rings meanwhile */
+		drain_tracking(r, false);
+		if (i == VS_TERM_NOTE_S * 10)
+			fprintf(stderr, "varscope record: '%s' (pid %d) has not "
+				"exited %d s after SIGTERM: waiting for it; "
+				"interrupt again to leave it running\n",
+				r->opts->argv[0], (int)r->child, VS_TERM_NOTE_S);
+		nanosleep(&tenth, NULL);
+	}
+	r->child_done = true;
 }
 
 static void finish(struct vs_recorder *r)
@@ -1668,8 +1710,7 @@ static void finish(struct vs_recorder *r)
 		/* --duration or a signal: the tasks open now are truncated */
 		drain_tracking(r, false);
 		close_threads(r, vs_perf_clock_ns(), false);
-		waitpid(r->child, &r->child_status, 0);
-		r->child_done = true;
+		wait_command(r);
 	}
 	drain_tracking(r, true);
 	drain_syscalls(r, true);

@@ -351,3 +351,27 @@ recorder_perf_fds() {
 	assert_line "varscope record: 1 threads closed the descriptors the recorder passed them (a program that closes every descriptor): their later tasks were not recorded"
 	check 'T["1"]["tasks"] == 3 and not T["1"]["flagged"]'
 }
+
+@test "a command that ignores SIGTERM: said, and a second interrupt leaves it" {
+	# --duration ends the recording and sends the command SIGTERM, which
+	# it ignores (and so does its sleep, which inherits that)
+	"$VARSCOPE" record -o t.data --duration 300ms -- \
+		sh -c 'trap "" TERM; sleep 60' 2> err &
+	local rec=$! i pid
+
+	for i in $(seq 150); do
+		grep -q "interrupt again" err && break
+		sleep 0.1
+	done
+	pid=$(sed -n "s/^varscope record: 'sh' (pid \([0-9]*\)) has not exited 3 s after SIGTERM: waiting for it; interrupt again to leave it running$/\1/p" err)
+	[ -n "$pid" ] || fail "no line about the wait: $(cat err)"
+	kill -INT "$rec"
+	wait "$rec" || fail "record exited $?"
+	run cat err
+	assert_line "varscope record: 'sh' (pid $pid) did not exit after SIGTERM: left running, with its processes"
+	refute_output --partial "lost"
+	kill -0 "$pid"
+	pkill -KILL -P "$pid"
+	kill -KILL "$pid"
+	"$VARSCOPE" script -i t.data > /dev/null
+}
