@@ -25,8 +25,10 @@ TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux strace
 util-linux man-db procps postgresql-15"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
-# CI: clang with libFuzzer for make fuzz, git for the fresh clone
-CI_PKGS="clang git"
+# CI: clang for make SANITIZE=1 and make fuzz, with its compiler-rt
+# runtimes (ASan, UBSan, libFuzzer: a separate package, only recommended
+# by clang), git for the fresh clone
+CI_PKGS="clang libclang-rt-dev git"
 # benchmarks only: the servers and load generators bench/ drives, perf to
 # compare with, and what bench/memcached/build.sh needs to fetch and build
 # memcached from its Debian source (dpkg-dev, patch, libevent-dev)
