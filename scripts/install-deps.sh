@@ -20,19 +20,22 @@ libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
 # memory, python3 for the JSON checks, tmux for the TUI tests, strace to
 # count how often a command opens a trace, util-linux's script for a pty,
 # man for "varscope help", procps (ps, pgrep), PostgreSQL 15 with pgbench
-# for record --task-func PortalRun
+# for record --task-func PortalRun, and for t2500's annotated memcached:
+# memcaslap (libmemcached-tools) to drive it, and what
+# bench/memcached/build.sh needs to fetch and build it from its Debian
+# source (dpkg-dev, patch, libevent-dev)
 TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux strace
-util-linux man-db procps postgresql-15"
+util-linux man-db procps postgresql-15 libmemcached-tools dpkg-dev patch
+libevent-dev"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
 # CI: clang for make SANITIZE=1 and make fuzz, with its compiler-rt
 # runtimes (ASan, UBSan, libFuzzer: a separate package, only recommended
 # by clang), git for the fresh clone
 CI_PKGS="clang libclang-rt-dev git"
-# benchmarks only: the servers and load generators bench/ drives, perf to
-# compare with, and what bench/memcached/build.sh needs to fetch and build
-# memcached from its Debian source (dpkg-dev, patch, libevent-dev)
-BENCH_PKGS="memcached libmemcached-tools linux-perf dpkg-dev patch libevent-dev lighttpd"
+# benchmarks only: the servers bench/ drives (the annotated memcached's
+# tools are the tests'), perf to compare with
+BENCH_PKGS="memcached linux-perf lighttpd"
 
 pkgs="$BUILD_PKGS $TEST_PKGS $DOC_PKGS $CI_PKGS"
 case "$1" in

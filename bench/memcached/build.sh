@@ -4,13 +4,13 @@
 #
 #   bench/memcached/build.sh [--force]
 #
-# On a fresh Debian 12 machine, as root: installs the benchmark packages
-# (scripts/install-deps.sh --bench), adds a deb-src entry for the Debian
-# repositories apt already uses when there is none, fetches the source
-# with "apt-get source memcached" into build/memcached-src, applies the
-# patch to a fresh copy, and builds against libvarscope.a.  A second run
-# does nothing while the binary is newer than the patch, this script and
-# libvarscope.a; --force rebuilds.
+# On a fresh Debian 12 machine, as root: installs the packages it needs
+# (scripts/install-deps.sh: dpkg-dev, patch, libevent-dev), adds a
+# deb-src entry for the Debian repositories apt already uses when there is
+# none, fetches the source with "apt-get source memcached" into
+# build/memcached-src, applies the patch to a fresh copy, and builds
+# against libvarscope.a.  A second run does nothing while the binary is
+# newer than the patch, this script and libvarscope.a; --force rebuilds.
 #
 # Environment: LIBVARSCOPE, the archive to link (default libvarscope.a at
 # the top of the tree, built by make).
@@ -46,7 +46,7 @@ if [ -z "$force" ] && [ -x "$bin" ] &&
 	exit 0
 fi
 
-"$top/scripts/install-deps.sh" --bench
+"$top/scripts/install-deps.sh"
 
 # The enabled deb822 stanzas and one-line entries of the Debian release
 # apt uses (suites CODENAME and CODENAME-*), component main, rewritten as
