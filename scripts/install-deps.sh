@@ -17,16 +17,17 @@ set -e
 BUILD_PKGS="gcc make pkg-config libc6-dev linux-source-6.1 xz-utils flex bison
 libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
 # tests: bats and its helpers, timeout (coreutils), /usr/bin/time for peak
-# memory, python3 for the JSON checks, tmux for the TUI tests, strace to
-# count how often a command opens a trace, util-linux's script for a pty,
-# man for "varscope help", procps (ps, pgrep), PostgreSQL 15 with pgbench
-# for record --task-func PortalRun, and for t2500's annotated memcached:
-# memcaslap (libmemcached-tools) to drive it, and what
+# memory, python3 for the JSON checks, xmllint (libxml2-utils) and
+# rsvg-convert (librsvg2-bin) for the SVG plots, tmux for the TUI tests,
+# strace to count how often a command opens a trace, util-linux's script
+# for a pty, man for "varscope help", procps (ps, pgrep), PostgreSQL 15
+# with pgbench for record --task-func PortalRun, and for t2500's annotated
+# memcached: memcaslap (libmemcached-tools) to drive it, and what
 # bench/memcached/build.sh needs to fetch and build it from its Debian
 # source (dpkg-dev, patch, libevent-dev)
-TEST_PKGS="bats bats-assert bats-support coreutils time python3 tmux strace
-util-linux man-db procps postgresql-15 libmemcached-tools dpkg-dev patch
-libevent-dev"
+TEST_PKGS="bats bats-assert bats-support coreutils time python3 libxml2-utils
+librsvg2-bin tmux strace util-linux man-db procps postgresql-15
+libmemcached-tools dpkg-dev patch libevent-dev"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
 # CI: clang for make SANITIZE=1 and make fuzz, with its compiler-rt

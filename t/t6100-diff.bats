@@ -98,10 +98,8 @@ print(e["event"], e["burstier"], e["p50_b"] <= e["p50_a"] * 1.05)' < <("$VARSCOP
 	grep -q 'sched.runnable.time (the top change' fig.svg
 	# two panels (latency, event), each with p50 and p99 curves
 	[ "$(grep -c '<polyline' fig.svg)" -ge 4 ]
-	if command -v rsvg-convert >/dev/null; then
-		rsvg-convert -o fig.png fig.svg
-		[ -s fig.png ]
-	fi
+	rsvg-convert -o fig.png fig.svg
+	[ -s fig.png ]
 }
 
 @test "--svg reads the trace as often for 225 slices as for 12" {
