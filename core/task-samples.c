@@ -328,6 +328,8 @@ static int add_attached(struct vs_task_samples *ts)
 		memcpy(all + pos, ts->samples + t->first,
 		       t->nr * sizeof(*all));
 		t->first = pos;
+		if (copies)	/* samples of other totals join its own */
+			t->closed = false;
 		fill[i] = pos + t->nr;
 		pos += t->nr + copies;
 	}
@@ -424,6 +426,8 @@ int vs_task_samples_finish(struct vs_task_samples *ts)
 			else if (smp->flags & VS_SAMPLE_PRECISE)
 				smp->weight_ns = (t->end - t->start) / t->nr;
 		}
+		t->closed = t->nr && (cpu || (ts->samples[t->first].flags &
+					       VS_SAMPLE_PRECISE));
 	}
 	ret = add_attached(ts);
 out:

@@ -65,6 +65,9 @@ struct vs_ts_task {
 	uint64_t start, end;
 	uint64_t first;		/* its samples: samples[first .. first + nr) */
 	uint32_t nr;
+	bool closed;		/* its samples' weights split a measured total
+				   (its task-clock or latency) evenly: a
+				   function's estimate is a share of it */
 };
 
 struct vs_task_samples {

@@ -213,6 +213,8 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 					 (double)sm->weight_ns))
 				goto nomem;
 		}
+		if (task->closed)
+			vs_vtree_close_task(vt, t);
 	}
 	free(path);
 	for (k = 1; k < vt->nr_nodes; k++)

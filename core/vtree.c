@@ -55,7 +55,9 @@ struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled)
 		return NULL;
 	vt->nr_tasks = nr_tasks;
 	vt->sampled = sampled;
-	if (node_new(vt, 0, VS_VTREE_ROOT) < 0) {
+	vt->samples = calloc(nr_tasks, sizeof(*vt->samples));
+	vt->closed = calloc(nr_tasks, sizeof(*vt->closed));
+	if (!vt->samples || !vt->closed || node_new(vt, 0, VS_VTREE_ROOT) < 0) {
 		vs_vtree_free(vt);
 		return NULL;
 	}
@@ -76,6 +78,8 @@ void vs_vtree_free(struct vs_vtree *vt)
 	}
 	free(vt->nodes);
 	free(vt->factors);
+	free(vt->samples);
+	free(vt->closed);
 	free(vt);
 }
 
@@ -101,6 +105,8 @@ static int add_path(struct vs_vtree *vt, size_t task, const uint32_t *path,
 	unsigned int d;
 	int node = 0;
 
+	if (!exact)
+		vt->samples[task]++;
 	for (d = 0; d < depth; d++) {
 		node = child_of(vt, node, path[d]);
 		if (node < 0)
@@ -118,6 +124,11 @@ int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		 unsigned int depth, double ns)
 {
 	return add_path(vt, task, path, depth, ns, false);
+}
+
+void vs_vtree_close_task(struct vs_vtree *vt, size_t task)
+{
+	vt->closed[task] = true;
 }
 
 int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
@@ -155,31 +166,64 @@ static double mean_of(const double *a, size_t n)
 	return sum / (double)n;
 }
 
-/* Variances and covariances of node @i; its children are done. */
-static int node_stats(struct vs_vtree *vt, unsigned int i, double *self)
+/*
+ * The mean over the closed tasks of @a x @b / N: what the noise terms of
+ * two sampled nodes of times @a and @b lose to the shares (see vtree.h).
+ */
+static double share_term(const struct vs_vtree *vt, const double *a,
+			 const double *b)
+{
+	double sum = 0;
+	size_t t;
+
+	for (t = 0; t < vt->nr_tasks; t++)
+		if (vt->closed[t] && vt->samples[t])
+			sum += a[t] * b[t] / vt->samples[t];
+	return sum / (double)vt->nr_tasks;
+}
+
+/*
+ * Variances and covariances of node @i; its children are done.  @self
+ * and @sampled: room for a value per task.
+ */
+static int node_stats(struct vs_vtree *vt, unsigned int i, double *self,
+		      double *sampled)
 {
 	struct vs_vtree_node *n = &vt->nodes[i];
 	size_t t, nt = vt->nr_tasks;
 	unsigned int c, d, nc = n->nr_children;
 	/* the root, and every node of an exact tree, has no sampling noise */
 	bool exact = !i || !vt->sampled || n->exact;
-	double child_noise = 0;
+	double child_free = 0;		/* the children's free-count noise */
 
 	n->mean = mean_of(n->time, nt);
-	n->noise = exact ? 0 : n->noise_sq / (double)nt;
+	n->noise = exact ? 0 : n->noise_sq / (double)nt -
+			       share_term(vt, n->time, n->time);
 	n->var = covariance(n->time, n->mean, n->time, n->mean, nt) - n->noise;
 
 	memcpy(self, n->time, nt * sizeof(*self));
+	memset(sampled, 0, nt * sizeof(*sampled));
 	for (c = 0; c < nc; c++) {
 		const struct vs_vtree_node *ch = &vt->nodes[n->children[c]];
 
-		for (t = 0; t < nt; t++)
+		for (t = 0; t < nt; t++) {
 			self[t] -= ch->time[t];
-		child_noise += ch->noise;
+			if (!ch->exact)
+				sampled[t] += ch->time[t];
+		}
+		child_free += ch->noise_sq / (double)nt;
 	}
 	n->self_mean = mean_of(self, nt);
-	/* exact parent: self = parent - children carries minus their noise */
-	n->self_noise = exact ? child_noise : n->noise - child_noise;
+	/*
+	 * Exact parent: self = parent - children carries minus the error of
+	 * their sampled sum.  Sampled parent: self holds the samples of none
+	 * of the children, a node of its own.
+	 */
+	if (exact)
+		n->self_noise = child_free - share_term(vt, sampled, sampled);
+	else
+		n->self_noise = n->noise_sq / (double)nt - child_free -
+				share_term(vt, self, self);
 	n->self_var = covariance(self, n->self_mean, self, n->self_mean, nt) -
 		      n->self_noise;
 	if (!nc)
@@ -193,15 +237,22 @@ static int node_stats(struct vs_vtree *vt, unsigned int i, double *self)
 
 		n->self_cov[c] = covariance(self, n->self_mean, a->time,
 					    a->mean, nt);
-		if (exact)
-			n->self_cov[c] += a->noise;
+		if (a->exact || !vt->sampled)
+			;	/* no error: nothing covaries with it */
+		else if (exact)
+			n->self_cov[c] += a->noise_sq / (double)nt -
+					  share_term(vt, sampled, a->time);
+		else
+			n->self_cov[c] += share_term(vt, self, a->time);
 		for (d = c + 1; d < nc; d++) {
 			const struct vs_vtree_node *b =
 				&vt->nodes[n->children[d]];
+			double *cov = &n->cov[vs_vtree_pair(nc, c, d)];
 
-			n->cov[vs_vtree_pair(nc, c, d)] =
-				covariance(a->time, a->mean, b->time, b->mean,
-					   nt);
+			*cov = covariance(a->time, a->mean, b->time, b->mean,
+					  nt);
+			if (vt->sampled && !a->exact && !b->exact)
+				*cov += share_term(vt, a->time, b->time);
 		}
 	}
 	return 0;
@@ -279,7 +330,7 @@ static int make_factors(struct vs_vtree *vt)
 
 int vs_vtree_finish(struct vs_vtree *vt)
 {
-	double *self = malloc(vt->nr_tasks * sizeof(*self));
+	double *self = malloc(2 * vt->nr_tasks * sizeof(*self));
 	unsigned int i;
 	int ret = 0;
 
@@ -291,7 +342,7 @@ int vs_vtree_finish(struct vs_vtree *vt)
 
 		if (i && vt->nodes[n->parent].height < n->height + 1)
 			vt->nodes[n->parent].height = n->height + 1;
-		if (node_stats(vt, i, self) < 0) {
+		if (node_stats(vt, i, self, self + vt->nr_tasks) < 0) {
 			ret = -1;
 			break;
 		}

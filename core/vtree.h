@@ -32,6 +32,15 @@
  * noise and Cov(self, child) gains that child's.  The decomposition then
  * still holds on the corrected values.
  *
+ * A closed task (vs_vtree_close_task()): its N samples split a measured
+ * total S (its task-clock) evenly, w = S / N, so a node's estimate is a
+ * share of S: the counts are multinomial, not free.  The error of a node
+ * holding x of S then has variance w x - x^2 / N, and two disjoint nodes'
+ * errors covary by -x_a x_b / N: every noise term above loses the mean
+ * of x_a x_b / N over the closed tasks.  A node with all the task's
+ * samples (main) has no error at all, where the free-count model would
+ * take p^2 N off a variance that is exact.
+ *
  * Factors are non-root node variances and child-pair covariance terms
  * (2 Cov), as shares of the latency variance; score = specificity x
  * share, specificity = (height of root - height of factor)^2, height =
@@ -82,6 +91,8 @@ struct vs_vtree_factor {
 struct vs_vtree {
 	size_t nr_tasks;
 	bool sampled;
+	double *samples;		/* per task: its vs_vtree_add()s */
+	bool *closed;			/* per task: vs_vtree_close_task() */
 	unsigned int nr_nodes, alloc_nodes;
 	struct vs_vtree_node *nodes;	/* [0] is the root */
 	unsigned int nr_factors;
@@ -106,6 +117,12 @@ void vs_vtree_set_latency(struct vs_vtree *vt, size_t task, double ns);
  */
 int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		 unsigned int depth, double ns);
+
+/**
+ * vs_vtree_close_task - task @task's samples, all of them added, split
+ * a measured total evenly: their errors are shares (see the top)
+ */
+void vs_vtree_close_task(struct vs_vtree *vt, size_t task);
 
 /**
  * vs_vtree_add_exact - vs_vtree_add() of a measured time (no sampling

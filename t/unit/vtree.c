@@ -254,6 +254,57 @@ static void test_wait(void)
 	vs_vtree_free(vt);
 }
 
+/*
+ * Closed tasks: 100 samples split each task's CPU time T (1 or 2 ms)
+ * evenly, all under main (A), each in B or C with odds 1:1, and the
+ * latency is T + 50 us.  A has all of T in every task: its estimate is
+ * exact, its variance Var(T) = 2.5e11 ns^2 (x n / (n - 1)), no noise,
+ * where free counts would take w T (2.5e10 on the mean) off it.  B and C
+ * are T / 2, variance 6.25e10, their errors (w^2 N / 4: 6.25e9 on the
+ * mean) covarying by minus as much.  The root's self, 50 us in every
+ * task, neither varies nor carries noise.
+ */
+static void test_closed(void)
+{
+	const uint32_t pb[] = { A, B }, pc[] = { A, C };
+	const size_t n = 4000;
+	struct vs_vtree *vt = vs_vtree_new(n, true);
+	const struct vs_vtree_node *na, *nb, *nc, *root;
+	unsigned int t, k;
+
+	srandom(3);
+	for (t = 0; t < n; t++) {
+		double cpu = (1 + t % 2) * 1000000.0;
+
+		for (k = 0; k < 100; k++)
+			vs_vtree_add(vt, t, random() & 1 ? pb : pc, 2,
+				     cpu / 100);
+		vs_vtree_close_task(vt, t);
+		vs_vtree_set_latency(vt, t, cpu + 50000);
+	}
+	vs_vtree_finish(vt);
+	root = &vt->nodes[0];
+	na = child(vt, 0, A);
+	nb = na ? child(vt, na - vt->nodes, B) : NULL;
+	nc = na ? child(vt, na - vt->nodes, C) : NULL;
+	if (!ok(na && nb && nc, "closed tasks: A, A/B, A/C"))
+		return;
+	ok(fabs(na->noise) < 1 && near(na->var, 2.5e11 * n / (n - 1)),
+	   "A holds all of T: no noise, variance Var(T) (%.4g)", na->var);
+	ok(fabs(nb->noise - 6.25e9) < 0.05 * 6.25e9 &&
+	   fabs(nb->var - 6.25e10) < 0.05 * 6.25e10,
+	   "B: noise %.3g ~ 6.25e9, corrected variance %.4g ~ 6.25e10",
+	   nb->noise, nb->var);
+	ok(fabs(na->cov[0] - 6.25e10) < 0.05 * 6.25e10,
+	   "Cov(B, C) %.4g ~ 6.25e10, their errors' -6.25e9 added back",
+	   na->cov[0]);
+	ok(fabs(root->self_var) < 1e-6 * 2.5e11 && fabs(root->self_noise) < 1,
+	   "the root's self: no variance (%.3g), no noise", root->self_var);
+	ok(max_decomposition_error(vt) < 1e-9,
+	   "decomposition holds on corrected values");
+	vs_vtree_free(vt);
+}
+
 static void add(struct vs_writer *w, const struct vs_record *rec)
 {
 	vs_writer_add(w, rec);
@@ -438,6 +489,7 @@ int main(void)
 	test_covary();
 	test_sampled();
 	test_wait();
+	test_closed();
 	test_probes();
 	test_sampled_probes();
 	ok(!vs_vtree_new(1, false), "one task: no tree");
