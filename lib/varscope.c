@@ -28,7 +28,7 @@
  * the enable and disable:
  *
  *   begin:              resume the ring, read the counters (the base), clock
- *   end:                clock, read the counters, pause the ring, push
+ *   end:                clock, pause the ring, read the counters, push
  *
  * With a hardware PMU the recorder passes a fourth descriptor, a socket
  * that brings the hardware counter group of each epoch: a begin that sees
@@ -275,8 +275,8 @@ static bool vs_ready(struct vs_thread *t)
 /*
  * One read(2) of the whole group, { nr, value[nr] }: the counters' deltas
  * since the last read into @delta, and the values read become the base of
- * the next.  Called at a task's end, after the disable (under the pause
- * gate: before the pause, and at begin too): the deltas are
+ * the next.  Called at a task's end, after the disable or the pause (and
+ * at begin too, under the pause gate): the deltas are
  * what the group counted while it was enabled, around this task's start
  * and end clock reads (the nested begin that keeps the group enabled
  * reads without a disable, and the next task counts from there).  A read
@@ -446,14 +446,15 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	end = vs_now();
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
-	/* a group that counts on after the pause is read before it */
-	if (t->nr_counters && t->pause_gate)
-		vs_read_deltas(t, counters);
+	/*
+	 * After the pause or disable, whose failure says the descriptor is
+	 * no longer ours: a read(2) of it would take the program's data
+	 */
 	if (pause && !vs_pause(t, 1)) {
 		vs_lose_fds(t);
 		return;
 	}
-	if (t->nr_counters && !t->pause_gate)
+	if (t->nr_counters)
 		vs_read_deltas(t, counters);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_RELEASE);

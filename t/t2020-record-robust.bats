@@ -352,6 +352,46 @@ recorder_perf_fds() {
 	check 'T["1"]["tasks"] == 3 and not T["1"]["flagged"]'
 }
 
+@test "a program that closes every descriptor inside a task, under both gates" {
+	require_cmd "$VS_CC"
+	# the task's end finds pipes holding data under the numbers of the
+	# recorder's descriptors: at --rate 1 (the ring's pause) and below
+	# (the group's disable), nothing may read them
+	cat > closein.c <<-'EOF2'
+	#include <stdio.h>
+	#include <string.h>
+	#include <unistd.h>
+	#include "one-task.h"
+	int main(void)
+	{
+		int p[8][2], i, ok = 0;
+		char buf[8];
+
+		one_task();
+		vs_task_begin(1);
+		for (i = 3; i < 1024; i++)
+			close(i);
+		for (i = 0; i < 8; i++) {
+			pipe(p[i]);
+			write(p[i][1], "hello", 5);
+			close(p[i][1]);
+		}
+		vs_task_end(1);
+		for (i = 0; i < 8; i++)
+			ok += read(p[i][0], buf, sizeof(buf)) == 5 && !memcmp(buf, "hello", 5);
+		printf("pipes intact: %d of 8\n", ok);
+		return ok != 8;
+	}
+	EOF2
+	record_app closein
+	assert_success
+	assert_line "pipes intact: 8 of 8"
+	check 'T["1"]["tasks"] == 1'
+	RECORD_OPTS="--rate 0.999999" record_app closein
+	assert_success
+	assert_line "pipes intact: 8 of 8"
+}
+
 @test "a command that ignores SIGTERM: said, and a second interrupt leaves it" {
 	# --duration ends the recording and sends the command SIGTERM, which
 	# it ignores (and so does its sleep, which inherits that)
