@@ -24,8 +24,9 @@
  * and a thread keeps the stack pointer of each open call at its entry,
  * where its return address lies: an event of the thread whose user stack
  * pointer is above it (a return hit one word above: that call returning)
- * comes after the call's frame was unwound.  The call ends there; the
- * outermost one's task is flagged VS_TASK_NO_RETURN.
+ * comes after the call's frame was unwound, unless it is so far above
+ * that it is on another stack.  The call ends there; the outermost one's
+ * task is flagged VS_TASK_NO_RETURN.
  *
  * --probe: the same probes, on functions measured rather than made tasks.
  * Each hit becomes a VS_REC_FUNC record (after the VS_REC_SYMBOL_DEF of its
@@ -49,6 +50,13 @@
 
 /* Records of all CPUs are in their rings this long after their time. */
 #define VS_MERGE_MARGIN_NS	20000000ull
+
+/*
+ * Stack pointers farther apart are on different stacks (a coroutine's, a
+ * signal handler's alternate stack, the main one): neither tells whether
+ * the other's frames are gone.
+ */
+#define VS_STACK_SPAN		(1ull << 20)
 
 enum vs_probe_id_kind { VS_ID_TP, VS_ID_ENTRY, VS_ID_RETURN, VS_ID_SAMPLE };
 
@@ -531,13 +539,16 @@ static bool push_call(struct vs_probe_thread *th, uint64_t sp)
 }
 
 /*
- * Pop the open calls whose entry stack pointer is below @limit (0: none):
- * their frames are gone.  Stops at a call whose stack pointer is unknown.
+ * Pop the open calls whose entry stack pointer is below @limit (0: none)
+ * by at most VS_STACK_SPAN: their frames are gone.  Stops at a call whose
+ * stack pointer is unknown, or farther below: on another stack.
  */
 static void pop_calls(struct vs_probe_thread *th, uint64_t limit)
 {
-	while (th->depth && th->entry_sp[th->depth - 1] &&
-	       th->entry_sp[th->depth - 1] < limit)
+	uint64_t sp;
+
+	while (th->depth && (sp = th->entry_sp[th->depth - 1]) &&
+	       sp < limit && limit - sp <= VS_STACK_SPAN)
 		th->depth--;
 }
 

@@ -225,6 +225,52 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func: a call that yields to another stack is not taken as left" {
+	require_uprobes
+	require_cmd cc
+	# work() runs on a coroutine's stack (malloc'd) and yields back to
+	# the scheduler on the main stack, far above it, which sleeps 2 ms
+	# before resuming it: its frame is intact all along
+	cat > f.c <<-'EOF'
+	#include <stdlib.h>
+	#include <time.h>
+	#include <ucontext.h>
+	static ucontext_t main_ctx, co_ctx;
+	__attribute__((noinline)) void work(void)
+	{
+		swapcontext(&co_ctx, &main_ctx);	/* yield to the scheduler */
+	}
+	static void co_main(void)
+	{
+		for (int i = 0; i < 5; i++)
+			work();
+	}
+	int main(void)
+	{
+		struct timespec ts = { 0, 2000000 };
+		size_t size = 256 * 1024;
+
+		getcontext(&co_ctx);
+		co_ctx.uc_stack.ss_sp = malloc(size);
+		co_ctx.uc_stack.ss_size = size;
+		co_ctx.uc_link = &main_ctx;
+		makecontext(&co_ctx, co_main, 0);
+		for (int i = 0; i < 6; i++) {
+			swapcontext(&main_ctx, &co_ctx);
+			nanosleep(&ts, NULL);	/* the scheduler waits, main stack */
+		}
+		return 0;
+	}
+	EOF
+	cc -O1 -o f f.c
+	run "$VARSCOPE" record -o t.data --task-func work -- ./f
+	assert_success
+	refute_output --partial "without returning"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 5 and T["1"]["flagged"] == {"FUNC_PROBE": 5}'
+	check 'T["1"]["min"]["latency_ns"] >= 2e6'
+}
+
 @test "--task-func names a C++ function as the program spells it" {
 	require_uprobes
 	require_cmd c++
