@@ -339,13 +339,15 @@ no_probes_left() {
 	no_probes_left
 }
 
-@test "PostgreSQL 15 under pgbench: each PortalRun is a task" {
+# pg_start: a PostgreSQL 15 server in a folder of its own ($pg, port
+# $port), recorded with --task-func PortalRun into t.data by $rec; as_pg
+# runs a client as the postgres user
+pg_start() {
 	require_uprobes
 	[ -x "$PG/postgres" ] || skip "PostgreSQL 15 is not installed"
 	# the test's folder is not the postgres user's to enter
 	pg=$(mktemp -d /tmp/varscope-pg.XXXXXX)
 	chown postgres "$pg"
-	as_pg() { (cd / && runuser -u postgres -- "$@"); }
 	as_pg "$PG/initdb" -D "$pg/data" -A trust >/dev/null
 	port=$((50000 + RANDOM % 10000))
 	"$VARSCOPE" record -o t.data --task-func "PortalRun@$PG/postgres" -- \
@@ -357,18 +359,61 @@ no_probes_left() {
 		as_pg "$PG/pg_isready" -h "$pg" -p $port >/dev/null && break
 		sleep 0.2
 	done
-	as_pg "$PG/pgbench" -h "$pg" -p $port -i -s 1 postgres >/dev/null 2>&1
-	as_pg "$PG/pgbench" -h "$pg" -p $port -c 2 -t 100 postgres >/dev/null 2>&1
+}
+
+as_pg() {
+	(cd / && runuser -u postgres -- "$@")
+}
+
+# pg_stop: stop the server and its recording, dump t.data into t.json
+pg_stop() {
 	as_pg "$PG/pg_ctl" -D "$pg/data" stop -m fast >/dev/null
 	wait $rec
 	rm -rf "$pg"
 	"$VARSCOPE" script -i t.data --format json > t.json
+}
+
+@test "PostgreSQL 15 under pgbench: each PortalRun is a task" {
+	pg_start
+	as_pg "$PG/pgbench" -h "$pg" -p $port -i -s 1 postgres >/dev/null 2>&1
+	as_pg "$PG/pgbench" -h "$pg" -p $port -c 2 -t 100 postgres >/dev/null 2>&1
+	pg_stop
 	# 200 transactions of 7 statements each, plus the initialization
 	# (on a loaded machine some clients may fail to connect in time)
 	check 'T["1"]["tasks"] >= 500'
 	check 'T["1"]["flagged"].get("FUNC_PROBE") == T["1"]["tasks"]'
 	check 'len(T["1"]["pids"]) >= 2'
 	check 'T["1"]["sum"]["run.time"] > 0'
+	no_probes_left
+}
+
+@test "PostgreSQL 15: a statement that fails leaves PortalRun, its task ends" {
+	pg_start
+	# a division by zero at run time: ereport(ERROR) longjmps past
+	# PortalRun to PostgresMain; each is followed by a 200 ms statement
+	as_pg "$PG/psql" -h "$pg" -p $port postgres \
+		-c 'SELECT 1 / (random() * 0)::int' -c 'SELECT pg_sleep(0.2)' \
+		-c 'SELECT 1 / (random() * 0)::int' -c 'SELECT pg_sleep(0.2)' \
+		> psql.out 2>&1 || true
+	[ "$(grep -c 'ERROR:  division by zero' psql.out)" = 2 ]
+	pg_stop
+	python3 - <<-'EOF'
+	import json
+	T = [json.loads(l) for l in open("t.json")]
+	T = sorted((r for r in T if r["kind"] == "task"),
+	           key=lambda r: r["start_ns"])
+	print([(r["flags"], r["latency_ns"]) for r in T])
+	NO_RETURN = 512
+	failed = [i for i, r in enumerate(T) if r["flags"] & NO_RETURN]
+	assert len(failed) == 2, failed
+	for i in failed:
+	    # ended before the client's next statement, which is a task of
+	    # its own that holds its sleep
+	    assert T[i]["latency_ns"] < 100e6, T[i]
+	    assert 200e6 <= T[i + 1]["latency_ns"] < 1e9, T[i + 1]
+	    assert not T[i + 1]["flags"] & NO_RETURN
+	EOF
+	grep -q "varscope record: 2 calls of PortalRun left without returning" pg.log
 	no_probes_left
 }
 
