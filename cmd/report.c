@@ -121,6 +121,8 @@ static const char *event_notes(const struct report *rep,
 		     event_name(rep, er->cause), er->cause_corr);
 	if (er->time_bound)
 		NOTE("bounded by what it adds to the slow tasks");
+	if (er->time_twin >= 0)
+		NOTE("bounded by %s", event_name(rep, er->time_twin));
 	if (er->corr_with >= 0)
 		NOTE("correlated with %s (J=%.2f)",
 		     event_name(rep, er->corr_with), er->corr);
@@ -444,6 +446,11 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 			       er->cause_corr, 0);
 	json_key(j, "time_bound");
 	json_bool(j, er->time_bound);
+	json_key(j, "bounded_by");
+	if (er->time_twin >= 0)
+		json_string(j, event_name(rep, er->time_twin));
+	else
+		json_null(j);
 	json_key(j, "pairs_too_few");
 	json_u64(j, er->pairs_too_few);
 	if (er->corr_with >= 0)

@@ -63,11 +63,14 @@ struct vs_event_rank {
 	uint64_t p_all;			/* p(T_E), ns */
 	uint64_t p_low;			/* p(T_E \ T_hE), ns */
 	double impact;			/* (p_all - p_low) / p_all */
-	double adjusted;		/* after Rule 1 and the time bound */
+	double adjusted;		/* after Rule 1 and the time bounds */
 	bool time_bound;		/* adjusted down to E's share of the
 					   slow tasks' latency: (slow_mean -
 					   other_p50) / slow_latency_mean,
 					   for events in ns */
+	int time_twin;			/* a count adjusted down to the
+					   adjusted impact of its time (id;
+					   irq.X.time for irq.X.count), or -1 */
 	bool has_ci;
 	double ci_lo, ci_hi;		/* bootstrap interval of the impact */
 	float slow_p50, slow_p99;	/* E in the slow tasks */

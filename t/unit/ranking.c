@@ -215,10 +215,41 @@ static void test_threads(const struct vs_taskset *ts)
 }
 
 /*
- * Type 1 of @n tasks, task i of latency @lat[i] with value @val[i] of one
- * event in ns, @name (id 0); ranked with pThreshold @pthreshold (< 0:
- * found) into @tr.  Returns the task set, to free after @tr.
+ * Type 1 of @n tasks, task i of latency @lat[i] with value @val[e][i] of
+ * event e of @defs[0..@nev) (ids 0, 1 ...); ranked with pThreshold
+ * @pthreshold (< 0: found) into @tr.  Returns the task set, to free after
+ * @tr.
  */
+static struct vs_taskset *rank_tasks(const struct vs_event_def *defs,
+				     unsigned int nev, const uint64_t *lat,
+				     const uint64_t *const *val, size_t n,
+				     double pthreshold,
+				     struct vs_type_rank *tr)
+{
+	struct vs_taskset *ts = vs_taskset_new();
+	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
+	struct vs_value v[4];
+	struct vs_task t = { .type = 1, .values = v, .nr_values = nev };
+	unsigned int e;
+	size_t i;
+
+	for (e = 0; e < nev; e++)
+		vs_taskset_add_event(ts, &defs[e]);
+	for (i = 0; i < n; i++) {
+		t.start = 2000000 * i;
+		t.end = t.start + lat[i];
+		for (e = 0; e < nev; e++)
+			v[e] = (struct vs_value){ e, val[e][i] };
+		vs_taskset_add_task(ts, &t);
+	}
+	vs_taskset_finish(ts);
+	o.pthreshold = pthreshold;
+	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, tr) == 0,
+	   "rank %s's type", defs[0].name);
+	return ts;
+}
+
+/* rank_tasks() of one event in ns, @name. */
 static struct vs_taskset *rank_one_event(const char *name,
 					 const uint64_t *lat,
 					 const uint64_t *val, size_t n,
@@ -228,24 +259,8 @@ static struct vs_taskset *rank_one_event(const char *name,
 	const struct vs_event_def def = {
 		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, name, "ns"
 	};
-	struct vs_taskset *ts = vs_taskset_new();
-	struct vs_rank_opts o = VS_RANK_OPTS_INIT;
-	struct vs_value v;
-	struct vs_task t = { .type = 1, .values = &v, .nr_values = 1 };
-	size_t i;
 
-	vs_taskset_add_event(ts, &def);
-	for (i = 0; i < n; i++) {
-		t.start = 2000000 * i;
-		t.end = t.start + lat[i];
-		v = (struct vs_value){ 0, val[i] };
-		vs_taskset_add_task(ts, &t);
-	}
-	vs_taskset_finish(ts);
-	o.pthreshold = pthreshold;
-	ok(vs_rank_type(ts, vs_taskset_type(ts, 1), &o, tr) == 0,
-	   "rank %s's type", name);
-	return ts;
+	return rank_tasks(&def, 1, lat, &val, n, pthreshold, tr);
 }
 
 /*
@@ -323,6 +338,53 @@ static void test_heavy_tail(void)
 	vs_taskset_free(ts);
 }
 
+/*
+ * The ticks of test_heavy_tail() counted too (1 in 970..994, 20 in the
+ * long five): the count marks the same 30 tasks, impact (1190 - 106) /
+ * 1190, but acts through the ticks' time, so it is bounded by that
+ * time's adjusted impact, 250600 / 5007290.  fault.page.count beside a
+ * fault.page.time of 0 in every task (not measured) keeps its impact.
+ */
+static void test_count_bound(void)
+{
+	static const struct vs_event_def defs[] = {
+		{ 0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "irq.vector.time", "ns" },
+		{ 1, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "irq.vector.count", "count" },
+		{ 2, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "fault.page.time", "ns" },
+		{ 3, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, "fault.page.count", "count" },
+	};
+	static uint64_t lat[1000], ticks[1000], count[1000], zero[1000];
+	const uint64_t *val[] = { ticks, count, zero, count };
+	const struct vs_event_rank *time, *cnt, *faults;
+	struct vs_taskset *ts;
+	struct vs_type_rank tr;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		lat[i] = i >= 995 ? 1000000 : i >= 970 ?
+			 1000 + 10 * (i - 970) : 100 + i % 7;
+		count[i] = i >= 995 ? 20 : i >= 970;
+		ticks[i] = i >= 995 ? 50000 : i >= 970 ? 100 : 0;
+	}
+	ts = rank_tasks(defs, 4, lat, val, 1000, 0.97, &tr);
+	time = vs_event_rank_find(&tr, 0);
+	cnt = vs_event_rank_find(&tr, 1);
+	faults = vs_event_rank_find(&tr, 3);
+	ok(cnt && fabs(cnt->impact - 1084.0 / 1190) < 1e-9 &&
+	   cnt->time_twin == 0 && time &&
+	   fabs(cnt->adjusted - time->adjusted) < 1e-12 &&
+	   fabs(cnt->adjusted - 250600.0 / 5007290) < 1e-9,
+	   "irq.vector.count: impact 1084 / 1190, bounded by its time");
+	ok(faults && faults->time_twin < 0 &&
+	   fabs(faults->adjusted - 1084.0 / 1190) < 1e-9,
+	   "fault.page.count: a time of 0 everywhere bounds nothing");
+	ok(tr.events[0].event == 3 && tr.events[1].event == 0 &&
+	   tr.events[2].event == 1,
+	   "fault.page.count first, then the time before the count it bounds");
+	vs_type_rank_free(&tr);
+	vs_taskset_free(ts);
+}
+
 int main(void)
 {
 	struct vs_taskset *ts = build();
@@ -334,5 +396,6 @@ int main(void)
 	vs_taskset_free(ts);
 	test_minority_cause();
 	test_heavy_tail();
+	test_count_bound();
 	return done_testing();
 }
