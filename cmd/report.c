@@ -272,8 +272,8 @@ static void print_text_type(const struct report *rep,
 	       100 * tr->ptarget,
 	       vs_format_ns(b, sizeof(b), tr->latency_ptarget));
 	if (tr->flagged)
-		printf("# %zu tasks lost events or had distorted counters\n",
-		       tr->flagged);
+		printf("# %zu tasks flagged: lost events, distorted counters "
+		       "or cut short\n", tr->flagged);
 	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
 

@@ -17,10 +17,15 @@
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
 
-/* Task flags that say a task's values may be incomplete or distorted. */
+/*
+ * Task flags that say a task's values may be incomplete or distorted, or
+ * that it was cut short: the recording stopped, its thread exited, a
+ * second begin or a left call ended it before its end.
+ */
 #define FLAGGED_TASK	(VS_TASK_LOST_EVENTS | VS_TASK_MULTIPLEXED | \
 			 VS_TASK_DISTORTED | VS_TASK_TRUNCATED | \
-			 VS_TASK_NO_RETURN)
+			 VS_TASK_NO_RETURN | VS_TASK_THREAD_EXIT | \
+			 VS_TASK_NESTED_BEGIN)
 
 /* A column while it grows; becomes a struct vs_column at the end. */
 struct growing_column {

@@ -136,3 +136,17 @@ print(big)'
 n = json.loads(sys.argv[1])["notes"]
 assert any(x.startswith("fault.page.time unavailable") for x in n), n' "$output"
 }
+
+@test "tasks cut short by a thread's exit or a second begin are counted flagged" {
+	# --odd: one task ended by a second begin, one by its thread's exit
+	"$VARSCOPE" record -o t.data -- "$IF" -n 150 --types compute \
+		--work-us 100 --odd
+	"$VARSCOPE" report -i t.data --format json >r.json
+	python3 - <<-'PY'
+	import json
+	t = json.load(open("r.json"))["task_types"]
+	assert [(x["type"], x["flagged_tasks"]) for x in t] == [(4, 2)], t
+	PY
+	run "$VARSCOPE" report -i t.data
+	assert_line "# 2 tasks flagged: lost events, distorted counters or cut short"
+}
