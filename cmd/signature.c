@@ -160,6 +160,17 @@ static int signature_build(int argc, const char **argv)
 		fprintf(stderr, "varscope signature: out of memory\n");
 		return 1;
 	}
+	if (!sig->nr) {
+		/* a signature file of nothing only fails later, in infer */
+		fprintf(stderr, "varscope signature: none of the %llu system "
+			"calls was made in a function of %s%s (a script or "
+			"wrapper runs the program in a child: give the "
+			"program itself)\n", (unsigned long long)st.calls,
+			st.program, functions ? " that --functions lets through" :
+			"");
+		vs_signatures_free(sig);
+		return 1;
+	}
 	for (i = 0; i < sig->nr; i++)
 		nep += sig->funcs[i].nr_episodes;
 	if (write_signatures(output, sig, argv, method, functions, support,

@@ -142,6 +142,26 @@ assert_bug_ranks() {
 	refute_line --regexp 'name="(worker|main|stat_files)"'
 }
 
+@test "build of a wrapper or an empty --functions: one line, no file" {
+	require_signatures
+	local dash
+
+	dash=$(readlink -f /bin/sh)
+	# the shell runs buggyserver in a child: no call is in the shell's
+	run --separate-stderr "$VARSCOPE" signature build -o w.sig -- \
+		sh -c '"$0" --requests=20 --duration=60 --dir="$1"' \
+		"$EXAMPLES/buggyserver" "$TEST_TMP"
+	assert_failure 1
+	assert_regex "$stderr" "^varscope signature: none of the [1-9][0-9]* system calls was made in a function of $dash \\(a script or wrapper runs the program in a child: give the program itself\\)\$"
+	[ ! -e w.sig ]
+	run --separate-stderr "$VARSCOPE" signature build -o n.sig \
+		--functions 'no_such_*' -- "$EXAMPLES/buggyserver" \
+		--requests=20 --duration=60 --dir="$TEST_TMP"
+	assert_failure 1
+	assert_regex "$stderr" 'buggyserver that --functions lets through \('
+	[ ! -e n.sig ]
+}
+
 @test "--method=probes: uprobes on entry and return, timestamp matching" {
 	require_signatures
 	require_uprobes
