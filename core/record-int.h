@@ -278,6 +278,9 @@ void vs_probe_write_symbols(struct vs_session *s);
 /* VS_REC_FUNC records written so far. */
 uint64_t vs_probe_funcs_written(const struct vs_session *s);
 
+/* --probe calls left without returning, whose exits were written. */
+uint64_t vs_probe_funcs_left(const struct vs_session *s);
+
 /* What became of the calls of one --task-func, for the summary. */
 struct vs_probe_func_stats {
 	const char *symbol;

@@ -68,16 +68,27 @@ struct vs_probe_id {
 	int index;			/* tracepoint or function */
 };
 
+/* An open call: the user stack pointer at its entry (0: unknown), whose. */
+struct vs_open_call {
+	uint64_t sp;
+	uint32_t func;
+};
+
+/* A thread's open calls, outermost first. */
+struct vs_call_stack {
+	struct vs_open_call *call;
+	uint32_t depth, alloc;
+};
+
 /*
- * Per thread: the open calls of the probed functions, outermost first, by
- * their user stack pointer at entry (0: unknown); the task type of the
- * outermost call, task numbers.
+ * Per thread: the open calls of the --task-func functions and those of the
+ * --probe functions; the task type of the outermost task call, task
+ * numbers.
  */
 struct vs_probe_thread {
 	struct vs_probe_thread *next;
 	uint32_t tid;
-	uint32_t depth, alloc;
-	uint64_t *entry_sp;
+	struct vs_call_stack tasks, measured;
 	uint32_t type;
 	uint32_t seq;
 	bool selected;
@@ -105,6 +116,8 @@ struct vs_probe {
 	uint64_t nested[VS_MAX_TASK_FUNCS];
 	/* outermost calls left without their return */
 	uint64_t no_return[VS_MAX_TASK_FUNCS];
+	/* --probe calls left without their return: their exits written */
+	uint64_t measured_no_return;
 	struct vs_probe_id *ids;
 	unsigned int nr_ids, alloc_ids;
 	struct vs_probe_thread *threads[VS_PROBE_BUCKETS];
@@ -196,6 +209,11 @@ bool vs_probe_tasks(const struct vs_session *s)
 uint64_t vs_probe_funcs_written(const struct vs_session *s)
 {
 	return s->probe ? s->probe->funcs_written : 0;
+}
+
+uint64_t vs_probe_funcs_left(const struct vs_session *s)
+{
+	return s->probe ? s->probe->measured_no_return : 0;
 }
 
 bool vs_probe_func_stats(const struct vs_session *s, int i,
@@ -380,23 +398,27 @@ static bool select_task(struct vs_probe *p)
 	return p->rate >= 1 || rand_r(&p->rnd) < p->rate * ((double)RAND_MAX + 1);
 }
 
-/* A hit of a --probe function: one VS_REC_FUNC record. */
-static void on_measured_call(struct vs_session *s,
-			     const struct vs_raw_sample *smp,
-			     const struct vs_probe_id *id)
+/*
+ * The enter or exit of --probe function @func (its index among them) by
+ * @ev's thread at @ev's time: one VS_REC_FUNC record.
+ */
+static void write_func(struct vs_session *s, const struct vs_acct_event *ev,
+		       uint32_t func, bool enter)
 {
 	struct vs_record rec = { .kind = VS_REC_FUNC };
 
 	rec.func = (struct vs_func){
-		.time = smp->time, .tid = smp->tid, .cpu = smp->cpu,
-		.symbol = id->index - s->probe->nr_task_func,
-		.dir = id->kind == VS_ID_ENTRY ? VS_FUNC_ENTER : VS_FUNC_EXIT,
+		.time = ev->time, .tid = ev->tid, .cpu = ev->cpu,
+		.symbol = func, .dir = enter ? VS_FUNC_ENTER : VS_FUNC_EXIT,
 	};
 	vs_session_write(s, &rec);
 	s->probe->funcs_written++;
 }
 
-/* A uprobe or uretprobe hit, made a call by take_event() at the flush. */
+/*
+ * A uprobe or uretprobe hit (type: the function's index + 1), made a task
+ * call or a measured one by take_event() at the flush.
+ */
 static void pend_call(struct vs_probe *p, const struct vs_raw_sample *smp,
 		      const struct vs_probe_id *id)
 {
@@ -427,10 +449,6 @@ static void on_sample(struct vs_session *s, const struct vs_raw_sample *smp)
 		return;
 	if (p->ids[i].kind == VS_ID_SAMPLE) {
 		vs_sample_write(s, &smp->header);
-		return;
-	}
-	if (p->ids[i].kind != VS_ID_TP && p->ids[i].index >= p->nr_task_func) {
-		on_measured_call(s, smp, &p->ids[i]);
 		return;
 	}
 	if (p->ids[i].kind != VS_ID_TP) {
@@ -517,39 +535,54 @@ static void forget_thread(struct vs_probe *p, uint32_t tid)
 		struct vs_probe_thread *th = *slot;
 
 		*slot = th->next;
-		free(th->entry_sp);
+		free(th->tasks.call);
+		free(th->measured.call);
 		free(th);
 	}
 }
 
-/* A call enters at @sp: push it; false when out of memory. */
-static bool push_call(struct vs_probe_thread *th, uint64_t sp)
+/* A call of @func enters at @sp: push it; false when out of memory. */
+static bool push_call(struct vs_call_stack *cs, uint64_t sp, uint32_t func)
 {
-	if (th->depth == th->alloc) {
-		uint32_t alloc = th->alloc ? 2 * th->alloc : 8;
-		uint64_t *a = realloc(th->entry_sp, alloc * sizeof(*a));
+	if (cs->depth == cs->alloc) {
+		uint32_t alloc = cs->alloc ? 2 * cs->alloc : 8;
+		struct vs_open_call *a = realloc(cs->call, alloc * sizeof(*a));
 
 		if (!a)
 			return false;
-		th->entry_sp = a;
-		th->alloc = alloc;
+		cs->call = a;
+		cs->alloc = alloc;
 	}
-	th->entry_sp[th->depth++] = sp;
+	cs->call[cs->depth++] = (struct vs_open_call){ sp, func };
 	return true;
 }
 
 /*
  * Pop the open calls whose entry stack pointer is below @limit (0: none)
  * by at most VS_STACK_SPAN: their frames are gone.  Stops at a call whose
- * stack pointer is unknown, or farther below: on another stack.
+ * stack pointer is unknown, or farther below: on another stack.  Returns
+ * the depth before: the calls popped stay readable above the new depth.
  */
-static void pop_calls(struct vs_probe_thread *th, uint64_t limit)
+static uint32_t pop_calls(struct vs_call_stack *cs, uint64_t limit)
 {
+	uint32_t depth = cs->depth;
 	uint64_t sp;
 
-	while (th->depth && (sp = th->entry_sp[th->depth - 1]) &&
+	while (cs->depth && (sp = cs->call[cs->depth - 1].sp) &&
 	       sp < limit && limit - sp <= VS_STACK_SPAN)
-		th->depth--;
+		cs->depth--;
+	return depth;
+}
+
+/*
+ * A return hit at stack pointer @sp: pop the call entered one word below
+ * it, and the calls inside it, which were left; the innermost call when
+ * the stack pointer says nothing.
+ */
+static void pop_return(struct vs_call_stack *cs, uint64_t sp)
+{
+	if (pop_calls(cs, sp) == cs->depth && cs->depth)
+		cs->depth--;
 }
 
 /*
@@ -572,17 +605,34 @@ static void end_unreturned(struct vs_session *s, struct vs_probe_thread *th,
 }
 
 /*
+ * The --probe calls of @th that @e shows left, by the stack pointer
+ * @limit (see take_event()): their exits, at @e's time (their own
+ * returns never come).
+ */
+static void end_measured(struct vs_session *s, struct vs_probe_thread *th,
+			 const struct vs_acct_event *ev, uint64_t limit)
+{
+	uint32_t depth = pop_calls(&th->measured, limit);
+
+	while (depth-- > th->measured.depth) {
+		write_func(s, ev, th->measured.call[depth].func, false);
+		s->probe->measured_no_return++;
+	}
+}
+
+/*
  * Event @e of a thread, in time order.  First the open calls it shows
  * over (see the top): a return hit at stack pointer R is the return of
  * the call entered at R - 8, and the calls inside it were left; an entry
  * at S leaves the open calls entered at S or below it; any other event
  * at U, those entered below U - 8 (from a call's ret to its uretprobe
  * the stack pointer is one word above its entry's, and the first ret of
- * a process faults the kernel's trampoline page in).  Then, for a probe
- * hit, the call: the outermost call is the task (a thread is in one task
- * at a time), and a call of another function inside it is counted, as no
- * task.  Fills in the task's id; false when @e is a hit that makes no
- * task begin or end (a nested call, a return without entry, a task not
+ * a process faults the kernel's trampoline page in).  Then, for a hit of
+ * a --probe function, its VS_REC_FUNC record; of a --task-func, the call:
+ * the outermost call is the task (a thread is in one task at a time),
+ * and a call of another function inside it is counted, as no task.
+ * Fills in the task's id; false when @e is no event of the accounting (a
+ * measured call, a nested call, a return without entry, a task not
  * selected).
  */
 static bool take_event(struct vs_session *s, struct vs_pending *e)
@@ -591,27 +641,39 @@ static bool take_event(struct vs_session *s, struct vs_pending *e)
 	struct vs_acct_event *ev = &e->ev;
 	bool entry = ev->kind == VS_ACCT_TASK_BEGIN;
 	bool ret = ev->kind == VS_ACCT_TASK_END;
+	bool measured = (entry || ret) && ev->type > (uint32_t)p->nr_task_func;
 	struct vs_probe_thread *th = probe_thread(p, ev->tid, entry);
+	uint64_t limit = entry ? e->sp + 1 : ret ? e->sp :
+			 e->sp > 8 ? e->sp - 8 : 0;
 	uint32_t depth;
 
 	if (!th)
 		return !entry && !ret;
-	depth = th->depth;
-	if (ret) {
-		pop_calls(th, e->sp);
-		if (th->depth == depth && th->depth)
-			th->depth--;	/* its stack pointer is unknown */
-		ev->id = (uint64_t)ev->tid << 32 | th->seq;
-		return depth && !th->depth && th->selected;
+	/* a return's own call is popped below, the ones inside it here */
+	end_measured(s, th, ev, ret && limit ? limit - 8 : limit);
+	if (measured) {
+		if (ret)
+			pop_return(&th->measured, e->sp);
+		else
+			push_call(&th->measured, e->sp, ev->type - 1 -
+				  p->nr_task_func);
+		write_func(s, ev, ev->type - 1 - p->nr_task_func, entry);
+		return false;
 	}
-	pop_calls(th, entry ? e->sp + 1 : e->sp > 8 ? e->sp - 8 : 0);
-	if (depth && !th->depth)
+	depth = th->tasks.depth;
+	if (ret) {
+		pop_return(&th->tasks, e->sp);
+		ev->id = (uint64_t)ev->tid << 32 | th->seq;
+		return depth && !th->tasks.depth && th->selected;
+	}
+	pop_calls(&th->tasks, limit);
+	if (depth && !th->tasks.depth)
 		end_unreturned(s, th, ev);
 	if (!entry)
 		return true;
-	if (th->depth && ev->type != th->type)
+	if (th->tasks.depth && ev->type != th->type)
 		p->nested[ev->type - 1]++;
-	if (!push_call(th, e->sp) || th->depth > 1)
+	if (!push_call(&th->tasks, e->sp, ev->type) || th->tasks.depth > 1)
 		return false;
 	th->type = ev->type;
 	th->selected = select_task(p);
@@ -674,7 +736,8 @@ void vs_probe_free(struct vs_session *s)
 	for (i = 0; i < VS_PROBE_BUCKETS; i++)
 		for (th = p->threads[i]; th; th = next) {
 			next = th->next;
-			free(th->entry_sp);
+			free(th->tasks.call);
+			free(th->measured.call);
 			free(th);
 		}
 	free(p->ids);

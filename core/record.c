@@ -1601,6 +1601,11 @@ static void summary(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %llu --probe function "
 			"enters and exits written\n",
 			(unsigned long long)vs_probe_funcs_written(&r->s));
+	if (vs_probe_funcs_left(&r->s))
+		fprintf(stderr, "varscope record: %llu --probe calls left "
+			"without returning (longjmp): their exits written at "
+			"the first event past their frame\n",
+			(unsigned long long)vs_probe_funcs_left(&r->s));
 	if (r->s.sampling)
 		fprintf(stderr, "varscope record: %llu samples written\n",
 			(unsigned long long)r->s.samples_written);
