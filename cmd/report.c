@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -683,9 +684,17 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 		for (i = 0; i + 1 < panels; i++) {
 			const struct vs_event_rank *er = &tr->events[i];
 			const char *unit = event_unit(rep, er);
+			int n;
 
-			snprintf(title, sizeof(title), "#%zu %s: impact %.1f%%",
-				 i + 1, er->name, 100 * er->impact);
+			n = snprintf(title, sizeof(title),
+				     "#%zu %s: impact %.1f%%", i + 1, er->name,
+				     pct(er->impact));
+			/* the panels are in its order: show it if it differs */
+			if (fabs(pct(er->adjusted) - pct(er->impact)) >= 0.05 &&
+			    n > 0 && (size_t)n < sizeof(title))
+				snprintf(title + n, sizeof(title) - n,
+					 ", adjusted %.1f%%",
+					 pct(er->adjusted));
 			snprintf(label, sizeof(label), "threshold %s (p%.1f)",
 				 vs_format_value(v, sizeof(v), er->thr.value,
 						 unit),

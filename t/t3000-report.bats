@@ -139,7 +139,9 @@ print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
 	assert_success
 	# per type: latency + 3 events
 	assert_equal "$(grep -c '<polyline' plot.svg)" 8
-	grep -q '>#1 sched.blocked.time: impact' plot.svg
+	grep -q '>#1 sched.blocked.time: impact 78.2%<' plot.svg
+	# the panels follow the adjusted impact: shown where it differs
+	grep -q '>#3 irq.hard.count: impact 0.4%, adjusted 0.0%<' plot.svg
 	grep -Eq '>threshold [0-9.]+ [mun]?s \(p9[0-9.]+\)<' plot.svg
 	grep -q '>p99 = ' plot.svg
 }
