@@ -32,7 +32,20 @@ records() {
 	check 'T["1"]["tasks"] == 100 and T["2"]["tasks"] == 100'
 	check 'not T["2"]["flagged"]'
 	check "T['2']['sum']['fault.page.count'] >= $pages"
-	check 'T["1"]["sum"]["sched.blocked.count"] >= 100'
+	# every sleep blocks, except one whose timer expired before the
+	# thread could call schedule(): a vCPU the host took away for longer
+	# than the 200 us (seen once in CI) switches nothing out; the
+	# software counter must agree with the switches the tracepoints saw
+	check 'T["1"]["sum"]["sched.blocked.count"] >= 95'
+	python3 - <<-'PY'
+	import json
+	for l in open("t.json"):
+	    r = json.loads(l)
+	    if r["kind"] == "task" and r["type"] == 1:
+	        v = r["values"]
+	        assert v["context-switches"] == v["sched.blocked.count"] + \
+	            v["sched.iowait.count"] + v["sched.runnable.count"], r
+	PY
 	check 'T["1"]["sum"]["sched.blocked.time"] < T["1"]["sum"]["latency_ns"]'
 	check 'T["1"]["min"]["latency_ns"] >= 200000'
 }
