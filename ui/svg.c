@@ -148,6 +148,12 @@ static const char *tick_label(char *buf, size_t len, double v,
 	return buf;
 }
 
+/* About how wide a tick label is drawn: 0.6 em a character. */
+static double label_width(const char *label)
+{
+	return strlen(label) * TICK_FONT * 0.6;
+}
+
 /* Grid lines and labelled ticks along the x axis, or the y axis. */
 static void ticks(struct vs_plot *p, bool y_axis, const char *unit)
 {
@@ -170,6 +176,10 @@ static void ticks(struct vs_plot *p, bool y_axis, const char *unit)
 		if (y_axis)
 			vs_svg_text(p->svg, p->left - 4, at + 3.5, TICK_FONT,
 				    "end", "%s", buf);
+		else if (at + label_width(buf) / 2 > p->left + p->width +
+			 MARGIN_RIGHT)	/* would be cut at the right edge */
+			vs_svg_text(p->svg, at, p->top + p->height + 13,
+				    TICK_FONT, "end", "%s", buf);
 		else
 			vs_svg_text(p->svg, at, p->top + p->height + 13,
 				    TICK_FONT, "middle", "%s", buf);
