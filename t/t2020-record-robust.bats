@@ -312,22 +312,26 @@ recorder_perf_fds() {
 	EOF2
 }
 
-@test "a program that closes every descriptor: its files are left alone" {
-	require_cmd "$VS_CC"
-	# after 3 tasks it closes the recorder's descriptors and reuses their
-	# numbers for pipes holding data; the library must not touch them
+# write_closeall: closeall.c runs 3 tasks, closes every descriptor above
+# 2 (between tasks, or with CLOSE_INSIDE set inside a fourth task) and
+# reuses their numbers for pipes holding data, then runs 3 more tasks
+# and says whether the pipes kept their data
+write_closeall() {
 	cat > closeall.c <<-'EOF2'
 	#include <stdio.h>
+	#include <stdlib.h>
 	#include <string.h>
 	#include <unistd.h>
 	#include "one-task.h"
 	int main(void)
 	{
-		int p[8][2], i, ok = 0;
+		int p[8][2], i, ok = 0, inside = !!getenv("CLOSE_INSIDE");
 		char buf[8];
 
 		for (i = 0; i < 3; i++)
 			one_task();
+		if (inside)
+			vs_task_begin(1);
 		/* daemonize: close every descriptor but 0-2 */
 		for (i = 3; i < 1024; i++)
 			close(i);
@@ -336,6 +340,8 @@ recorder_perf_fds() {
 			write(p[i][1], "hello", 5);
 			close(p[i][1]);
 		}
+		if (inside)
+			vs_task_end(1);
 		for (i = 0; i < 3; i++)
 			one_task();
 		for (i = 0; i < 8; i++)
@@ -344,6 +350,13 @@ recorder_perf_fds() {
 		return ok != 8;
 	}
 	EOF2
+}
+
+@test "a program that closes every descriptor: its files are left alone" {
+	require_cmd "$VS_CC"
+	# the library must not touch the pipes that took the numbers of the
+	# recorder's descriptors
+	write_closeall
 	record_app closeall
 	assert_success
 	assert_line "pipes intact: 8 of 8"
@@ -354,40 +367,15 @@ recorder_perf_fds() {
 
 @test "a program that closes every descriptor inside a task, under both gates" {
 	require_cmd "$VS_CC"
-	# the task's end finds pipes holding data under the numbers of the
-	# recorder's descriptors: at --rate 1 (the ring's pause) and below
-	# (the group's disable), nothing may read them
-	cat > closein.c <<-'EOF2'
-	#include <stdio.h>
-	#include <string.h>
-	#include <unistd.h>
-	#include "one-task.h"
-	int main(void)
-	{
-		int p[8][2], i, ok = 0;
-		char buf[8];
-
-		one_task();
-		vs_task_begin(1);
-		for (i = 3; i < 1024; i++)
-			close(i);
-		for (i = 0; i < 8; i++) {
-			pipe(p[i]);
-			write(p[i][1], "hello", 5);
-			close(p[i][1]);
-		}
-		vs_task_end(1);
-		for (i = 0; i < 8; i++)
-			ok += read(p[i][0], buf, sizeof(buf)) == 5 && !memcmp(buf, "hello", 5);
-		printf("pipes intact: %d of 8\n", ok);
-		return ok != 8;
-	}
-	EOF2
-	record_app closein
+	# the task's end finds the pipes under the numbers of the recorder's
+	# descriptors: at --rate 1 (the ring's pause) and below (the group's
+	# disable), nothing may read them
+	write_closeall
+	CLOSE_INSIDE=1 record_app closeall
 	assert_success
 	assert_line "pipes intact: 8 of 8"
-	check 'T["1"]["tasks"] == 1'
-	RECORD_OPTS="--rate 0.999999" record_app closein
+	check 'T["1"]["tasks"] == 3'
+	CLOSE_INSIDE=1 RECORD_OPTS="--rate 0.999999" record_app closeall
 	assert_success
 	assert_line "pipes intact: 8 of 8"
 }
