@@ -607,6 +607,32 @@ static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
 /* --- -p: attach to a running process ------------------------------------- */
 
 /*
+ * Whether process @pid is gone: no such process, or one that has exited
+ * and waits for its parent to reap it (a zombie, which kill(2) still
+ * finds; its exit may have come before the attach, with no EXIT record).
+ */
+static bool process_gone(pid_t pid)
+{
+	char path[64], buf[512], *state;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	state = strrchr(buf, ')');	/* the name may hold anything */
+	return state && state[1] && (state[2] == 'Z' || state[2] == 'X');
+}
+
+/*
  * A mapping without its file's build-id (the kernel leaves it out of an
  * MMAP2 record when the file's note is not in memory where it looks, and
  * /proc/PID/maps has none): read it from the file, once per file, as
@@ -729,6 +755,12 @@ static int attach(struct vs_recorder *r, pid_t pid)
 		if (pid != r->opts->pid)	/* a child that just exited */
 			return 0;
 		fprintf(stderr, "varscope record: no process %d\n", pid);
+		return -1;
+	}
+	if (pid == r->opts->pid && process_gone(pid)) {
+		fprintf(stderr, "varscope record: process %d has exited "
+			"(its parent has not reaped it yet)\n", pid);
+		closedir(dir);
 		return -1;
 	}
 	write_proc_state(r, pid);
@@ -1414,7 +1446,7 @@ static void check_child(struct vs_recorder *r)
 	if (r->child_done)
 		return;
 	if (r->attached) {
-		r->child_done = kill(r->child, 0) && errno == ESRCH;
+		r->child_done = process_gone(r->child);
 		return;
 	}
 	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child)

@@ -471,3 +471,33 @@ pg_stop() {
 	assert_output --partial "no process 999999999"
 	no_probes_left
 }
+
+@test "-p of a process that has exited, before or while it is recorded" {
+	require_uprobes
+	# a parent that never reaps: its child stays a zombie, which kill(2)
+	# still finds; the first child has exited already, the second exits
+	# a few s into the recording (no EXIT record reaches a recorder that
+	# attached to a zombie, and none may be waited for)
+	python3 -c 'import os, sys, time
+for delay in (0, 4):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(delay)
+        os._exit(0)
+    print(pid, flush=True)
+time.sleep(60)' > pids &
+	parent=$!
+	for _ in $(seq 50); do [ "$(wc -l < pids)" = 2 ] && break; sleep 0.1; done
+	sleep 0.3
+	run timeout 30 "$VARSCOPE" record -o t.data --task-func "one_task@$IF" \
+		-p "$(sed -n 1p pids)"
+	assert_failure 1
+	assert_output --partial "process $(sed -n 1p pids) has exited"
+	run timeout 30 "$VARSCOPE" record -o t.data --task-func "one_task@$IF" \
+		-p "$(sed -n 2p pids)"
+	kill $parent
+	# ended by itself when the process exited, not by timeout (124)
+	assert_success
+	"$VARSCOPE" script -i t.data > /dev/null
+	no_probes_left
+}
