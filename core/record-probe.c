@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include <asm/perf_regs.h>
 
+#include "core/array.h"
 #include "core/record-int.h"
 #include "core/uprobe.h"
 
@@ -77,7 +78,8 @@ struct vs_open_call {
 /* A thread's open calls, outermost first. */
 struct vs_call_stack {
 	struct vs_open_call *call;
-	uint32_t depth, alloc;
+	uint32_t depth;
+	size_t alloc;
 };
 
 /*
@@ -544,15 +546,8 @@ static void forget_thread(struct vs_probe *p, uint32_t tid)
 /* A call of @func enters at @sp: push it; false when out of memory. */
 static bool push_call(struct vs_call_stack *cs, uint64_t sp, uint32_t func)
 {
-	if (cs->depth == cs->alloc) {
-		uint32_t alloc = cs->alloc ? 2 * cs->alloc : 8;
-		struct vs_open_call *a = realloc(cs->call, alloc * sizeof(*a));
-
-		if (!a)
-			return false;
-		cs->call = a;
-		cs->alloc = alloc;
-	}
+	if (vs_grow(&cs->call, &cs->alloc, cs->depth + 1, sizeof(*cs->call)))
+		return false;
 	cs->call[cs->depth++] = (struct vs_open_call){ sp, func };
 	return true;
 }
