@@ -105,10 +105,24 @@ static int tracepoint_id(const char *name, char *err, size_t errlen)
 	return atoi(buf);
 }
 
+/*
+ * The slot of @id in the open-addressing table @tab of @mask + 1 slots:
+ * where it is, or the free slot where it goes.
+ */
+static size_t event_slot(const struct event_id *tab, size_t mask, uint64_t id)
+{
+	size_t h;
+
+	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & mask;
+	     tab[h].id && tab[h].id != id; h = (h + 1) & mask)
+		;
+	return h;
+}
+
 static int add_event_id(struct vs_syscall_trace *t, uint64_t id,
 			enum vs_sc_type type, uint32_t cookie, bool ret)
 {
-	size_t h, i;
+	size_t i;
 
 	if (2 * (t->nr_events + 1) > t->event_mask + 1) {
 		size_t size = t->event_mask ? 2 * (t->event_mask + 1) : 256;
@@ -118,21 +132,14 @@ static int add_event_id(struct vs_syscall_trace *t, uint64_t id,
 		if (!tab)
 			return -1;
 		t->events = tab;
-		for (i = 0; old && i <= t->event_mask; i++) {
-			if (!old[i].id)
-				continue;
-			for (h = (old[i].id * 0x9e3779b97f4a7c15ull) >> 20 &
-				 (size - 1); tab[h].id; h = (h + 1) & (size - 1))
-				;
-			tab[h] = old[i];
-		}
+		for (i = 0; old && i <= t->event_mask; i++)
+			if (old[i].id)
+				tab[event_slot(tab, size - 1, old[i].id)] = old[i];
 		free(old);
 		t->event_mask = size - 1;
 	}
-	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->event_mask;
-	     t->events[h].id; h = (h + 1) & t->event_mask)
-		;
-	t->events[h] = (struct event_id){ id, type, cookie, ret };
+	t->events[event_slot(t->events, t->event_mask, id)] =
+		(struct event_id){ id, type, cookie, ret };
 	t->nr_events++;
 	return 0;
 }
@@ -391,15 +398,12 @@ static void parse_sample_id(const struct perf_event_header *h,
 static const struct event_id *find_event(const struct vs_syscall_trace *t,
 					 uint64_t id)
 {
-	size_t h;
+	const struct event_id *e;
 
 	if (!t->nr_events)
 		return NULL;
-	for (h = (id * 0x9e3779b97f4a7c15ull) >> 20 & t->event_mask;
-	     t->events[h].id; h = (h + 1) & t->event_mask)
-		if (t->events[h].id == id)
-			return &t->events[h];
-	return NULL;
+	e = &t->events[event_slot(t->events, t->event_mask, id)];
+	return e->id ? e : NULL;
 }
 
 /* Decode one sample of sys_enter or sys_exit. */
