@@ -35,7 +35,9 @@ records() {
 	# every sleep blocks, except one whose timer expired before the
 	# thread could call schedule(): a vCPU the host took away for longer
 	# than the 200 us (seen once in CI) switches nothing out; the
-	# software counter must agree with the switches the tracepoints saw
+	# software counter must count every switch the tracepoints saw (its
+	# window brackets the task's by the begin's read and the end's
+	# pause, where a preemption may add one: seen in CI)
 	check 'T["1"]["sum"]["sched.blocked.count"] >= 95'
 	python3 - <<-'PY'
 	import json
@@ -43,7 +45,7 @@ records() {
 	    r = json.loads(l)
 	    if r["kind"] == "task" and r["type"] == 1:
 	        v = r["values"]
-	        assert v["context-switches"] == v["sched.blocked.count"] + \
+	        assert v["context-switches"] >= v["sched.blocked.count"] + \
 	            v["sched.iowait.count"] + v["sched.runnable.count"], r
 	PY
 	check 'T["1"]["sum"]["sched.blocked.time"] < T["1"]["sum"]["latency_ns"]'
