@@ -3,15 +3,18 @@
 # tests: reads "varscope script --format json" on stdin and prints
 #
 #   {"samples": N, "inside": n, "outside": n, "task_ns": T,
-#    "per_task_ms": samples inside tasks per ms of task time,
+#    "per_cpu_ms": samples inside tasks per ms of the tasks' task-clock
+#                  (their CPU time; 0 without that counter),
 #    "lossy": tasks flagged for lost kernel events}
 #
 # A sample is inside when a task of its thread spans its time (the
 # attribution rule of Akiyama et al., section III-D, done independently
-# of varscope's own code).  per_task_ms leaves out the lossy tasks and
-# their samples: a recorder that fell behind lost some of theirs, and said
-# so.  With an expression argument, exits 0 when it
-# holds over those names, 1 (printing the summary) when not.
+# of varscope's own code).  Samples come per ms of CPU time, not of
+# latency, which a loaded machine that preempts the tasks stretches.
+# per_cpu_ms leaves out the lossy tasks and their samples: a recorder
+# that fell behind lost some of theirs, and said so.  With an expression
+# argument, exits 0 when it holds over those names, 1 (printing the
+# summary) when not.
 import bisect
 import json
 import sys
@@ -23,7 +26,8 @@ for line in sys.stdin:
     r = json.loads(line)
     if r.get("kind") == "task":
         tasks.setdefault(r["tid"], []).append(
-            (r["start_ns"], r["end_ns"], bool(r["flags"] & LOST_EVENTS)))
+            (r["start_ns"], r["end_ns"], bool(r["flags"] & LOST_EVENTS),
+             r["values"].get("task-clock", 0)))
     elif r.get("kind") == "sample":
         samples.append((r["tid"], r["time_ns"]))
 
@@ -32,17 +36,17 @@ for spans in tasks.values():
 inside = inside_whole = 0
 for tid, t in samples:
     spans = tasks.get(tid, [])
-    i = bisect.bisect_right(spans, (t, float("inf"), True)) - 1
+    i = bisect.bisect_right(spans, (t, float("inf"), True, 0)) - 1
     if i >= 0 and spans[i][0] <= t <= spans[i][1]:
         inside += 1
         inside_whole += not spans[i][2]
-task_ns = sum(e - s for spans in tasks.values() for s, e, _ in spans)
-whole_ns = sum(e - s for spans in tasks.values() for s, e, l in spans
-               if not l)
+task_ns = sum(e - s for spans in tasks.values() for s, e, _, _ in spans)
+whole_cpu_ns = sum(c for spans in tasks.values() for _, _, l, c in spans
+                   if not l)
 S = {"samples": len(samples), "inside": inside,
      "outside": len(samples) - inside, "task_ns": task_ns,
-     "per_task_ms": inside_whole / (whole_ns / 1e6) if whole_ns else 0,
-     "lossy": sum(l for spans in tasks.values() for _, _, l in spans)}
+     "per_cpu_ms": inside_whole / (whole_cpu_ns / 1e6) if whole_cpu_ns else 0,
+     "lossy": sum(l for spans in tasks.values() for _, _, l, _ in spans)}
 if len(sys.argv) < 2:
     print(json.dumps(S))
     sys.exit(0)
