@@ -142,20 +142,20 @@ print(t["b"]["latency_ptarget_ns"] > 1.5 * t["a"]["latency_ptarget_ns"])' \
 	assert_regex "$stderr" "max-size.*needs --segment-length"
 }
 
-@test "the recorder's memory does not grow over 20 segments" {
-	# 20 segments of 0.5 s; threads come and go (waves of 4 of 32),
+@test "the recorder's memory does not grow over 32 segments" {
+	# 32 segments of 0.5 s; threads come and go (waves of 4 of 32),
 	# niced: a recorder that falls behind its busy command queues its
 	# events for a moment, a high-water mark that is not a leak.
 	# Under SANITIZE=1 ASan holds freed memory in a quarantine of
 	# 256 MB that would look like growth: no quarantine here.
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" \
 	"$VARSCOPE" record -o rss.data --segment-length 500ms --max-size 1M \
-		--duration 10s -- nice -n 10 "$IF" --types sleep,compute -n 1000000 \
+		--duration 16s -- nice -n 10 "$IF" --types sleep,compute -n 1000000 \
 		--sleep-us 200 --work-us 200 --threads 32 --wave 4 \
 		> /dev/null 2>&1 &
 	local pid=$! rss=() i kb
 	sleep 0.2
-	for i in $(seq 1 19); do
+	for i in $(seq 1 31); do
 		# (a loaded machine may stretch this loop past the recording)
 		kb=$(awk '/^RssAnon/ { print $2 }' /proc/$pid/status 2>/dev/null) ||
 			break
@@ -168,14 +168,18 @@ print(t["b"]["latency_ptarget_ns"] > 1.5 * t["a"]["latency_ptarget_ns"])' \
 	# counts the pages of the perf rings (RssShmem) as the kernel first
 	# writes them: the wake-up rings get only the recorded threads'
 	# wake-ups, so their pages come in over the whole run.
-	# Once the catalog, the threads and malloc's arenas are set up (a
-	# few seconds), flat: the median of the last five samples within
-	# 512 kB of the highest of 3 to 5 s (a recorder that falls behind on a
-	# loaded machine queues events for a moment; a leak stays)
-	[ "${#rss[@]}" -ge 15 ]
-	local settled=$(printf '%s\n' "${rss[@]:5:5}" | sort -n | tail -1)
+	# Once the catalog, the threads and malloc's arenas are set up, flat
+	# but for buffers bounded by the rings' sizes, whose high-water mark
+	# a recorder that falls behind on a loaded machine may reach late:
+	# the tracking and wake-up batch (up to 1 MiB here, seen at 13 s of
+	# a run at load 8-16, by massif) and the writer's chunk buffers.  So
+	# the median of the last five samples (14-16 s) must lie within
+	# 1 MiB of the highest of 6 to 8.5 s.  interfere runs about 5000
+	# tasks a second here: a leak of 32 bytes a task grows past that.
+	[ "${#rss[@]}" -ge 25 ]
+	local settled=$(printf '%s\n' "${rss[@]:12:6}" | sort -n | tail -1)
 	local last=$(printf '%s\n' "${rss[@]: -5}" | sort -n | sed -n 3p)
-	[ "$last" -le $((settled + 512)) ]
+	[ "$last" -le $((settled + 1024)) ]
 	ls rss.data.[0-9]* > files
 	[ "$(wc -l < files)" -ge 2 ]
 }
