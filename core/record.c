@@ -716,21 +716,23 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
  * The events of thread @tid of @pid: the probes of --task-func, and with
  * --syscalls its system calls (the trace's own events follow the
  * attached process's main thread already); the threads and children it
- * creates inherit them.  A thread that is gone is no error.
+ * creates inherit them.  The system calls first: a call the probes open
+ * as a task has its system calls from its start.  A thread that is gone
+ * is no error.
  */
 static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
 {
 	char err[256];
 
-	if (r->s.probe && open_probes(r, tid, false) && errno != ESRCH) {
-		fprintf(stderr, "varscope record: cannot trace thread %d of %d: "
-			"%s\n", tid, pid, strerror(errno));
-		return -1;
-	}
 	if (r->syscalls && tid != r->opts->pid &&
 	    vs_syscall_trace_add_thread(r->syscalls, tid, err, sizeof(err)) &&
 	    errno != ESRCH) {
 		fprintf(stderr, "varscope record: --syscalls: %s\n", err);
+		return -1;
+	}
+	if (r->s.probe && open_probes(r, tid, false) && errno != ESRCH) {
+		fprintf(stderr, "varscope record: cannot trace thread %d of %d: "
+			"%s\n", tid, pid, strerror(errno));
 		return -1;
 	}
 	return 0;
