@@ -47,19 +47,25 @@ static long work_us = 200;
 static long hold_us = 2000;
 static bool use_lock, use_corunner, print_times, odd;
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void spin_ns(uint64_t ns)
+static uint64_t now_ns(void)
 {
-	uint64_t end = now_ns() + ns;
+	return clock_ns(CLOCK_MONOTONIC);
+}
 
-	while (now_ns() < end)
+/* Busy for @ns of @clock: of the thread's CPU time, or of the wall's. */
+static void spin_ns(clockid_t clock, uint64_t ns)
+{
+	uint64_t end = clock_ns(clock) + ns;
+
+	while (clock_ns(clock) < end)
 		;
 }
 
@@ -72,12 +78,16 @@ static void pin_to_cpu0(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* The worker's part of a request: CPU work, under the lock with --lock. */
+/*
+ * The worker's part of a request: --work-us of its CPU time, however
+ * long a loaded machine makes it wait for a CPU; under the lock with
+ * --lock.
+ */
 __attribute__((noinline)) void handle(void)
 {
 	if (use_lock)
 		pthread_mutex_lock(&big_lock);
-	spin_ns(work_us * 1000);
+	spin_ns(CLOCK_THREAD_CPUTIME_ID, work_us * 1000);
 	if (use_lock)
 		pthread_mutex_unlock(&big_lock);
 }
@@ -121,7 +131,7 @@ static void *holder(void *arg)
 	(void)arg;
 	while (!corunner_stop) {
 		pthread_mutex_lock(&big_lock);
-		spin_ns(hold_us * 1000);
+		spin_ns(CLOCK_MONOTONIC, hold_us * 1000);
 		pthread_mutex_unlock(&big_lock);
 		usleep(2 * hold_us);
 	}
@@ -134,14 +144,14 @@ static void *corunner(void *arg)
 	(void)arg;
 	pin_to_cpu0();
 	while (!corunner_stop)
-		spin_ns(100000);
+		spin_ns(CLOCK_MONOTONIC, 100000);
 	return NULL;
 }
 
 static void *exit_attached(void *arg)
 {
 	vs_task_attach(*(uint64_t *)arg);
-	spin_ns(100000);
+	spin_ns(CLOCK_MONOTONIC, 100000);
 	return NULL;		/* no detach */
 }
 
@@ -152,7 +162,7 @@ static void odd_calls(void)
 
 	vs_task_detach();
 	vs_task_attach(12345);
-	spin_ns(100000);
+	spin_ns(CLOCK_MONOTONIC, 100000);
 	vs_task_detach();
 	vs_task_begin(TYPE_REQUEST);
 	id = vs_task_id();
