@@ -107,10 +107,17 @@ PY
 # break of the CDF closest below 0.99, and a VM that makes a few cold
 # queries slower than the others puts one inside the cold group, for f3
 # as for task-clock, in about a third of the runs.
+#
+# The time bound gives f3 its share of the slow queries' latency, which a
+# loaded machine stretches with waits for a CPU (0.77 seen at load 16):
+# so f3 must have most of the share their CPU time has, from the trace.
 rank_first() {
 	python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+tasks = [json.loads(l) for l in open("cq.json")]
+tasks = sorted((t for t in tasks if t["kind"] == "task"),
+               key=lambda t: t["latency_ns"])
 assert len(d["task_types"]) == 1, d
 for tt in d["task_types"]:
     r = tt["ranking"]
@@ -119,7 +126,10 @@ for tt in d["task_types"]:
         assert e["adjusted_impact"] - f3["adjusted_impact"] <= 0.03, (e, f3)
         assert e["event"] in ("task-clock", "run.time") or \
             e["event"].startswith("irq."), (e, f3)
-    assert f3["adjusted_impact"] > 0.85, f3
+    slow = tasks[-f3["slow_tasks"]:]
+    cpu_share = (sum(t["values"]["task-clock"] for t in slow) /
+                 sum(t["latency_ns"] for t in slow))
+    assert f3["adjusted_impact"] > 0.85 * cpu_share, (f3, cpu_share)
     for name in ("func:f1.time", "func:f2.time"):
         e = next((e for e in r if e["event"] == name), None)
         assert e and e["adjusted_impact"] < 0.2, e
