@@ -117,7 +117,7 @@ struct vs_session {
 	unsigned int nr_buckets;
 	unsigned int nr_threads;
 	struct vs_record_stats stats;
-	uint64_t tasks_written;
+	uint64_t tasks_taken;		/* handed to the writer */
 	uint64_t last_time;		/* latest event time seen */
 	struct vs_probe *probe;		/* --task-func, or NULL */
 	bool sampling;			/* --sample: sample_attr per thread */

@@ -97,6 +97,7 @@ struct vs_recorder {
 	uint32_t epoch;
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
+	uint64_t late_threads;	/* registered after it: not recorded */
 	bool attached;		/* -p: the process is not ours */
 	char *raw_events;	/* -e hardware events, comma separated */
 	int *extra_fds;		/* tracking events, tracepoints kept open */
@@ -189,7 +190,7 @@ static void on_task(void *ctx, const struct vs_task *task)
 	vs_session_write(s, &rec);
 	free(buf);
 	if (recorder_of(s)->recording)
-		s->tasks_written++;
+		s->tasks_taken++;
 }
 
 /*
@@ -1247,7 +1248,7 @@ static bool register_thread(struct vs_recorder *r)
 	}
 	if (!r->recording) {
 		reply(fd, ENOSPC, NULL, 0, 0, 0);
-		r->s.stats.refused++;
+		r->late_threads++;
 		close(fd);
 		return true;
 	}
@@ -1593,6 +1594,7 @@ static void summary(struct vs_recorder *r)
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
+	uint64_t written = vs_rotwriter_tasks(r->s.out);
 	struct vs_probe_func_stats fs;
 	char where[4200], uncounted[128] = "";
 	int i;
@@ -1605,14 +1607,19 @@ static void summary(struct vs_recorder *r)
 		snprintf(where, sizeof(where), "%s", path);
 	if (vs_probe_tasks(&r->s))
 		fprintf(stderr, "varscope record: %llu function calls written to "
-			"%s (%llu bytes)\n", (unsigned long long)r->s.tasks_written,
+			"%s (%llu bytes)\n", (unsigned long long)written,
 			where, (unsigned long long)vs_rotwriter_bytes(r->s.out));
 	else
 		fprintf(stderr, "varscope record: %llu tasks of %llu threads "
 			"written to %s (%llu bytes)\n",
-			(unsigned long long)r->s.tasks_written,
+			(unsigned long long)written,
 			(unsigned long long)r->s.stats.threads, where,
 			(unsigned long long)vs_rotwriter_bytes(r->s.out));
+	if (r->s.tasks_taken > written)
+		fprintf(stderr, "varscope record: %llu more tasks ended before "
+			"the output error: lost with the chunk that could not "
+			"be written\n",
+			(unsigned long long)(r->s.tasks_taken - written));
 	for (i = 0; vs_probe_func_stats(&r->s, i, &fs); i++) {
 		if (fs.nested)
 			fprintf(stderr, "varscope record: %llu calls of %s ran "
@@ -1683,6 +1690,10 @@ static void summary(struct vs_recorder *r)
 			(unsigned long long)r->s.stats.refused,
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	if (r->late_threads)
+		fprintf(stderr, "varscope record: %llu threads began after the "
+			"output error: not recorded\n",
+			(unsigned long long)r->late_threads);
 	fprintf(stderr, "varscope record: %s\n", fault_time_note);
 	left_running(r);
 }

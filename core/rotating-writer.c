@@ -43,6 +43,7 @@ struct vs_rotwriter {
 	unsigned int number;		/* of the current file, from 1 */
 	unsigned int nr_files, removed;
 	uint64_t bytes_closed;
+	uint64_t tasks_closed;		/* in the closed files */
 	bool failed;
 
 	struct kept *kept;
@@ -298,6 +299,8 @@ static int close_current(struct vs_rotwriter *rw)
 
 	if (!rw->w)
 		return 0;
+	vs_writer_flush(rw->w);	/* its tasks; close says if it failed */
+	rw->tasks_closed += vs_writer_tasks(rw->w);
 	bytes = vs_writer_bytes(rw->w);
 	ret = vs_writer_close(rw->w);
 	rw->w = NULL;
@@ -458,6 +461,11 @@ int vs_rotwriter_flush(struct vs_rotwriter *rw)
 uint64_t vs_rotwriter_bytes(const struct vs_rotwriter *rw)
 {
 	return rw->bytes_closed + (rw->w ? vs_writer_bytes(rw->w) : 0);
+}
+
+uint64_t vs_rotwriter_tasks(const struct vs_rotwriter *rw)
+{
+	return rw->tasks_closed + (rw->w ? vs_writer_tasks(rw->w) : 0);
 }
 
 const char *vs_rotwriter_path(const struct vs_rotwriter *rw)

@@ -36,12 +36,14 @@ struct vs_writer {
 	int level;
 	z_stream zs;
 	uint64_t bytes;		/* written: header and whole chunks */
+	uint64_t tasks;		/* task records in the chunks written */
 	uint64_t base;		/* file offset where the header starts */
 	uint64_t t_first, t_last;	/* over the whole file */
 	/* the chunk being filled */
 	uint8_t *raw;
 	size_t raw_len, raw_cap;
 	uint32_t nr;
+	uint32_t nr_tasks;	/* of the @nr records */
 	uint32_t flags;
 	uint64_t t_min, t_max;
 	uint8_t *comp;
@@ -229,6 +231,11 @@ uint64_t vs_writer_bytes(const struct vs_writer *w)
 	return w->bytes;
 }
 
+uint64_t vs_writer_tasks(const struct vs_writer *w)
+{
+	return w->tasks;
+}
+
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	size_t n = *cap ? *cap : 4096;
@@ -297,8 +304,11 @@ int vs_writer_flush(struct vs_writer *w)
 	h.t_min = w->t_min;
 	h.t_max = w->t_max;
 	ret = write_chunk(w, &h, w->comp);
+	if (!ret)
+		w->tasks += w->nr_tasks;
 	w->raw_len = 0;
 	w->nr = 0;
+	w->nr_tasks = 0;
 	w->flags = 0;
 	w->t_min = UINT64_MAX;
 	w->t_max = 0;
@@ -336,6 +346,7 @@ static uint8_t *reserve(struct vs_writer *w, uint16_t kind, size_t size)
 	vs_put32(p + 2, size);
 	w->raw_len += len;
 	w->nr++;
+	w->nr_tasks += kind == VS_REC_TASK || kind == VS_REC_PACKED_TASK;
 	return p + VS_REC_HDR_LEN;
 }
 

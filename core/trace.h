@@ -340,6 +340,14 @@ void vs_writer_set_level(struct vs_writer *w, int level);
 uint64_t vs_writer_bytes(const struct vs_writer *w);
 
 /**
+ * vs_writer_tasks - task records in the chunks written to the file so far
+ *
+ * Those of the chunk being filled, and of a chunk whose write failed (the
+ * file is cut back before it), are not counted.
+ */
+uint64_t vs_writer_tasks(const struct vs_writer *w);
+
+/**
  * vs_writer_close - flush, fsync and close; returns 0 or -1 with errno
  */
 int vs_writer_close(struct vs_writer *w);

@@ -191,10 +191,15 @@ recorder_perf_fds() {
 	assert_success
 	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=40000 "
 	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
+	# the summary counts the tasks in the file, not those in the chunk
+	# that could not be written: those it says lost
+	written=$(echo "$output" | sed -n 's/^varscope record: \([0-9]*\) tasks of .* written to .*/\1/p')
+	assert_line --regexp "^varscope record: [0-9]+ more tasks ended before the output error: lost with the chunk that could not be written$"
 	run "$VARSCOPE" script -i t.data --format json
 	assert_success
 	echo "$output" | grep -v '^varscope' > t.json
 	check 'T["4"]["tasks"] > 100'
+	check "T['4']['tasks'] == $written"
 	[ "$umount_status" = 0 ]
 }
 
