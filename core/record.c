@@ -633,6 +633,21 @@ static bool process_gone(pid_t pid)
 	return state && state[1] && (state[2] == 'Z' || state[2] == 'X');
 }
 
+/* -p @pid: one line and -1 unless it names a live process. */
+static int check_target(pid_t pid)
+{
+	if (kill(pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "varscope record: no process %d\n", pid);
+		return -1;
+	}
+	if (process_gone(pid)) {
+		fprintf(stderr, "varscope record: process %d has exited "
+			"(its parent has not reaped it yet)\n", pid);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * A mapping without its file's build-id (the kernel leaves it out of an
  * MMAP2 record when the file's note is not in memory where it looks, and
@@ -752,20 +767,12 @@ static int attach(struct vs_recorder *r, pid_t pid)
 	DIR *dir;
 	int ret = 0;
 
+	if (pid == r->opts->pid && check_target(pid))
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
-	if (!dir) {
-		if (pid != r->opts->pid)	/* a child that just exited */
-			return 0;
-		fprintf(stderr, "varscope record: no process %d\n", pid);
-		return -1;
-	}
-	if (pid == r->opts->pid && process_gone(pid)) {
-		fprintf(stderr, "varscope record: process %d has exited "
-			"(its parent has not reaped it yet)\n", pid);
-		closedir(dir);
-		return -1;
-	}
+	if (!dir)	/* a child that just exited */
+		return 0;
 	write_proc_state(r, pid);
 	add_command_pid(r, pid);
 	while ((d = readdir(dir))) {
@@ -1925,7 +1932,9 @@ int vs_record(const struct vs_record_opts *opts)
 	r->opts = opts;
 	r->s.opts = opts;
 	r->listen_fd = r->s.epoll_fd = -1;
-	if (go_realtime(opts) || setup(r))
+	/* before its binary is read for --task-func */
+	if ((opts->pid && check_target(opts->pid)) || go_realtime(opts) ||
+	    setup(r))
 		goto out;
 	if (open_tracking(r)) {
 		fprintf(stderr, "varscope record: cannot track: %s\n",

@@ -470,6 +470,10 @@ pg_stop() {
 	run "$VARSCOPE" record -o t.data --task-func one_task@"$IF" -p 999999999
 	assert_failure 1
 	assert_output --partial "no process 999999999"
+	# without @BINARY too: the process is checked before its binary
+	run "$VARSCOPE" record -o t.data --task-func one_task -p 999999999
+	assert_failure 1
+	assert_output "varscope record: no process 999999999"
 	no_probes_left
 }
 
@@ -494,6 +498,10 @@ time.sleep(60)' > pids &
 		-p "$(sed -n 1p pids)"
 	assert_failure 1
 	assert_output --partial "process $(sed -n 1p pids) has exited"
+	run "$VARSCOPE" record -o t.data --task-func one_task \
+		-p "$(sed -n 1p pids)"
+	assert_failure 1
+	assert_output "varscope record: process $(sed -n 1p pids) has exited (its parent has not reaped it yet)"
 	run timeout 30 "$VARSCOPE" record -o t.data --task-func "one_task@$IF" \
 		-p "$(sed -n 2p pids)"
 	kill $parent
