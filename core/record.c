@@ -9,7 +9,8 @@
  * process opened for it (core/record-thread.c).  A tracking dummy event
  * per CPU, system-wide, gives COMM, FORK, EXIT and MMAP2 (with build-ids)
  * for symbolization and the end of threads; the recorder keeps those of
- * the command's processes, which it follows through their FORK records.
+ * the command's processes, which it follows through their FORK records,
+ * and reads from /proc again what a full ring lost of them.
  * Nothing is opened in the command's threads until they register: a
  * per-task event costs the thread at every context switch.  The main loop wakes every 10 ms (1 ms while a task
  * ring fills fast), or when a ring passes its watermark, drains everything, writes an EPOCH record per epoch and
@@ -102,8 +103,13 @@ struct vs_recorder {
 	char *raw_events;	/* -e hardware events, comma separated */
 	int *extra_fds;		/* tracking events, tracepoints kept open */
 	unsigned int nr_extra_fds;
-	pid_t *pids;		/* the command's processes, unsorted */
-	size_t nr_pids, alloc_pids;
+	struct command_proc {	/* the command's processes, unsorted */
+		pid_t pid;
+		uint64_t state;	/* hash of what resync_proc() wrote */
+	} *procs;
+	size_t nr_procs, alloc_procs;
+	bool resync;		/* tracking records lost: resync_command() */
+	uint64_t resyncs;	/* process states written again */
 	struct vs_track_batch {	/* tracking records of a drain */
 		char *buf;
 		size_t len, alloc;
@@ -308,33 +314,36 @@ static int release_child(struct vs_recorder *r)
 
 /* --- tracking: comm, fork, exit, mmap ------------------------------------ */
 
+static struct command_proc *command_proc(const struct vs_recorder *r,
+					 uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_procs; i++)
+		if ((uint32_t)r->procs[i].pid == pid)
+			return &r->procs[i];
+	return NULL;
+}
+
 static bool command_pid(const struct vs_recorder *r, uint32_t pid)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->nr_pids; i++)
-		if ((uint32_t)r->pids[i] == pid)
-			return true;
-	return false;
+	return command_proc(r, pid);
 }
 
 static void add_command_pid(struct vs_recorder *r, pid_t pid)
 {
-	if (vs_grow(&r->pids, &r->alloc_pids, r->nr_pids + 1,
-		    sizeof(*r->pids)))
+	if (vs_grow(&r->procs, &r->alloc_procs, r->nr_procs + 1,
+		    sizeof(*r->procs)))
 		return;
-	r->pids[r->nr_pids++] = pid;
+	r->procs[r->nr_procs++] = (struct command_proc){ pid, 0 };
 }
 
 static void del_command_pid(struct vs_recorder *r, uint32_t pid)
 {
-	unsigned int i;
+	struct command_proc *p = command_proc(r, pid);
 
-	for (i = 0; i < r->nr_pids; i++)
-		if ((uint32_t)r->pids[i] == pid) {
-			r->pids[i] = r->pids[--r->nr_pids];
-			return;
-		}
+	if (p)
+		*p = r->procs[--r->nr_procs];
 }
 
 static int compare_tid(const void *a, const void *b)
@@ -680,8 +689,15 @@ static void fill_build_id(struct vs_recorder *r, struct vs_mmap *m)
 	memcpy(m->build_id, b->id, b->len);
 }
 
-/* The executable mappings and thread names of @pid as it is now. */
-static void write_proc_state(struct vs_recorder *r, pid_t pid)
+typedef void (*proc_record_fn)(struct vs_recorder *r, struct vs_record *rec,
+			       void *ctx);
+
+/*
+ * The thread names and executable mappings of @pid as they are now, each
+ * to @fn as a COMM or MMAP record (without its build-id).
+ */
+static void scan_proc_state(struct vs_recorder *r, pid_t pid,
+			    proc_record_fn fn, void *ctx)
 {
 	char path[64], line[4200], file[4097], comm[64], perms[8];
 	unsigned long long start, end, pgoff;
@@ -704,7 +720,7 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 			memset(&rec, 0, sizeof(rec));
 			rec.kind = VS_REC_COMM;
 			rec.comm = (struct vs_comm){ now, pid, tid, 0, comm };
-			vs_session_write(&r->s, &rec);
+			fn(r, &rec, ctx);
 		}
 		fclose(f);
 	}
@@ -721,11 +737,69 @@ static void write_proc_state(struct vs_recorder *r, pid_t pid)
 		rec.kind = VS_REC_MMAP;
 		rec.mmap = (struct vs_mmap){ now, pid, pid, start, end - start,
 			pgoff, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0, {0}, file };
-		fill_build_id(r, &rec.mmap);
-		vs_session_write(&r->s, &rec);
+		fn(r, &rec, ctx);
 	}
 	if (f)
 		fclose(f);
+}
+
+static void write_proc_record(struct vs_recorder *r, struct vs_record *rec,
+			      void *ctx)
+{
+	(void)ctx;
+	if (rec->kind == VS_REC_MMAP)
+		fill_build_id(r, &rec->mmap);
+	vs_session_write(&r->s, rec);
+}
+
+/* The executable mappings and thread names of @pid as it is now. */
+static void write_proc_state(struct vs_recorder *r, pid_t pid)
+{
+	scan_proc_state(r, pid, write_proc_record, NULL);
+}
+
+/* FNV-1a of @len bytes at @p into *@h */
+static void hash_bytes(uint64_t *h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		*h = (*h ^ *c++) * 0x100000001b3ull;
+}
+
+/* What scan_proc_state() gives, less the times, into the hash at @ctx. */
+static void hash_proc_record(struct vs_recorder *r, struct vs_record *rec,
+			     void *ctx)
+{
+	const struct vs_mmap *m = &rec->mmap;
+	const struct vs_comm *c = &rec->comm;
+
+	(void)r;
+	if (rec->kind == VS_REC_COMM) {
+		hash_bytes(ctx, &c->tid, sizeof(c->tid));
+		hash_bytes(ctx, c->comm, strlen(c->comm) + 1);
+		return;
+	}
+	hash_bytes(ctx, &m->start, sizeof(m->start));
+	hash_bytes(ctx, &m->len, sizeof(m->len));
+	hash_bytes(ctx, &m->pgoff, sizeof(m->pgoff));
+	hash_bytes(ctx, m->filename, strlen(m->filename) + 1);
+}
+
+/*
+ * Write the names and mappings of the command's process @p again, unless
+ * they are what the last resync wrote.
+ */
+static void resync_proc(struct vs_recorder *r, struct command_proc *p)
+{
+	uint64_t state = 0xcbf29ce484222325ull;	/* FNV-1a's basis */
+
+	scan_proc_state(r, p->pid, hash_proc_record, &state);
+	if (state == p->state)
+		return;
+	p->state = state;
+	write_proc_state(r, p->pid);
+	r->resyncs++;
 }
 
 /*
@@ -755,6 +829,37 @@ static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
 }
 
 /*
+ * @fn(@r, child) for each child process of @pid now, until one returns
+ * non-zero; returns that.
+ */
+static int for_each_child(struct vs_recorder *r, pid_t pid,
+			  int (*fn)(struct vs_recorder *r, pid_t child))
+{
+	char path[80];
+	struct dirent *d;
+	int ret = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (!ret && dir && (d = readdir(dir))) {
+		int tid = atoi(d->d_name), child;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid,
+			 tid);
+		if (tid <= 0 || !(f = fopen(path, "r")))
+			continue;
+		while (!ret && fscanf(f, "%d", &child) == 1)
+			ret = fn(r, child);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+/*
  * Follow @pid: its threads, and the processes it forks from now on, with
  * the events of follow_thread() in each of its threads.  Then the same
  * for the children it has now (a pre-forking server's workers), which
@@ -765,7 +870,6 @@ static int attach(struct vs_recorder *r, pid_t pid)
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
-	int ret = 0;
 
 	if (pid == r->opts->pid && check_target(pid))
 		return -1;
@@ -783,21 +887,8 @@ static int attach(struct vs_recorder *r, pid_t pid)
 			return -1;
 		}
 	}
-	rewinddir(dir);
-	while (!ret && (d = readdir(dir))) {
-		int tid = atoi(d->d_name), child;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid,
-			 tid);
-		if (tid <= 0 || !(f = fopen(path, "r")))
-			continue;
-		while (!ret && fscanf(f, "%d", &child) == 1)
-			ret = attach(r, child);
-		fclose(f);
-	}
 	closedir(dir);
-	return ret;
+	return for_each_child(r, pid, attach);
 }
 
 /*
@@ -898,8 +989,12 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 	}
 	case PERF_RECORD_LOST:
 		if (!r->s.probe) {	/* the probes count their own */
-			r->lost_tracking += ((const uint64_t *)(h + 1))[1];
-			return;
+			rec.kind = VS_REC_LOST;
+			rec.lost = (struct vs_lost){ sid->time, 0, sid->cpu,
+				VS_LOST_KERNEL_RING,
+				((const uint64_t *)(h + 1))[1] };
+			r->lost_tracking += rec.lost.count;
+			break;
 		}
 		/* fall through */
 	default:
@@ -1025,6 +1120,59 @@ static void follow_forks(struct vs_recorder *r, const struct vs_track_batch *b)
 	}
 }
 
+/* A record of a CPU's tracking ring into the batch. */
+static void track_add(void *ctx, const struct perf_event_header *h)
+{
+	struct vs_recorder *r = ctx;
+
+	if (h->type == PERF_RECORD_LOST)
+		r->resync = true;
+	batch_add(&r->batch, h);
+}
+
+static int adopt_child(struct vs_recorder *r, pid_t pid)
+{
+	if (!command_pid(r, pid))
+		add_command_pid(r, pid);
+	return 0;
+}
+
+/*
+ * A tracking ring lost records, or was found full and may be losing them
+ * now: the command's FORK, EXIT, COMM and MMAP2 records may be among
+ * them (the ring is the whole machine's: a loaded machine that keeps the
+ * recorder from it fills it with other processes' records).  Read from
+ * /proc what they would have said: the command's processes (a lost FORK),
+ * their names and mappings, written again when they changed since the
+ * last resync (a lost MMAP2: samples without it cannot be symbolized),
+ * and the recorded threads that are gone (a lost EXIT).  A process that
+ * came and went while the ring was full stays unknown.
+ */
+static void resync_command(struct vs_recorder *r)
+{
+	uint64_t now = vs_perf_clock_ns();
+	struct vs_rthread *rt, *next;
+	unsigned int gone = 0;
+	size_t i;
+
+	r->resync = false;
+	for (i = 0; i < r->nr_procs; i++)	/* the new ones' children too */
+		for_each_child(r, r->procs[i].pid, adopt_child);
+	for (i = r->nr_procs; i-- > 0;)
+		if (process_gone(r->procs[i].pid))
+			r->procs[i] = r->procs[--r->nr_procs];
+		else
+			resync_proc(r, &r->procs[i]);
+	for (i = 0; i < r->s.nr_buckets; i++)
+		for (rt = r->s.threads[i]; rt; rt = next) {
+			next = *vs_rthread_next(rt);
+			if (process_gone(vs_rthread_tid(rt)))
+				gone += track_exit(r, vs_rthread_tid(rt), now);
+		}
+	if (gone)
+		set_wake_filter(r);
+}
+
 /*
  * Read every CPU's tracking ring and keep what concerns the command: the
  * rings are read one after the other, so a child's first records can be
@@ -1048,8 +1196,11 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->wake[cpu], wake_add,
 				  &(struct wake_read){ r, &r->wake_filter[cpu] });
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		vs_perf_ring_read(&r->track[cpu], batch_add, b);
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		vs_perf_ring_read(&r->track[cpu], track_add, r);
+		if (r->track[cpu].full)		/* its LOST still to come */
+			r->resync = true;
+	}
 	follow_forks(r, b);
 	for (off = 0; off < b->len; off += size) {
 		h = (const void *)(b->buf + off);
@@ -1069,6 +1220,8 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	r->nr_exits = 0;
 	if (gone)
 		set_wake_filter(r);
+	if (r->resync)
+		resync_command(r);
 	if (r->s.probe)
 		vs_probe_flush(&r->s, read_time, all);
 }
@@ -1543,11 +1696,15 @@ static void loop(struct vs_recorder *r)
 	while (!stop_signal) {
 		n = epoll_wait(r->s.epoll_fd, evs, 16,
 			       busy ? VS_BUSY_POLL_MS : VS_POLL_MS);
+		/*
+		 * the tracking first: a thread that registers waits for
+		 * the reply, so a resync finds its process alive
+		 */
+		drain_tracking(r, false);
 		for (i = 0; i < n; i++)
 			if (evs[i].data.u64 == VS_WAKE_LISTEN)
 				while (register_thread(r))
 					;
-		drain_tracking(r, false);
 		drain_syscalls(r, false);
 		busy = drain_threads(r);
 		if (!r->recording && r->s.out_error > 0)
@@ -1585,10 +1742,10 @@ static void left_running(const struct vs_recorder *r)
 			r->opts->argv[0], (int)r->child);
 		return;
 	}
-	for (i = 0; i < r->nr_pids; i++)
-		if (r->pids[i] != r->child && !kill(r->pids[i], 0) &&
-		    (!n++ || r->pids[i] < first))
-			first = r->pids[i];	/* the oldest, likely */
+	for (i = 0; i < r->nr_procs; i++)
+		if (r->procs[i].pid != r->child && !kill(r->procs[i].pid, 0) &&
+		    (!n++ || r->procs[i].pid < first))
+			first = r->procs[i].pid;	/* the oldest, likely */
 	if (n)
 		fprintf(stderr, "varscope record: the command exited and left "
 			"%u process%s running, not recorded (pid %d%s): run a "
@@ -1661,6 +1818,11 @@ static void summary(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %llu process, mapping and "
 			"wake-up records lost (ring full)\n",
 			(unsigned long long)r->lost_tracking);
+	if (r->resyncs)
+		fprintf(stderr, "varscope record: the tracking rings were "
+			"full: the names and mappings of the command's "
+			"processes read again from /proc (%llu changed)\n",
+			(unsigned long long)r->resyncs);
 	if (r->s.stats.lost_uncounted)
 		snprintf(uncounted, sizeof(uncounted), "; %llu threads ended "
 			 "with a full ring, whose last drops the kernel never "
@@ -1973,6 +2135,8 @@ int vs_record(const struct vs_record_opts *opts)
 	r->next_flush = r->next_epoch + VS_FLUSH_NS;
 	if (opts->duration_ns)
 		r->stop_at = r->next_epoch + opts->duration_ns;
+	/* room in the tracking rings for the exec's records */
+	drain_tracking(r, false);
 	if (!r->attached && release_child(r)) {
 		status = 127;
 		goto out;
@@ -2006,7 +2170,7 @@ out:
 	while (r->nr_extra_fds)
 		close(r->extra_fds[--r->nr_extra_fds]);
 	free(r->extra_fds);
-	free(r->pids);
+	free(r->procs);
 	free(r->batch.buf);
 	free(r->exits);
 	while (r->nr_build_ids)
