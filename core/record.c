@@ -578,13 +578,16 @@ static int open_tracking(struct vs_recorder *r)
 /*
  * --task-func: the probes of @pid on every CPU, inherited by its threads
  * and children, into the tracking rings, and for function tasks a dummy
- * giving their context switches.
+ * giving their context switches.  Returns -1 with errno set and one line
+ * in @err.
  */
-static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
+static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec,
+		       char *err, size_t errlen)
 {
 	struct perf_event_attr attr;
-	char err[256] = "";
 	int cpu, fd;
+
+	*err = 0;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		if (!r->track[cpu].base)
@@ -598,20 +601,22 @@ static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec)
 			attr.enable_on_exec = on_exec;
 			fd = vs_perf_open(&attr, pid, cpu, -1);
 			if (fd < 0)
-				return -1;
+				goto fail;
 			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
 				  r->track[cpu].fd) || keep_fd(r, fd)) {
 				close(fd);
-				return -1;
+				goto fail;
 			}
 		}
 		if (vs_probe_open_cpu(&r->s, pid, cpu, r->track[cpu].fd,
-				      on_exec, err, sizeof(err))) {
-			fprintf(stderr, "varscope record: %s\n", err);
+				      on_exec, err, errlen))
 			return -1;
-		}
 	}
 	return 0;
+fail:
+	snprintf(err, errlen, "cannot open the context switch event: %s",
+		 strerror(errno));
+	return -1;
 }
 
 /* --- -p: attach to a running process ------------------------------------- */
@@ -802,6 +807,14 @@ static void resync_proc(struct vs_recorder *r, struct command_proc *p)
 	r->resyncs++;
 }
 
+/* -p: the process exited before its recording could begin. */
+static int attach_lost(pid_t pid)
+{
+	fprintf(stderr, "varscope record: process %d exited during the "
+		"attach: nothing recorded\n", pid);
+	return -1;
+}
+
 /*
  * The events of thread @tid of @pid: the probes of --task-func, and with
  * --syscalls its system calls (the trace's own events follow the
@@ -820,9 +833,10 @@ static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
 		fprintf(stderr, "varscope record: --syscalls: %s\n", err);
 		return -1;
 	}
-	if (r->s.probe && open_probes(r, tid, false) && errno != ESRCH) {
+	if (r->s.probe && open_probes(r, tid, false, err, sizeof(err)) &&
+	    errno != ESRCH) {
 		fprintf(stderr, "varscope record: cannot trace thread %d of %d: "
-			"%s\n", tid, pid, strerror(errno));
+			"%s\n", tid, pid, err);
 		return -1;
 	}
 	return 0;
@@ -863,7 +877,9 @@ static int for_each_child(struct vs_recorder *r, pid_t pid,
  * Follow @pid: its threads, and the processes it forks from now on, with
  * the events of follow_thread() in each of its threads.  Then the same
  * for the children it has now (a pre-forking server's workers), which
- * inherit nothing from it.
+ * inherit nothing from it.  The attached process (check_target() at
+ * the start) may exit meanwhile: its threads' events fail then, and that
+ * is said in one line; a child or a thread that exits is no error.
  */
 static int attach(struct vs_recorder *r, pid_t pid)
 {
@@ -871,12 +887,10 @@ static int attach(struct vs_recorder *r, pid_t pid)
 	struct dirent *d;
 	DIR *dir;
 
-	if (pid == r->opts->pid && check_target(pid))
-		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
-	if (!dir)	/* a child that just exited */
-		return 0;
+	if (!dir)
+		return pid == r->opts->pid ? attach_lost(pid) : 0;
 	write_proc_state(r, pid);
 	add_command_pid(r, pid);
 	while ((d = readdir(dir))) {
@@ -888,7 +902,11 @@ static int attach(struct vs_recorder *r, pid_t pid)
 		}
 	}
 	closedir(dir);
-	return for_each_child(r, pid, attach);
+	if (for_each_child(r, pid, attach))
+		return -1;
+	if (pid == r->opts->pid && process_gone(pid))
+		return attach_lost(pid);
+	return 0;
 }
 
 /*
@@ -1672,6 +1690,8 @@ static int open_syscalls(struct vs_recorder *r)
 					    sizeof(err));
 	if (r->syscalls)
 		return 0;
+	if (r->attached && process_gone(r->child))
+		return attach_lost(r->child);
 	fprintf(stderr, "varscope record: --syscalls: %s\n", err);
 	if (!r->attached) {
 		vs_workload_cancel(&r->workload);
@@ -1951,7 +1971,10 @@ static void finish(struct vs_recorder *r)
 	}
 }
 
-/* The binary of a --task-func without @BINARY: the command's. */
+/*
+ * The binary of a --task-func without @BINARY: the command's; NULL when
+ * the attached process exited.
+ */
 static const char *command_binary(struct vs_recorder *r, char *exe)
 {
 	char path[64];
@@ -1961,6 +1984,8 @@ static const char *command_binary(struct vs_recorder *r, char *exe)
 		return r->opts->argv[0];
 	snprintf(path, sizeof(path), "/proc/%d/exe", r->opts->pid);
 	n = readlink(path, exe, PATH_MAX - 1);
+	if (n <= 0 && process_gone(r->opts->pid))
+		return NULL;
 	exe[n > 0 ? n : 0] = 0;
 	return exe;
 }
@@ -1998,6 +2023,7 @@ int vs_record_split_events(const char *events, char **tps, char **raws,
 static int setup(struct vs_recorder *r)
 {
 	char err[256], exe[PATH_MAX], *tps = NULL;
+	const char *binary;
 	int i;
 
 	if (vs_record_split_events(r->opts->events, &tps, &r->raw_events, err,
@@ -2020,11 +2046,16 @@ static int setup(struct vs_recorder *r)
 	if (probe_tracepoints(r))
 		return -1;
 	vs_tp_waking(&r->s.tps, &r->s.waking);
-	if ((r->opts->task_funcs || r->opts->probe_funcs) &&
-	    vs_probe_init(&r->s, r->opts->task_funcs, r->opts->probe_funcs,
-			  command_binary(r, exe), err, sizeof(err))) {
-		fprintf(stderr, "varscope record: %s\n", err);
-		return -1;
+	if (r->opts->task_funcs || r->opts->probe_funcs) {
+		binary = command_binary(r, exe);
+		if (!binary)
+			return attach_lost(r->opts->pid);
+		if (vs_probe_init(&r->s, r->opts->task_funcs,
+				  r->opts->probe_funcs, binary, err,
+				  sizeof(err))) {
+			fprintf(stderr, "varscope record: %s\n", err);
+			return -1;
+		}
 	}
 	for (i = 0; i < r->s.tps.nr; i++)
 		if (r->s.tps.tp[i].role == VS_TP_SWITCH)
@@ -2087,6 +2118,7 @@ int vs_record(const struct vs_record_opts *opts)
 {
 	struct vs_recorder *r = calloc(1, sizeof(*r));
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	char err[256];
 	int status = 1, i;
 
 	if (!r)
@@ -2118,9 +2150,10 @@ int vs_record(const struct vs_record_opts *opts)
 		goto out;
 	} else {
 		add_command_pid(r, r->child);
-		if (r->s.probe && open_probes(r, r->child, true)) {
+		if (r->s.probe &&
+		    open_probes(r, r->child, true, err, sizeof(err))) {
 			fprintf(stderr, "varscope record: cannot track '%s': %s\n",
-				opts->argv[0], strerror(errno));
+				opts->argv[0], err);
 			vs_workload_cancel(&r->workload);
 			r->child_done = true;
 			goto out;

@@ -477,6 +477,56 @@ pg_stop() {
 	no_probes_left
 }
 
+@test "-p of a process that exits during the attach: one line, exit 1" {
+	require_uprobes
+	# 500 threads to attach (about 40 events each), and one that exits
+	# the process as soon as one_task's first byte changes: the attach
+	# of the first thread placed the uprobe there
+	cat > exits.c <<-'EOF'
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <unistd.h>
+
+	__attribute__((noinline)) void one_task(void)
+	{
+		__asm__ volatile("" ::: "memory");
+	}
+
+	static void *idle(void *arg)
+	{
+		pause();
+		return arg;
+	}
+
+	int main(void)
+	{
+		volatile unsigned char *entry = (void *)one_task;
+		unsigned char first = *entry;
+		pthread_t t;
+		int i;
+
+		for (i = 0; i < 500; i++)
+			pthread_create(&t, NULL, idle, NULL);
+		printf("ready\n");
+		fflush(stdout);
+		while (*entry == first)
+			one_task();
+		_exit(0);
+	}
+	EOF
+	"$VS_CC" -O2 -o exits exits.c -lpthread
+	./exits > ready &
+	target=$!
+	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
+	run timeout 30 "$VARSCOPE" record -o t.data --task-func one_task -p $target
+	wait $target || true
+	assert_failure 1
+	assert_line "varscope record: process $target exited during the attach: nothing recorded"
+	refute_output --partial "cannot open"
+	refute_output --partial "written to"
+	no_probes_left
+}
+
 @test "-p of a process that has exited, before or while it is recorded" {
 	require_uprobes
 	# a parent that never reaps: its child stays a zombie, which kill(2)
