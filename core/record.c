@@ -1911,7 +1911,7 @@ static int exit_status(struct vs_recorder *r)
  */
 static void wait_command(struct vs_recorder *r)
 {
-	const struct timespec tenth = { 0, 100000000 };
+	const struct timespec period = { 0, VS_POLL_MS * 1000000l };
 	pid_t pid;
 	int i;
 
@@ -1924,14 +1924,17 @@ static void wait_command(struct vs_recorder *r)
 			r->child_left = true;
 			break;
 		}
-		/* the machine's records fill the tracking rings meanwhile */
+		/*
+		 * the machine's records fill the tracking rings meanwhile:
+		 * read them as often as the main loop does
+		 */
 		drain_tracking(r, false);
-		if (i == VS_TERM_NOTE_S * 10)
+		if (i == VS_TERM_NOTE_S * 1000 / VS_POLL_MS)
 			fprintf(stderr, "varscope record: '%s' (pid %d) has not "
 				"exited %d s after SIGTERM: waiting for it; "
 				"interrupt again to leave it running\n",
 				r->opts->argv[0], (int)r->child, VS_TERM_NOTE_S);
-		nanosleep(&tenth, NULL);
+		nanosleep(&period, NULL);
 	}
 	r->child_done = true;
 }
