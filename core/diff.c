@@ -58,7 +58,8 @@ static int add_side(struct vs_event_diff *rows, size_t *n, bool b,
 		const struct vs_event_def *def = vs_taskset_event(ts, er->event);
 		struct vs_event_diff *d = find_row(rows, *n, er->name);
 		size_t rank = er->status == VS_RANK_RANKED ? i + 1 : 0;
-		double impact = rank ? er->adjusted : 0;
+		/* below 0: its high tasks are fast ones, it takes no tail */
+		double impact = rank && er->adjusted > 0 ? er->adjusted : 0;
 		int ret;
 
 		if (!d) {

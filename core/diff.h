@@ -28,7 +28,8 @@ struct vs_event_diff {
 	const char *name;		/* points into a ranking */
 	const char *unit;
 	size_t rank_a, rank_b;		/* 1-based rank, 0: not ranked */
-	double impact_a, impact_b;	/* adjusted impact, 0 when not ranked */
+	double impact_a, impact_b;	/* adjusted impact, 0 when not ranked
+					 * or below 0 */
 	double delta;			/* impact_b - impact_a */
 	bool has_a, has_b;		/* recorded in A (B): p50/p99 valid */
 	float p50_a, p99_a, p50_b, p99_b;

@@ -106,6 +106,22 @@ int main(void)
 	   !only_a->rank_b && only_a->impact_b == 0,
 	   "an event of A alone: B's side empty");
 	ok(only_b->has_b && !only_b->has_a, "an event of B alone");
+	free(rows);
+	/*
+	 * A negative impact (without its high tasks, fast ones, the p99
+	 * moves up to slower tasks) takes no share of the tail: it changes
+	 * nothing, and cannot head the changes
+	 */
+	for (i = 0; i < rb.nr_events; i++)
+		if (!strcmp(rb.events[i].name, "only_b"))
+			rb.events[i].adjusted = -0.146;
+	ok(!vs_diff_type(a, ta, &ra, b, tb, &rb, &rows, &n), "diff again");
+	only_b = row(rows, n, "only_b");
+	ok(only_b && only_b->impact_b == 0 && only_b->delta == 0,
+	   "a negative impact counts as 0 (%.3f, change %.3f)",
+	   only_b ? only_b->impact_b : -1, only_b ? only_b->delta : -1);
+	is_str(rows[0].name, "irq", "the event that made B's tail is still "
+	       "first");
 	i = vs_event_percentiles(ta, 2, &p50, &p99);
 	ok(!i && p50 == 499 && p99 == 989,
 	   "vs_event_percentiles: nearest rank of 0..999 (%g, %g)", p50, p99);
