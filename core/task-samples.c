@@ -587,10 +587,19 @@ static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 	return id;
 }
 
+/*
+ * No code lives below this address (Linux maps nothing in the first
+ * page, whatever vm.mmap_min_addr says): a user return address under it
+ * is the kernel's frame-pointer walk gone into data, in code built
+ * without frame pointers (nginx's, lighttpd's: 21, 21, ... to the depth
+ * limit).  It ends the user chain.
+ */
+#define VS_MIN_CODE_ADDR	4096
+
 static int take_sample(struct reading *rd, const struct vs_sample *s)
 {
 	uint32_t frames[PERF_MAX_STACK_DEPTH + 8], nr = 0, i;
-	bool kernel = s->flags & VS_SAMPLE_KERNEL;
+	bool kernel = s->flags & VS_SAMPLE_KERNEL, walk_ended = false;
 	int64_t id;
 
 	if (!s->nr_callchain) {
@@ -605,8 +614,13 @@ static int take_sample(struct reading *rd, const struct vs_sample *s)
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			walk_ended = false;
 			continue;
 		}
+		if (!kernel && nr && a < VS_MIN_CODE_ADDR)
+			walk_ended = true;
+		if (walk_ended)
+			continue;
 		/* a return address: look up the call before it */
 		id = symbolize(rd, s->pid, nr ? a - 1 : a, kernel);
 		if (id < 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "core/task-samples.h"
 #include "core/taskset.h"
@@ -176,6 +177,49 @@ static void test_map_after(void)
 	unlink(file);
 }
 
+/*
+ * A user chain of code without frame pointers: the kernel's walk reads
+ * data as frames (21, 21, ... to the depth limit).  The chain ends at
+ * the first address no code can have.
+ */
+static void test_chain_walked_off(void)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)sampled_here + 1;
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ip + 1, 21, 21,
+			     0, 21 };
+	char file[] = "/tmp/vs-task-samples-XXXXXX", path[4097], err[256];
+	struct vs_record rec = { .kind = VS_REC_MMAP };
+	struct vs_header hdr = { .tool = "task-samples" };
+	struct vs_task_samples *ts = NULL;
+	const struct vs_ts_task *t;
+	struct vs_writer *w;
+	int fd = mkstemp(file), err_;
+
+	ok(fd >= 0 && own_mapping(ip, &rec.mmap, path, sizeof(path)),
+	   "this program's mapping of sampled_here()");
+	w = vs_writer_fdopen(fd, &hdr);
+	err_ = !w || vs_writer_add(w, &rec);
+	rec.kind = VS_REC_SAMPLE;
+	rec.sample = (struct vs_sample){ .time = 1000, .pid = getpid(),
+					 .tid = getpid(), .ip = ip,
+					 .period = 100,
+					 .nr_callchain = 7, .callchain = chain };
+	err_ |= !w || vs_writer_add(w, &rec);
+	rec.kind = VS_REC_TASK;
+	rec.task = (struct vs_task){ .id = 1, .type = 1, .pid = getpid(),
+				     .tid = getpid(), .start = 0,
+				     .end = 2000 };
+	err_ |= !w || vs_writer_add(w, &rec) || vs_writer_close(w);
+	ok(!err_ && vs_task_samples_read(file, &ts, err, sizeof(err)) ==
+		    VS_LOAD_OK, "a trace with a chain walked off into data");
+	t = ts ? vs_task_samples_find(ts, 1) : NULL;
+	ok(t && t->nr == 1 && ts->samples[t->first].nr_frames == 2,
+	   "its chain ends before the first address below 4096 (%u frames)",
+	   t && t->nr ? ts->samples[t->first].nr_frames : 0);
+	vs_task_samples_free(ts);
+	unlink(file);
+}
+
 int main(void)
 {
 	struct vs_task_samples *ts = vs_task_samples_new();
@@ -273,5 +317,6 @@ int main(void)
 	vs_task_samples_free(ts);
 	test_attached(f, g);
 	test_map_after();
+	test_chain_walked_off();
 	return done_testing();
 }
