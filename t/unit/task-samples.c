@@ -119,6 +119,39 @@ static bool own_mapping(uint64_t addr, struct vs_mmap *m, char *path,
 	return found;
 }
 
+/* A trace of @recs and a task of this thread over [0, 2000], read. */
+static struct vs_task_samples *read_trace(const struct vs_record *recs,
+					  size_t nr, const char *what)
+{
+	char file[] = "/tmp/vs-task-samples-XXXXXX", err[256];
+	struct vs_header hdr = { .tool = "task-samples" };
+	struct vs_record task = { .kind = VS_REC_TASK };
+	struct vs_task_samples *ts = NULL;
+	int fd = mkstemp(file), err_;
+	struct vs_writer *w = fd >= 0 ? vs_writer_fdopen(fd, &hdr) : NULL;
+	size_t i;
+
+	err_ = !w;
+	for (i = 0; w && i < nr; i++)
+		err_ |= vs_writer_add(w, &recs[i]);
+	task.task = (struct vs_task){ .id = 1, .type = 1, .pid = getpid(),
+				      .tid = getpid(), .start = 0,
+				      .end = 2000 };
+	err_ |= !w || vs_writer_add(w, &task) || vs_writer_close(w);
+	ok(!err_ && vs_task_samples_read(file, &ts, err, sizeof(err)) ==
+		    VS_LOAD_OK, "%s", what);
+	unlink(file);
+	return ts;
+}
+
+/* A sample of this thread at @time, in sampled_here(). */
+static struct vs_record sample_here(uint64_t time)
+{
+	return (struct vs_record){ .kind = VS_REC_SAMPLE, .sample = {
+		.time = time, .pid = getpid(), .tid = getpid(),
+		.ip = (uint64_t)(uintptr_t)sampled_here + 1, .period = 100 } };
+}
+
 /*
  * The recorder reads its rings in turn, so a sample can come in the file
  * before the mapping it fell in (a thread's first samples before its
@@ -128,42 +161,19 @@ static bool own_mapping(uint64_t addr, struct vs_mmap *m, char *path,
 static void test_map_after(void)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)sampled_here + 1;
-	char file[] = "/tmp/vs-task-samples-XXXXXX", path[4097], err[256];
-	struct vs_record rec = { .kind = VS_REC_SAMPLE };
-	struct vs_header hdr = { .tool = "task-samples" };
-	struct vs_task_samples *ts = NULL;
+	struct vs_record recs[4] = { sample_here(1000),
+				     { .kind = VS_REC_MMAP },
+				     sample_here(1001), sample_here(1002) };
+	struct vs_task_samples *ts;
 	const struct vs_ts_task *t;
-	struct vs_writer *w;
-	int fd = mkstemp(file), err_ = 0, i;
+	char path[4097];
 	const char *name;
+	int i;
 
-	ok(fd >= 0 && own_mapping(ip, &rec.mmap, path, sizeof(path)),
+	ok(own_mapping(ip, &recs[1].mmap, path, sizeof(path)),
 	   "this program's mapping of sampled_here()");
-	w = vs_writer_fdopen(fd, &hdr);
-	for (i = 0; i < 3; i++) {
-		struct vs_mmap m = rec.mmap;
-
-		if (i == 1) {
-			rec.kind = VS_REC_MMAP;
-			rec.mmap = m;
-			rec.mmap.time = 500;
-			err_ |= !w || vs_writer_add(w, &rec);
-		}
-		rec.kind = VS_REC_SAMPLE;
-		rec.sample = (struct vs_sample){ .time = 1000 + i,
-						 .pid = getpid(),
-						 .tid = getpid(), .ip = ip,
-						 .period = 100 };
-		err_ |= !w || vs_writer_add(w, &rec);
-		rec.mmap = m;
-	}
-	rec.kind = VS_REC_TASK;
-	rec.task = (struct vs_task){ .id = 1, .type = 1, .pid = getpid(),
-				     .tid = getpid(), .start = 0,
-				     .end = 2000 };
-	err_ |= !w || vs_writer_add(w, &rec) || vs_writer_close(w);
-	ok(!err_ && vs_task_samples_read(file, &ts, err, sizeof(err)) ==
-		    VS_LOAD_OK, "a trace whose first sample precedes its map");
+	recs[1].mmap.time = 500;
+	ts = read_trace(recs, 4, "a trace whose first sample precedes its map");
 	t = ts ? vs_task_samples_find(ts, 1) : NULL;
 	ok(t && t->nr == 3, "the task has its 3 samples");
 	for (i = 0; t && i < 3; i++) {
@@ -174,7 +184,6 @@ static void test_map_after(void)
 		   name);
 	}
 	vs_task_samples_free(ts);
-	unlink(file);
 }
 
 /*
@@ -187,37 +196,22 @@ static void test_chain_walked_off(void)
 	uint64_t ip = (uint64_t)(uintptr_t)sampled_here + 1;
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ip + 1, 21, 21,
 			     0, 21 };
-	char file[] = "/tmp/vs-task-samples-XXXXXX", path[4097], err[256];
-	struct vs_record rec = { .kind = VS_REC_MMAP };
-	struct vs_header hdr = { .tool = "task-samples" };
-	struct vs_task_samples *ts = NULL;
+	struct vs_record recs[2] = { { .kind = VS_REC_MMAP },
+				     sample_here(1000) };
+	struct vs_task_samples *ts;
 	const struct vs_ts_task *t;
-	struct vs_writer *w;
-	int fd = mkstemp(file), err_;
+	char path[4097];
 
-	ok(fd >= 0 && own_mapping(ip, &rec.mmap, path, sizeof(path)),
+	ok(own_mapping(ip, &recs[0].mmap, path, sizeof(path)),
 	   "this program's mapping of sampled_here()");
-	w = vs_writer_fdopen(fd, &hdr);
-	err_ = !w || vs_writer_add(w, &rec);
-	rec.kind = VS_REC_SAMPLE;
-	rec.sample = (struct vs_sample){ .time = 1000, .pid = getpid(),
-					 .tid = getpid(), .ip = ip,
-					 .period = 100,
-					 .nr_callchain = 7, .callchain = chain };
-	err_ |= !w || vs_writer_add(w, &rec);
-	rec.kind = VS_REC_TASK;
-	rec.task = (struct vs_task){ .id = 1, .type = 1, .pid = getpid(),
-				     .tid = getpid(), .start = 0,
-				     .end = 2000 };
-	err_ |= !w || vs_writer_add(w, &rec) || vs_writer_close(w);
-	ok(!err_ && vs_task_samples_read(file, &ts, err, sizeof(err)) ==
-		    VS_LOAD_OK, "a trace with a chain walked off into data");
+	recs[1].sample.nr_callchain = 7;
+	recs[1].sample.callchain = chain;
+	ts = read_trace(recs, 2, "a trace with a chain walked off into data");
 	t = ts ? vs_task_samples_find(ts, 1) : NULL;
 	ok(t && t->nr == 1 && ts->samples[t->first].nr_frames == 2,
 	   "its chain ends before the first address below 4096 (%u frames)",
 	   t && t->nr ? ts->samples[t->first].nr_frames : 0);
 	vs_task_samples_free(ts);
-	unlink(file);
 }
 
 int main(void)
