@@ -21,12 +21,13 @@ libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
 # rsvg-convert (librsvg2-bin) for the SVG plots, tmux for the TUI tests,
 # strace to count how often a command opens a trace, util-linux's script
 # for a pty, man for "varscope help", procps (ps, pgrep), PostgreSQL 15
-# with pgbench for record --task-func PortalRun, and for t2500's annotated
+# with pgbench for record --task-func PortalRun, nginx for record
+# --task-func on a pre-forking server's workers, and for t2500's annotated
 # memcached: memcaslap (libmemcached-tools) to drive it, and what
 # bench/memcached/build.sh needs to fetch and build it from its Debian
 # source (dpkg-dev, patch, libevent-dev)
 TEST_PKGS="bats bats-assert bats-support coreutils time python3 libxml2-utils
-librsvg2-bin tmux strace util-linux man-db procps postgresql-15
+librsvg2-bin tmux strace util-linux man-db procps postgresql-15 nginx
 libmemcached-tools dpkg-dev patch libevent-dev"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
