@@ -13,6 +13,7 @@
 #include "bitmap.h"
 #include "sort.h"
 #include "taskset.h"
+#include "type-index.h"
 #include "wakeup.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
@@ -71,6 +72,8 @@ struct task_context {
 struct vs_taskset_build {
 	struct vs_taskset *ts;
 	struct vs_task_type *last;	/* type of the previous task */
+	size_t alloc_types;		/* capacity of ts->types */
+	struct vs_type_index type_index;	/* type number -> ts->types[] */
 	struct task_context own;
 	struct task_context *ctx;	/* &own, or another task set's */
 	uint64_t *stamp;		/* by event id: task that set it */
@@ -78,16 +81,19 @@ struct vs_taskset_build {
 	uint64_t seq;
 };
 
-/* Room for @need elements of @size bytes at @p, growing by half. */
+/*
+ * Room for @need elements of @size bytes at @p, growing by half.  It
+ * starts small: a trace of many task types has many short columns.
+ */
 static void *grow(void *p, size_t *alloc, size_t need, size_t size)
 {
-	size_t n = *alloc ? *alloc : 16;
+	size_t n = *alloc;
 	void *q;
 
 	if (need <= *alloc)
 		return p;
 	while (n < need)
-		n += n / 2 + 16;
+		n += n / 2 + 4;
 	q = realloc(p, n * size);
 	if (q)
 		*alloc = n;
@@ -98,17 +104,20 @@ static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 {
 	struct vs_taskset *ts = l->ts;
 	struct vs_task_type *types;
-	unsigned int i;
+	long i;
 
 	if (l->last && l->last->type == type)
 		return l->last;
-	for (i = 0; i < ts->nr_types; i++)
-		if (ts->types[i].type == type)
-			return l->last = &ts->types[i];
-	types = realloc(ts->types, (ts->nr_types + 1) * sizeof(*types));
+	i = vs_type_index_find(&l->type_index, type);
+	if (i >= 0)
+		return l->last = &ts->types[i];
+	types = grow(ts->types, &l->alloc_types, ts->nr_types + 1,
+		     sizeof(*types));
 	if (!types)
 		return NULL;
 	ts->types = types;
+	if (vs_type_index_add(&l->type_index, type, ts->nr_types))
+		return NULL;
 	memset(&types[ts->nr_types], 0, sizeof(*types));
 	types[ts->nr_types].type = type;
 	return l->last = &types[ts->nr_types++];
@@ -305,13 +314,16 @@ static int finish_type(struct vs_task_type *tt)
 		if (!gc)
 			continue;
 		*col = gc->col;
-		if (gc->alloc_words < words) {
-			p = realloc(col->present, words * sizeof(*col->present));
+		if (gc->alloc_words != words) {	/* tight, as the values */
+			p = realloc(col->present, (words ? words : 1) *
+				    sizeof(*col->present));
 			if (!p)
 				return -1;
 			col->present = p;
-			memset(col->present + gc->alloc_words, 0,
-			       (words - gc->alloc_words) * sizeof(uint64_t));
+			if (gc->alloc_words < words)
+				memset(col->present + gc->alloc_words, 0,
+				       (words - gc->alloc_words) *
+				       sizeof(uint64_t));
 		}
 		p = realloc(col->values, (col->nr ? col->nr : 1) *
 			    sizeof(*col->values));
@@ -626,6 +638,7 @@ static void free_build(struct vs_taskset_build *l)
 		free(l->own.epochs[i].events);
 	free(l->own.epochs);
 	free(l->stamp);
+	vs_type_index_release(&l->type_index);
 	free(l->own.attached);
 	free(l->own.att_values);
 	free(l);
@@ -1335,12 +1348,12 @@ void vs_taskset_free(struct vs_taskset *ts)
 struct vs_task_type *vs_taskset_type(const struct vs_taskset *ts,
 				     uint32_t type)
 {
-	unsigned int i;
+	const struct vs_task_type key = { .type = type };
 
-	for (i = 0; i < ts->nr_types; i++)
-		if (ts->types[i].type == type)
-			return &ts->types[i];
-	return NULL;
+	if (!ts->nr_types)
+		return NULL;
+	return bsearch(&key, ts->types, ts->nr_types, sizeof(*ts->types),
+		       cmp_type);	/* a finished set's types ascend */
 }
 
 const struct vs_event_def *vs_taskset_event(const struct vs_taskset *ts,

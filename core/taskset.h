@@ -176,6 +176,8 @@ int vs_taskset_finish(struct vs_taskset *ts);
 
 /**
  * vs_taskset_type - the tasks of type @type, or NULL
+ *
+ * Of a finished task set (its types ascend): O(log types).
  */
 struct vs_task_type *vs_taskset_type(const struct vs_taskset *ts,
 				     uint32_t type);
