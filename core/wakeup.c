@@ -28,6 +28,7 @@
 #include "core/sort.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
+#include "core/type-index.h"
 #include "core/wakeup.h"
 
 /*
@@ -147,6 +148,9 @@ struct vs_wake_build {
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	uint64_t wait_at;		/* the wait of a task being blamed */
 	struct vs_wake_blame *wb;
+	struct vs_type_index type_index;	/* wb->types by type number,
+						 * unsorted until the end */
+	size_t cap_types;
 };
 
 struct vs_wake_build *vs_wake_build_new(bool parts)
@@ -207,6 +211,7 @@ void vs_wake_build_free(struct vs_wake_build *b)
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
+	vs_type_index_release(&b->type_index);
 	free(b);
 }
 
@@ -606,24 +611,28 @@ static bool walk_next(struct switch_walk *w)
 	return true;
 }
 
-static struct vs_wake_type *type_counts(struct vs_wake_blame *wb,
+/* The counts of task type @type, a new entry the first time. */
+static struct vs_wake_type *type_counts(struct vs_wake_build *b,
+					struct vs_wake_blame *wb,
 					uint32_t type)
 {
-	struct vs_wake_type *t;
-	unsigned int i;
+	long i = vs_type_index_find(&b->type_index, type);
 
-	for (i = 0; i < wb->nr_types; i++)
-		if (wb->types[i].type == type)
-			return &wb->types[i];
-	t = realloc(wb->types, (wb->nr_types + 1) * sizeof(*t));
-	if (!t)
+	if (i >= 0)
+		return &wb->types[i];
+	if (vs_grow(&wb->types, &b->cap_types, wb->nr_types + 1,
+		    sizeof(*wb->types)) ||
+	    vs_type_index_add(&b->type_index, type, wb->nr_types))
 		return NULL;
-	wb->types = t;
-	for (i = wb->nr_types; i > 0 && t[i - 1].type > type; i--)
-		t[i] = t[i - 1];
-	t[i] = (struct vs_wake_type){ .type = type };
-	wb->nr_types++;
-	return &t[i];
+	wb->types[wb->nr_types] = (struct vs_wake_type){ .type = type };
+	return &wb->types[wb->nr_types++];
+}
+
+static int cmp_wake_type(const void *a, const void *b)
+{
+	const struct vs_wake_type *x = a, *y = b;
+
+	return (x->type > y->type) - (x->type < y->type);
 }
 
 /* What the waker of @e did for task @wakee_iv->task. */
@@ -840,7 +849,7 @@ static int blame_interval(struct vs_wake_build *b, struct vs_wake_blame *wb,
 			     iv->end, &e) ||
 		    e.waker_tid == th->tid || e.time <= out->time)
 			continue;
-		tc = type_counts(wb, iv->type);
+		tc = type_counts(b, wb, iv->type);
 		if (!tc)
 			return -1;
 		tc->wait_ns += e.time - out->time;
@@ -1049,7 +1058,7 @@ static int sort_all(struct vs_wake_build *b)
 }
 
 /* The wake-ups of @th inside tasks, by what the waker did for them. */
-static int count_edges(const struct vs_wake_build *b,
+static int count_edges(struct vs_wake_build *b,
 		       struct vs_wake_blame *wb, const struct thread_recs *th)
 {
 	struct vs_dseq_cursor ec, ic;	/* ic: after the last interval that
@@ -1074,7 +1083,7 @@ static int count_edges(const struct vs_wake_build *b,
 			continue;	/* not inside a task */
 		if (iv.attached && !(task = task_of(b, iv.task)))
 			continue;	/* serves a task not in the trace */
-		tc = type_counts(wb, task ? task->type : iv.type);
+		tc = type_counts(b, wb, task ? task->type : iv.type);
 		if (!tc)
 			return -1;
 		tc->edges[judge(b, &e, &iv)]++;
@@ -1089,6 +1098,7 @@ static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
 	struct vs_dseq_cursor ic, sc;	/* sc: the first switch at or after
 					 * the interval's start */
 	struct edge_search es = { .started = false };
+	struct vs_wake_type *tc;
 	struct interval iv;
 
 	vs_dseq_first(&sc, &th->sw);
@@ -1103,8 +1113,12 @@ static int blame_thread(struct vs_wake_build *b, struct vs_wake_blame *wb,
 		blamed = blame_interval(b, wb, th, &sc, &es, &iv);
 		if (blamed < 0)
 			return -1;
-		if (blamed)
-			type_counts(wb, iv.type)->tasks++;
+		if (!blamed)
+			continue;
+		tc = type_counts(b, wb, iv.type);
+		if (!tc)
+			return -1;
+		tc->tasks++;
 	}
 	return 0;
 }
@@ -1125,6 +1139,8 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 		if (blame_thread(b, wb, &b->threads[i]))
 			goto fail;
 	drop_walked(b);
+	vs_qsort(wb->types, wb->nr_types, sizeof(*wb->types), cmp_wake_type);
+	vs_type_index_release(&b->type_index);	/* the order changed */
 	for (i = 0; i < wb->nr_types; i++)
 		if (rank_type(&wb->types[i]))
 			goto fail;
@@ -1223,12 +1239,12 @@ void vs_wake_blame_free(struct vs_wake_blame *wb)
 const struct vs_wake_type *vs_wake_blame_type(const struct vs_wake_blame *wb,
 					      uint32_t type)
 {
-	unsigned int i;
+	const struct vs_wake_type key = { .type = type };
 
-	for (i = 0; wb && i < wb->nr_types; i++)
-		if (wb->types[i].type == type)
-			return &wb->types[i];
-	return NULL;
+	if (!wb || !wb->nr_types)
+		return NULL;
+	return bsearch(&key, wb->types, wb->nr_types, sizeof(*wb->types),
+		       cmp_wake_type);		/* ascending type */
 }
 
 size_t vs_wake_task_parts(const struct vs_wake_type *wt, uint64_t task,
