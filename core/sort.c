@@ -12,6 +12,26 @@
 #define RADIX_MASK	(RADIX_SIZE - 1)
 
 /*
+ * Below this many keys an insertion sort is faster than the radix passes,
+ * each of which clears and sums RADIX_SIZE counters: a trace of many task
+ * types sorts many tiny arrays.  Keys are sorted by all their bits, as the
+ * radix passes do, so both give the same order.
+ */
+#define SMALL_SORT	32
+
+#define insertion_sort(a, n)						\
+	do {								\
+		for (size_t _i = 1; _i < (n); _i++) {			\
+			__typeof__(*(a)) _x = (a)[_i];			\
+			size_t _j = _i;					\
+									\
+			for (; _j && (a)[_j - 1] > _x; _j--)		\
+				(a)[_j] = (a)[_j - 1];			\
+			(a)[_j] = _x;					\
+		}							\
+	} while (0)
+
+/*
  * Sort @n 64-bit keys ascending by bits [@lo, @hi) with passes of
  * RADIX_BITS bits, using @tmp as scratch.  The result ends in @a.
  */
@@ -54,8 +74,10 @@ int vs_sort_floats(float *v, size_t n)
 	unsigned int pass;
 	size_t i;
 
-	if (n < 2)
+	if (n < SMALL_SORT) {
+		insertion_sort(a, n);
 		return 0;
+	}
 	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -1;
@@ -133,7 +155,10 @@ int vs_order_desc(const uint64_t *key, size_t n, uint32_t *order)
 	mask = (1ull << idx_bits) - 1;
 	for (i = 0; i < n; i++)
 		packed[i] = ((key[i] >> shift) << idx_bits) | i;
-	radix_sort_u64(packed, tmp, n, idx_bits, idx_bits + key_bits);
+	if (n < SMALL_SORT)	/* the index bits too: ties as the radix's */
+		insertion_sort(packed, n);
+	else
+		radix_sort_u64(packed, tmp, n, idx_bits, idx_bits + key_bits);
 	for (i = 0; i < n; i++)
 		order[i] = packed[n - 1 - i] & mask;
 	free(packed);
