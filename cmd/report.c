@@ -60,8 +60,9 @@ struct report {
 	struct vs_func_sources *funcs;	/* samples, probes, their events */
 	bool tree;			/* --tree */
 	int tree_top;			/* --tree-top */
-	struct vs_vtree_view *trees;	/* per type; vt NULL: ... */
-	const char **no_tree;		/* ... why there is no tree */
+	struct vs_vtree_view view;	/* the type's tree; vt NULL: ... */
+	const char *no_tree;		/* ... why there is none */
+	struct json_out json;		/* --format json */
 	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
 	struct vs_trace_head head;	/* the recorder's notes */
 };
@@ -349,8 +350,7 @@ static void print_text_type(const struct report *rep,
 	printf("\n");
 }
 
-static void print_text(const struct report *rep,
-		       const struct vs_type_rank *trs, unsigned int n)
+static void print_text_head(const struct report *rep)
 {
 	unsigned int i;
 
@@ -361,17 +361,17 @@ static void print_text(const struct report *rep,
 	for (i = 0; i < rep->head.nr_notes; i++)
 		printf("# recording: %s\n", rep->head.notes[i]);
 	printf("#\n");
-	for (i = 0; i < n; i++) {
-		print_text_type(rep, &trs[i]);
-		if (!rep->tree)
-			continue;
-		if (rep->trees[i].vt)
-			vs_vtree_print_text(stdout, &rep->trees[i]);
-		else
-			printf("No variance tree of type %u: %s\n",
-			       trs[i].type, rep->no_tree[i]);
-		printf("\n");
-	}
+}
+
+static void print_text_tree(const struct report *rep,
+			    const struct vs_type_rank *tr)
+{
+	if (rep->view.vt)
+		vs_vtree_print_text(stdout, &rep->view);
+	else
+		printf("No variance tree of type %u: %s\n", tr->type,
+		       rep->no_tree);
+	printf("\n");
 }
 
 /* --- JSON --- */
@@ -501,100 +501,134 @@ static void json_unranked(const struct report *rep, struct json_out *j,
 	json_end_array(j);
 }
 
-static void print_json(const struct report *rep,
-		       const struct vs_type_rank *trs, unsigned int n)
+static void print_json_head(struct report *rep)
 {
-	struct json_out j;
-	unsigned int t;
+	struct json_out *j = &rep->json;
+	unsigned int i;
+
+	json_init(j, stdout);
+	json_begin_object(j);
+	json_key(j, "notes");
+	json_begin_array(j);
+	for (i = 0; i < rep->head.nr_notes; i++)
+		json_string(j, rep->head.notes[i]);
+	json_end_array(j);
+	json_key(j, "task_types");
+	json_begin_array(j);
+}
+
+static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
+{
+	struct json_out *j = &rep->json;
 	size_t i;
 
-	json_init(&j, stdout);
-	json_begin_object(&j);
-	json_key(&j, "notes");
-	json_begin_array(&j);
-	for (t = 0; t < rep->head.nr_notes; t++)
-		json_string(&j, rep->head.notes[t]);
-	json_end_array(&j);
-	json_key(&j, "task_types");
-	json_begin_array(&j);
-	for (t = 0; t < n; t++) {
-		const struct vs_type_rank *tr = &trs[t];
-
-		json_begin_object(&j);
-		json_key(&j, "type");
-		json_u64(&j, tr->type);
-		json_key(&j, "tasks");
-		json_u64(&j, tr->tasks);
-		json_key(&j, "flagged_tasks");
-		json_u64(&j, tr->flagged);
-		json_key(&j, "ptarget");
-		json_double(&j, tr->ptarget);
-		json_key(&j, "latency_ptarget_ns");
-		json_u64(&j, tr->latency_ptarget);
-		json_key(&j, "latency_p50_ns");
-		json_u64(&j, tr->latency_p50);
-		json_key(&j, "ranking");
-		json_begin_array(&j);
-		for (i = 0; i < nr_shown(rep, tr); i++)
-			json_ranked_event(rep, &j, &tr->events[i], i + 1);
-		json_end_array(&j);
-		json_unranked(rep, &j, tr, VS_RANK_REMOVED, "removed");
-		json_unranked(rep, &j, tr, VS_RANK_TOO_FEW, "not_ranked");
-		json_wakeups(&j, rep, vs_wake_blame_type(rep->wakeups, tr->type));
-		if (rep->tree) {
-			json_key(&j, "variance_tree");
-			if (rep->trees[t].vt)
-				vs_vtree_print_json(&j, &rep->trees[t]);
-			else
-				json_null(&j);
-			json_key(&j, "no_tree");
-			json_string(&j, rep->no_tree[t]);
-		}
-		json_end_object(&j);
+	json_begin_object(j);
+	json_key(j, "type");
+	json_u64(j, tr->type);
+	json_key(j, "tasks");
+	json_u64(j, tr->tasks);
+	json_key(j, "flagged_tasks");
+	json_u64(j, tr->flagged);
+	json_key(j, "ptarget");
+	json_double(j, tr->ptarget);
+	json_key(j, "latency_ptarget_ns");
+	json_u64(j, tr->latency_ptarget);
+	json_key(j, "latency_p50_ns");
+	json_u64(j, tr->latency_p50);
+	json_key(j, "ranking");
+	json_begin_array(j);
+	for (i = 0; i < nr_shown(rep, tr); i++)
+		json_ranked_event(rep, j, &tr->events[i], i + 1);
+	json_end_array(j);
+	json_unranked(rep, j, tr, VS_RANK_REMOVED, "removed");
+	json_unranked(rep, j, tr, VS_RANK_TOO_FEW, "not_ranked");
+	json_wakeups(j, rep, vs_wake_blame_type(rep->wakeups, tr->type));
+	if (rep->tree) {
+		json_key(j, "variance_tree");
+		if (rep->view.vt)
+			vs_vtree_print_json(j, &rep->view);
+		else
+			json_null(j);
+		json_key(j, "no_tree");
+		json_string(j, rep->no_tree);
 	}
-	json_end_array(&j);
-	json_end_object(&j);
-	json_newline(&j);
+	json_end_object(j);
+}
+
+static void print_json_tail(struct report *rep)
+{
+	json_end_array(&rep->json);
+	json_end_object(&rep->json);
+	json_newline(&rep->json);
 }
 
 /* --- CSV --- */
 
-static void print_csv(const struct report *rep,
-		      const struct vs_type_rank *trs, unsigned int n)
+static void print_csv_head(void)
 {
-	unsigned int t;
-	size_t i;
-
 	printf("type,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,"
 	       "threshold,pthreshold,threshold_kind,tasks,high_tasks,"
 	       "slow_p50,slow_p99,other_p50,other_p99,latency_ptarget_ns,"
 	       "latency_ptarget_without_high_ns,tasks_needed\n");
-	for (t = 0; t < n; t++) {
-		const struct vs_type_rank *tr = &trs[t];
+}
 
-		for (i = 0; i < nr_shown(rep, tr); i++) {
-			const struct vs_event_rank *er = &tr->events[i];
+static void print_csv_type(const struct report *rep,
+			   const struct vs_type_rank *tr)
+{
+	size_t i;
 
-			printf("%u,%zu,", tr->type, i + 1);
-			vs_csv_string(stdout, er->name);
-			printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
-			       event_unit(rep, er), er->impact, er->adjusted);
-			if (er->has_ci)
-				printf("%.6g,%.6g,", er->ci_lo, er->ci_hi);
-			else
-				printf(",,");
-			printf("%.9g,%.6g,%s,%zu,%zu,%.9g,%.9g,%.9g,%.9g,"
-			       "%" PRIu64 ",%" PRIu64 ",",
-			       er->thr.value, er->thr.pthreshold,
-			       vs_threshold_how_name(er->thr.how), er->tasks,
-			       er->high_tasks, er->slow_p50, er->slow_p99,
-			       er->other_p50, er->other_p99, er->p_all,
-			       er->p_low);
-			if (er->tasks_needed != UINT64_MAX)
-				printf("%" PRIu64, er->tasks_needed);
-			putchar('\n');
-		}
+	for (i = 0; i < nr_shown(rep, tr); i++) {
+		const struct vs_event_rank *er = &tr->events[i];
+
+		printf("%u,%zu,", tr->type, i + 1);
+		vs_csv_string(stdout, er->name);
+		printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
+		       event_unit(rep, er), er->impact, er->adjusted);
+		if (er->has_ci)
+			printf("%.6g,%.6g,", er->ci_lo, er->ci_hi);
+		else
+			printf(",,");
+		printf("%.9g,%.6g,%s,%zu,%zu,%.9g,%.9g,%.9g,%.9g,"
+		       "%" PRIu64 ",%" PRIu64 ",",
+		       er->thr.value, er->thr.pthreshold,
+		       vs_threshold_how_name(er->thr.how), er->tasks,
+		       er->high_tasks, er->slow_p50, er->slow_p99,
+		       er->other_p50, er->other_p99, er->p_all, er->p_low);
+		if (er->tasks_needed != UINT64_MAX)
+			printf("%" PRIu64, er->tasks_needed);
+		putchar('\n');
 	}
+}
+
+/* --- one type at a time, in the chosen format --- */
+
+static void print_head(struct report *rep)
+{
+	if (rep->format == FORMAT_JSON)
+		print_json_head(rep);
+	else if (rep->format == FORMAT_CSV)
+		print_csv_head();
+	else
+		print_text_head(rep);
+}
+
+static void print_type(struct report *rep, const struct vs_type_rank *tr)
+{
+	if (rep->format == FORMAT_JSON) {
+		print_json_type(rep, tr);
+	} else if (rep->format == FORMAT_CSV) {
+		print_csv_type(rep, tr);
+	} else {
+		print_text_type(rep, tr);
+		if (rep->tree)
+			print_text_tree(rep, tr);
+	}
+}
+
+static void print_tail(struct report *rep)
+{
+	if (rep->format == FORMAT_JSON)
+		print_json_tail(rep);
 }
 
 /* --- SVG --- */
@@ -744,6 +778,7 @@ static void check_options(struct report *rep)
 	rep->rank.min_high = rep->min_high;
 	rep->rank.ci_rounds = rep->ci ? rep->ci_rounds : 0;
 	rep->rank.seed = rep->seed;
+	rep->rank.latency_cdf = rep->svg != NULL;
 }
 
 /*
@@ -773,29 +808,44 @@ static int load_funcs(struct report *rep, struct vs_taskset_opts *o)
 	return 0;
 }
 
-/* --tree: the variance tree of each ranked type, or why there is none. */
-static int make_trees(struct report *rep, const struct vs_type_rank *trs,
-		      unsigned int n)
+/* --tree: the variance tree of @tr's type, or why there is none. */
+static int make_tree(struct report *rep, const struct vs_type_rank *tr)
 {
+	rep->view.type = tr->type;
+	rep->view.top = rep->tree_top;
+	rep->no_tree = vs_vtree_view_build(&rep->view, rep->funcs->probes,
+					   rep->funcs->samples, rep->wakeups);
+	return rep->no_tree && !strcmp(rep->no_tree, "out of memory") ? -1 : 0;
+}
+
+/*
+ * Rank, and print, the task types one at a time: a trace of many small
+ * types holds one ranking at once, not one per type.  --svg keeps the
+ * rankings for the figure (@trs, one per type) and draws it at the end.
+ */
+static int rank_types(struct report *rep, struct vs_type_rank *trs)
+{
+	struct vs_type_rank one;
 	unsigned int i;
+	int ret = 0;
 
-	rep->trees = calloc(n, sizeof(*rep->trees));
-	rep->no_tree = calloc(n, sizeof(*rep->no_tree));
-	if (!rep->trees || !rep->no_tree)
-		return -1;
-	for (i = 0; i < n; i++) {
-		struct vs_vtree_view *v = &rep->trees[i];
+	print_head(rep);
+	for (i = 0; i < rep->ts->nr_types && !ret; i++) {
+		struct vs_type_rank *tr = trs ? &trs[i] : &one;
 
-		v->type = trs[i].type;
-		v->top = rep->tree_top;
-		rep->no_tree[i] = vs_vtree_view_build(v, rep->funcs->probes,
-						      rep->funcs->samples,
-						      rep->wakeups);
-		if (rep->no_tree[i] && !strcmp(rep->no_tree[i],
-					       "out of memory"))
+		if (vs_rank_type(rep->ts, &rep->ts->types[i], &rep->rank, tr))
 			return -1;
+		ret = rep->tree ? make_tree(rep, tr) : 0;
+		if (!ret)
+			print_type(rep, tr);
+		vs_vtree_free(rep->view.vt);
+		rep->view.vt = NULL;
+		if (!trs || ret)
+			vs_type_rank_free(tr);
 	}
-	return 0;
+	if (!ret)
+		print_tail(rep);
+	return ret;
 }
 
 /* Load the trace; exit status on failure, 0 on success. */
@@ -909,26 +959,19 @@ int cmd_report(int argc, const char **argv)
 		ret = 1;
 		goto out;
 	}
-	trs = calloc(rep.ts->nr_types, sizeof(*trs));
-	if (!trs)
-		goto nomem;
-	for (n = 0; n < rep.ts->nr_types; n++)
-		if (vs_rank_type(rep.ts, &rep.ts->types[n], &rep.rank,
-				 &trs[n]))
-			goto nomem;
 	rep.wakeups = vs_wake_blame_load(rep.ts, rep.input, rep.funcs ?
 					 rep.funcs->samples : NULL, rep.tree,
 					 err, sizeof(err));
 	if (!rep.wakeups && *err)
 		fprintf(stderr, "varscope report: %s\n", err);
-	if (rep.tree && make_trees(&rep, trs, n))
+	if (rep.svg) {
+		trs = calloc(rep.ts->nr_types, sizeof(*trs));
+		if (!trs)
+			goto nomem;
+		n = rep.ts->nr_types;
+	}
+	if (rank_types(&rep, trs))
 		goto nomem;
-	if (rep.format == FORMAT_JSON)
-		print_json(&rep, trs, n);
-	else if (rep.format == FORMAT_CSV)
-		print_csv(&rep, trs, n);
-	else
-		print_text(&rep, trs, n);
 	if (rep.svg && write_svg(&rep, trs, n)) {
 		fprintf(stderr, "varscope report: cannot write '%s': %s\n",
 			rep.svg, strerror(errno));
@@ -939,13 +982,8 @@ nomem:
 	fprintf(stderr, "varscope report: out of memory\n");
 	ret = 1;
 out:
-	for (i = 0; trs && i < n; i++) {
+	for (i = 0; trs && i < n; i++)
 		vs_type_rank_free(&trs[i]);
-		if (rep.trees)
-			vs_vtree_free(rep.trees[i].vt);
-	}
-	free(rep.trees);
-	free(rep.no_tree);
 	free(trs);
 	vs_taskset_free(rep.ts);
 	vs_func_sources_free(rep.funcs);

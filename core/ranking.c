@@ -430,13 +430,30 @@ static void *rank_events(void *arg)
 	return NULL;
 }
 
+/* The VS_CDF_POINTS latencies of @tt's CDF: 4 KB, for plots only. */
+static int latency_cdf(const struct vs_task_type *tt, struct vs_type_rank *tr)
+{
+	size_t i;
+
+	tr->latency_cdf = calloc(VS_CDF_POINTS, sizeof(*tr->latency_cdf));
+	if (!tr->latency_cdf)
+		return -1;
+	for (i = 0; i < VS_CDF_POINTS && tt->nr_tasks; i++) {
+		double p = (double)i / (VS_CDF_POINTS - 1);
+		size_t k = vs_rank(tt->nr_tasks, p);
+
+		tr->latency_cdf[i] = tt->latency[tt->by_latency[tt->nr_tasks - k]];
+	}
+	return 0;
+}
+
 int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 		 const struct vs_rank_opts *o, struct vs_type_rank *tr)
 {
 	unsigned int nr_threads = o->threads > 1 ? o->threads : 1, t;
 	struct rank_work work = { .tt = tt, .opts = o, .tr = tr };
 	pthread_t threads[VS_RANK_THREADS_MAX];
-	size_t i;
+	size_t i, ranked;
 	int ret = -1;
 
 	memset(tr, 0, sizeof(*tr));
@@ -447,12 +464,8 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 	tr->latency_ptarget = vs_masked_percentile(tt->latency, tt->by_latency,
 						   tt->nr_tasks, NULL, NULL,
 						   tt->nr_tasks, o->ptarget);
-	for (i = 0; i < VS_CDF_POINTS && tt->nr_tasks; i++) {
-		double p = (double)i / (VS_CDF_POINTS - 1);
-		size_t k = vs_rank(tt->nr_tasks, p);
-
-		tr->latency_cdf[i] = tt->latency[tt->by_latency[tt->nr_tasks - k]];
-	}
+	if (o->latency_cdf && latency_cdf(tt, tr))
+		return -1;
 	tr->latency_p50 = tt->nr_tasks ? tt->latency[tt->by_latency[
 		tt->nr_tasks - vs_rank(tt->nr_tasks, 0.5)]] : 0;
 
@@ -474,6 +487,12 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 		er->cause = er->parent = er->corr_with = er->time_twin = -1;
 		er->corr = -1;
 	}
+	/* a thread for each event to rank at most: most of a trace's many
+	   small types have none */
+	for (i = 0, ranked = 0; i < tt->nr_columns; i++)
+		ranked += tt->columns[i].nr && tt->columns[i].nr >= o->min_tasks;
+	if (nr_threads > ranked)
+		nr_threads = ranked;
 	if (nr_threads > VS_RANK_THREADS_MAX)
 		nr_threads = VS_RANK_THREADS_MAX;
 	for (t = 1; t < nr_threads; t++)
@@ -506,6 +525,8 @@ void vs_type_rank_free(struct vs_type_rank *tr)
 		free(tr->events[i].cdf);
 	free(tr->events);
 	tr->events = NULL;
+	free(tr->latency_cdf);
+	tr->latency_cdf = NULL;
 	tr->nr_events = tr->nr_ranked = 0;
 }
 

@@ -28,6 +28,7 @@ struct vs_rank_opts {
 	double ci_level;	/* e.g. 0.95 */
 	uint64_t seed;		/* bootstrap seed */
 	unsigned int threads;	/* events ranked in parallel (<= 1: one) */
+	bool latency_cdf;	/* fill vs_type_rank.latency_cdf (plots) */
 };
 
 #define VS_RANK_THREADS_MAX	16
@@ -102,7 +103,8 @@ struct vs_type_rank {
 	double ptarget;
 	uint64_t latency_ptarget;	/* ns, over all tasks of the type */
 	uint64_t latency_p50;
-	float latency_cdf[VS_CDF_POINTS];
+	float *latency_cdf;		/* VS_CDF_POINTS latencies, with
+					   opts->latency_cdf; else NULL */
 	size_t nr_events;
 	size_t nr_ranked;		/* events[0 .. nr_ranked-1] are ranked */
 	struct vs_event_rank *events;	/* ranked by adjusted impact, then
