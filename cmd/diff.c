@@ -663,6 +663,9 @@ static int compare(struct diff *df)
 		    vs_diff_type(df->a.ts, tt_a, &t->ra, df->b.ts, tt_b,
 				 &t->rb, &t->events, &t->nr_events))
 			return -1;
+		/* the tables show the ranked events alone */
+		vs_type_rank_keep_ranked(&t->ra);
+		vs_type_rank_keep_ranked(&t->rb);
 	}
 	for (i = 0; i < df->b.ts->nr_types; i++)
 		if (!vs_taskset_type(df->a.ts, df->b.ts->types[i].type))

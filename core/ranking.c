@@ -530,6 +530,27 @@ void vs_type_rank_free(struct vs_type_rank *tr)
 	tr->nr_events = tr->nr_ranked = 0;
 }
 
+void vs_type_rank_keep_ranked(struct vs_type_rank *tr)
+{
+	void *p;
+	size_t i;
+
+	for (i = 0; i < tr->nr_events; i++) {
+		free(tr->events[i].cdf);
+		tr->events[i].cdf = NULL;
+	}
+	free(tr->latency_cdf);
+	tr->latency_cdf = NULL;
+	tr->nr_events = tr->nr_ranked;
+	if (!tr->nr_ranked) {
+		free(tr->events);
+		tr->events = NULL;
+	} else if ((p = realloc(tr->events, tr->nr_ranked *
+				sizeof(*tr->events)))) {
+		tr->events = p;
+	}
+}
+
 const struct vs_event_rank *vs_event_rank_find(const struct vs_type_rank *tr,
 					       int event)
 {

@@ -128,6 +128,17 @@ int vs_rank_type(const struct vs_taskset *ts, const struct vs_task_type *tt,
 void vs_type_rank_free(struct vs_type_rank *tr);
 
 /**
+ * vs_type_rank_keep_ranked - drop what a ranking holds beyond its ranked
+ * events' figures: the events not ranked (removed, too few tasks) and the
+ * CDFs
+ * @tr: a ranking from vs_type_rank()
+ *
+ * For a caller that keeps the rankings of many task types: a type of a
+ * few tasks keeps none of its ~250 bytes per event.
+ */
+void vs_type_rank_keep_ranked(struct vs_type_rank *tr);
+
+/**
  * vs_rule2_parent - the event whose value includes @event's, or -1
  *
  * The catalog's parent (VarMRI Table 2), else for INST events the total
