@@ -49,15 +49,24 @@ static const char *const segments_usage[] = {
 	NULL
 };
 
+static int cmp_seg_type(const void *a, const void *b)
+{
+	const struct seg_type *x = a, *y = b;
+
+	return (x->type > y->type) - (x->type < y->type);
+}
+
 /* The figures of @type, added (empty in every segment) if new. */
 static struct seg_type *seg_type(struct segments *sg, uint32_t type)
 {
+	const struct seg_type key = { .type = type };
 	struct seg_type *t;
 	unsigned int i;
 
-	for (i = 0; i < sg->nr_types; i++)
-		if (sg->types[i].type == type)
-			return &sg->types[i];
+	/* ascending type: a trace may have tens of thousands */
+	if (sg->nr_types && (t = bsearch(&key, sg->types, sg->nr_types,
+					 sizeof(*t), cmp_seg_type)))
+		return t;
 	t = realloc(sg->types, (sg->nr_types + 1) * sizeof(*t));
 	if (!t)
 		return NULL;
