@@ -10,29 +10,45 @@ load record-lib
 
 FLOOD=$SRC/t/helper/map-flood.py
 
-# flood SECONDS: map a file executable in a loop on every CPU, each
-# mapping a record of every CPU's tracking ring, in the background
+# flood: map a file executable in a loop on every CPU, in the
+# background (at most 30 s: stop_flood ends it), each mapping a record
+# in every tracking ring of its CPU; flood.N counts those of CPU N
 flood() {
 	local cpu file
 
 	file=$PWD/mapped-again-and-again-$(printf 'x%.0s' $(seq 100))
 	head -c 4096 /dev/zero > "$file"
+	FLOODS=()
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
-		"$FLOOD" "$cpu" "$1" "$file" > "flood.$cpu" &
+		echo 0 > "flood.$cpu"
+		"$FLOOD" "$cpu" 30 "$file" "flood.$cpu" &
+		FLOODS+=($!)
 	done
 }
 
+stop_flood() {
+	kill "${FLOODS[@]}" 2>/dev/null || true
+	wait "${FLOODS[@]}" || true
+}
+
 @test "the command's mappings lost in full tracking rings are read again" {
-	flood 4
-	# the command stops the recorder and execs interfere 1 s later:
-	# the flood has filled every tracking ring, the kernel drops the
-	# exec's records; interfere's first task waits for the recorder,
-	# continued 1 s after the exec
-	"$VARSCOPE" record -o t.data --sample -- sh -c \
-		'kill -STOP $PPID; sleep 1; (sleep 1; kill -CONT $PPID) &
-		 exec "$0" "$@"' "$IF" -n 5 --types compute --work-us 1000 \
-		> truth 2> err
-	wait
+	flood
+	# the command stops the recorder, waits until every CPU's ring has
+	# had 5000 mappings (about 1 MB, the ring is 256 KiB) and execs
+	# interfere, whose exec's records the kernel drops; the recorder
+	# continues once interfere runs, and interfere's first task waits
+	# for it
+	"$VARSCOPE" record -o t.data --sample -- sh -c '
+		kill -STOP $PPID
+		"$0" --wait 5000 flood.*
+		(for i in $(seq 1000); do
+			[ "$(readlink /proc/$$/exe)" = "$1" ] && break
+			sleep 0.01
+		 done; kill -CONT $PPID) &
+		shift
+		exec "$@"' "$FLOOD" "$IF" "$IF" -n 5 --types compute \
+		--work-us 1000 > truth 2> err
+	stop_flood
 	"$VARSCOPE" script -i t.data --format json > t.json
 	# the rings were full (the test's condition)
 	grep -q '^varscope record: [0-9]* process, mapping and wake-up records lost (ring full)$' err ||
