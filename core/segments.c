@@ -332,8 +332,10 @@ static size_t file_segments(const struct vs_segment_list *list, size_t first,
 			continue;
 		done[s] = true;
 		index[n] = s;
-		range[n++] = (struct vs_time_range){ list->seg[s].from_ns,
-						     list->seg[s].to_ns };
+		range[n++] = (struct vs_time_range){
+			.from_ns = list->seg[s].from_ns,
+			.to_ns = list->seg[s].to_ns,
+		};
 	}
 	return n;
 }

@@ -76,6 +76,7 @@ struct vs_taskset_build {
 	struct vs_type_index type_index;	/* type number -> ts->types[] */
 	struct task_context own;
 	struct task_context *ctx;	/* &own, or another task set's */
+	bool latency_only;		/* no values, epochs, attached ones */
 	uint64_t *stamp;		/* by event id: task that set it */
 	size_t alloc_stamp;
 	uint64_t seq;
@@ -283,6 +284,8 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 	if (t->end > ts->last_ns)
 		ts->last_ns = t->end;
 
+	if (l->latency_only)
+		return 0;
 	l->seq++;
 	for (i = 0; i < t->nr_values; i++)
 		if (add_value(l, tt, task, t->values[i].event,
@@ -546,7 +549,7 @@ static int apply_attached(struct vs_taskset *ts)
 	struct task_context *c = ts->build->ctx;
 	unsigned int i;
 
-	if (!c->nr_attached)
+	if (!c->nr_attached || ts->build->latency_only)
 		return 0;
 	if (!c->attached_sorted)
 		qsort(c->attached, c->nr_attached, sizeof(*c->attached),
@@ -1135,6 +1138,7 @@ static int part_init(struct part *p, const char *path,
 			return VS_LOAD_ERROR;
 		if (i)
 			share_context(p->ts[i], p->ts[0]);
+		p->ts[i]->build->latency_only = rs->range[i].latency_only;
 	}
 	if (opts->wakeups && !rs->span.from_ns && !rs->span.to_ns &&
 	    !(p->wake = vs_wake_build_new(opts->wake_parts)))
@@ -1295,7 +1299,8 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
 	struct vs_time_range range = { 0 };
 
 	if (opts)
-		range = (struct vs_time_range){ opts->from_ns, opts->to_ns };
+		range = (struct vs_time_range){ .from_ns = opts->from_ns,
+						.to_ns = opts->to_ns };
 	return vs_taskset_read_ranges(path, opts, &range, 1, out, err, errlen);
 }
 

@@ -73,9 +73,15 @@ struct vs_taskset {
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };
 
-/* Tasks that end in [from_ns, to_ns); to_ns 0: to the end. */
+/*
+ * Tasks that end in [from_ns, to_ns); to_ns 0: to the end.  A range read
+ * by vs_taskset_read_ranges() with @latency_only gets a task set of
+ * latencies alone (as vs_taskset_opts.latency_only), whatever the other
+ * ranges of the read load.
+ */
 struct vs_time_range {
 	uint64_t from_ns, to_ns;
+	bool latency_only;
 };
 
 struct vs_taskset_opts {
@@ -139,7 +145,7 @@ int vs_taskset_read(const char *path, const struct vs_taskset_opts *opts,
  * @opts: as vs_taskset_read(), but for @from_ns and @to_ns, which are not
  *        used; @wakeups goes to the first range's task set
  * @range: @nr_ranges time ranges (at least one), in any order; they may
- *         overlap
+ *         overlap; those with @latency_only load latencies alone
  * @out: receives @nr_ranges task sets: @out[i] holds what
  *       vs_taskset_read() would load with @range[i] as its time range
  * @err/@errlen: as vs_taskset_read()

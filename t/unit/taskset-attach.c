@@ -146,7 +146,8 @@ static void check_slices(unsigned int parts)
 	char err[256];
 
 	for (i = 0; i < NR_SLICES; i++)	/* task i ends at 10000 i + 11000 */
-		range[i] = (struct vs_time_range){ len * i, len * (i + 1) };
+		range[i] = (struct vs_time_range){ .from_ns = len * i,
+						   .to_ns = len * (i + 1) };
 	range[NR_SLICES - 1].to_ns = 0;
 	if (vs_taskset_read_ranges(path, &o, range, NR_SLICES, ts, err,
 				   sizeof(err)) != VS_LOAD_OK) {

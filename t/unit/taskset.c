@@ -93,10 +93,12 @@ static bool same(const struct vs_taskset *a, const struct vs_taskset *b)
 }
 
 #define NR_RANGES	64
+#define RANGE(from, to)	(struct vs_time_range){ .from_ns = (from), \
+						.to_ns = (to) }
 
 /*
- * Read @nr_ranges ranges of @o's type in one pass, with @parts readers,
- * and each alone: the same task sets.
+ * Read @nr_ranges ranges in one pass, with @parts readers, and each alone
+ * (latencies alone for a range that asks for them): the same task sets.
  */
 static void check_ranges(const struct vs_time_range *range, size_t nr_ranges,
 			 unsigned int parts, const char *what)
@@ -116,6 +118,7 @@ static void check_ranges(const struct vs_time_range *range, size_t nr_ranges,
 	for (i = 0; i < nr_ranges; i++) {
 		o.from_ns = range[i].from_ns;
 		o.to_ns = range[i].to_ns;
+		o.latency_only = range[i].latency_only;
 		if (vs_taskset_read(path, &o, &alone, err, sizeof(err)) ||
 		    !same(many[i], alone))
 			differ++;
@@ -139,20 +142,53 @@ static void test_ranges(void)
 	size_t i;
 
 	for (i = 0; i < NR_RANGES; i++)	/* 64 slices of 350 ms */
-		range[i] = (struct vs_time_range){ 350000000ull * i,
-						   350000000ull * (i + 1) };
+		range[i] = RANGE(350000000ull * i, 350000000ull * (i + 1));
 	check_ranges(range, NR_RANGES, 1, "64 slices");
 	check_ranges(range, NR_RANGES, 4, "64 slices");
-	range[0] = (struct vs_time_range){ 7000000000ull, 0 };
-	range[1] = (struct vs_time_range){ 1000000000ull, 9000000000ull };
-	range[2] = (struct vs_time_range){ 0, 500000000ull };
-	range[3] = (struct vs_time_range){ 3000000000ull, 3000500000ull };
-	range[4] = (struct vs_time_range){ 1000000000ull, 2000000000ull };
-	range[5] = (struct vs_time_range){ 99000000000ull, 0 };
-	range[6] = (struct vs_time_range){ 12000000000ull, 14000000000ull };
+	range[0] = RANGE(7000000000ull, 0);
+	range[1] = RANGE(1000000000ull, 9000000000ull);
+	range[2] = RANGE(0, 500000000ull);
+	range[3] = RANGE(3000000000ull, 3000500000ull);
+	range[4] = RANGE(1000000000ull, 2000000000ull);
+	range[5] = RANGE(99000000000ull, 0);
+	range[6] = RANGE(12000000000ull, 14000000000ull);
 	check_ranges(range, 7, 1, "overlapping ranges");
 	check_ranges(range, 7, 4, "overlapping ranges");
 	check_ranges(range + 6, 1, 4, "one range late in the file");
+}
+
+/*
+ * The whole file with its values and slices of it with latencies alone,
+ * in one pass (the tui's read): the slices hold no column.
+ */
+static void test_latency_only_ranges(void)
+{
+	struct vs_time_range range[NR_RANGES];
+	struct vs_taskset *ts[NR_RANGES];
+	size_t i, columns = 0;
+	unsigned int t;
+	char err[256];
+
+	range[0] = RANGE(0, 0);
+	for (i = 1; i < NR_RANGES; i++) {	/* 63 slices of 350 ms */
+		range[i] = RANGE(350000000ull * (i - 1), 350000000ull * i);
+		range[i].latency_only = true;
+	}
+	check_ranges(range, NR_RANGES, 1, "the file and latency-only slices");
+	check_ranges(range, NR_RANGES, 4, "the file and latency-only slices");
+	if (vs_taskset_read_ranges(path, NULL, range, NR_RANGES, ts, err,
+				   sizeof(err))) {
+		ok(0, "the file and latency-only slices: %s", err);
+		return;
+	}
+	for (i = 1; i < NR_RANGES; i++)
+		for (t = 0; t < ts[i]->nr_types; t++)
+			columns += ts[i]->types[t].nr_columns;
+	ok(ts[0]->types[0].nr_columns == NR_EVENTS && !columns,
+	   "the file has its %u columns, the latency-only slices %zu",
+	   ts[0]->types[0].nr_columns, columns);
+	for (i = 0; i < NR_RANGES; i++)
+		vs_taskset_free(ts[i]);
 }
 
 int main(void)
@@ -223,6 +259,7 @@ int main(void)
 	vs_taskset_free(b);
 
 	test_ranges();
+	test_latency_only_ranges();
 
 	is_u64(vs_taskset_read("/nonexistent/x", NULL, &a, err, sizeof(err)),
 	       VS_LOAD_ERROR, "a missing file is an error, not corruption");
