@@ -781,14 +781,17 @@ static void set_warning(struct vs_taskset *ts, const char *w)
 }
 
 /*
- * The time ranges of a read, to route each task to those that hold it:
- * their indices by start time, and the furthest end among each prefix.
+ * The time ranges of a read, to route each task to those that hold it, in
+ * layers of ranges that do not overlap, each by start time: a task is in
+ * one range of a layer at most, found by a binary search.  Slices that
+ * tile a file are one layer, the whole file read with them another.
  */
 struct ranges {
 	size_t nr;
 	const struct vs_time_range *range;	/* as given */
-	size_t *by_from;			/* indices, by from_ns */
-	uint64_t *reach;	/* reach[k]: the latest end of by_from[0..k] */
+	size_t *by_layer;	/* indices: layer after layer, by from_ns */
+	size_t *layer;		/* layer l: by_layer[layer[l] .. layer[l + 1]) */
+	size_t nr_layers;
 	struct vs_time_range span;		/* what they cover together */
 };
 
@@ -808,54 +811,99 @@ static int cmp_from(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Put the ranges @by_from (indices by start time) in layers: each in the
+ * first layer it does not overlap, that layer's number into @layer_of;
+ * how many layers there are.  @last_end: room for @nr ends.
+ */
+static size_t make_layers(const struct vs_time_range *range,
+			  const size_t *by_from, size_t nr, size_t *layer_of,
+			  uint64_t *last_end)
+{
+	size_t k, l, nr_layers = 0;
+
+	for (k = 0; k < nr; k++) {
+		const struct vs_time_range *r = &range[by_from[k]];
+
+		for (l = 0; l < nr_layers && last_end[l] > r->from_ns; l++)
+			;
+		if (l == nr_layers)
+			nr_layers++;
+		last_end[l] = range_end(r);
+		layer_of[k] = l;
+	}
+	return nr_layers;
+}
+
 static int ranges_init(struct ranges *rs, const struct vs_time_range *range,
 		       size_t nr)
 {
+	size_t *by_from = malloc((nr ? nr : 1) * sizeof(*by_from));
+	size_t *layer_of = malloc((nr ? nr : 1) * sizeof(*layer_of));
+	uint64_t *last_end = malloc((nr ? nr : 1) * sizeof(*last_end));
 	uint64_t last = 0;
-	size_t k;
+	size_t k, l;
+	int ret = -1;
 
 	rs->nr = nr;
 	rs->range = range;
-	rs->by_from = malloc((nr ? nr : 1) * sizeof(*rs->by_from));
-	rs->reach = malloc((nr ? nr : 1) * sizeof(*rs->reach));
-	if (!nr || !rs->by_from || !rs->reach)
-		return -1;
+	rs->by_layer = malloc((nr ? nr : 1) * sizeof(*rs->by_layer));
+	rs->layer = calloc(nr + 1, sizeof(*rs->layer));
+	if (!nr || !by_from || !layer_of || !last_end || !rs->by_layer ||
+	    !rs->layer)
+		goto out;
 	for (k = 0; k < nr; k++)
-		rs->by_from[k] = k;
-	vs_qsort_r(rs->by_from, nr, sizeof(*rs->by_from), cmp_from,
-		   (void *)range);
+		by_from[k] = k;
+	vs_qsort_r(by_from, nr, sizeof(*by_from), cmp_from, (void *)range);
+	rs->nr_layers = make_layers(range, by_from, nr, layer_of, last_end);
 	for (k = 0; k < nr; k++) {
-		uint64_t end = range_end(&range[rs->by_from[k]]);
+		uint64_t end = range_end(&range[by_from[k]]);
 
-		rs->reach[k] = last = end > last ? end : last;
+		last = end > last ? end : last;
+		rs->layer[layer_of[k] + 1]++;
 	}
-	rs->span.from_ns = range[rs->by_from[0]].from_ns;
+	for (l = 0; l < rs->nr_layers; l++)
+		rs->layer[l + 1] += rs->layer[l];
+	for (l = 0; l < rs->nr_layers; l++)	/* where each fills now */
+		last_end[l] = rs->layer[l];
+	for (k = 0; k < nr; k++)
+		rs->by_layer[last_end[layer_of[k]]++] = by_from[k];
+	rs->span.from_ns = range[by_from[0]].from_ns;
 	rs->span.to_ns = last == UINT64_MAX ? 0 : last;
-	return 0;
+	ret = 0;
+out:
+	free(by_from);
+	free(layer_of);
+	free(last_end);
+	return ret;
 }
 
 static void ranges_release(struct ranges *rs)
 {
-	free(rs->by_from);
-	free(rs->reach);
+	free(rs->by_layer);
+	free(rs->layer);
 }
 
 /* The ranges that hold a task ending at @end, into @hits; how many. */
 static size_t route(const struct ranges *rs, uint64_t end, size_t *hits)
 {
-	size_t lo = 0, hi = rs->nr, n = 0, k;
+	size_t l, n = 0;
 
-	while (lo < hi) {	/* the ranges from lo on start after @end */
-		size_t mid = lo + (hi - lo) / 2;
+	for (l = 0; l < rs->nr_layers; l++) {
+		const size_t *in = rs->by_layer + rs->layer[l];
+		size_t lo = 0, hi = rs->layer[l + 1] - rs->layer[l];
 
-		if (rs->range[rs->by_from[mid]].from_ns <= end)
-			lo = mid + 1;
-		else
-			hi = mid;
+		while (lo < hi) {	/* in[lo..] start after @end */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rs->range[in[mid]].from_ns <= end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && end < range_end(&rs->range[in[lo - 1]]))
+			hits[n++] = in[lo - 1];
 	}
-	for (k = lo; k-- > 0 && rs->reach[k] > end;)
-		if (end < range_end(&rs->range[rs->by_from[k]]))
-			hits[n++] = rs->by_from[k];
 	return n;
 }
 
