@@ -76,7 +76,8 @@ struct vs_taskset_build {
 	struct vs_type_index type_index;	/* type number -> ts->types[] */
 	struct task_context own;
 	struct task_context *ctx;	/* &own, or another task set's */
-	bool latency_only;		/* no values, epochs, attached ones */
+	bool latency_only;		/* no values, epochs, attached ones,
+					 * task ids */
 	uint64_t *stamp;		/* by event id: task that set it */
 	size_t alloc_stamp;
 	uint64_t seq;
@@ -245,18 +246,24 @@ static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t
 	return gc ? column_append(gc, task, value) : -1;
 }
 
-/* Room for @need tasks in @tt's latencies and ids. */
-static int grow_tasks(struct vs_task_type *tt, size_t need)
+/*
+ * Room for @need tasks in @tt's latencies, and in its ids unless @l loads
+ * latencies alone (ids find the tasks that attached intervals serve).
+ */
+static int grow_tasks(const struct vs_taskset_build *l,
+		      struct vs_task_type *tt, size_t need)
 {
 	size_t alloc = tt->alloc_tasks;
 	void *p;
 
 	if (need <= alloc)
 		return 0;
-	p = grow(tt->ids, &alloc, need, sizeof(*tt->ids));
-	if (!p)
-		return -1;
-	tt->ids = p;
+	if (!l->latency_only) {
+		p = grow(tt->ids, &alloc, need, sizeof(*tt->ids));
+		if (!p)
+			return -1;
+		tt->ids = p;
+	}
 	p = grow(tt->latency, &tt->alloc_tasks, need, sizeof(*tt->latency));
 	if (!p)
 		return -1;
@@ -272,10 +279,9 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 	size_t task;
 	uint32_t i;
 
-	if (!tt || grow_tasks(tt, tt->nr_tasks + 1))
+	if (!tt || grow_tasks(l, tt, tt->nr_tasks + 1))
 		return -1;
 	task = tt->nr_tasks++;
-	tt->ids[task] = t->id;
 	tt->latency[task] = t->end > t->start ? t->end - t->start : 0;
 	if (t->flags & FLAGGED_TASK)
 		tt->nr_flagged++;
@@ -286,6 +292,7 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 
 	if (l->latency_only)
 		return 0;
+	tt->ids[task] = t->id;
 	l->seq++;
 	for (i = 0; i < t->nr_values; i++)
 		if (add_value(l, tt, task, t->values[i].event,
@@ -673,10 +680,11 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	if (!dt)
 		return -1;
 	na = dt->nr_tasks;
-	if (grow_tasks(dt, na + nb + 1))
+	if (grow_tasks(l, dt, na + nb + 1))
 		return -1;
 	memcpy(dt->latency + na, st->latency, nb * sizeof(*dt->latency));
-	memcpy(dt->ids + na, st->ids, nb * sizeof(*dt->ids));
+	if (!l->latency_only)
+		memcpy(dt->ids + na, st->ids, nb * sizeof(*dt->ids));
 	dt->nr_tasks += nb;
 	dt->nr_flagged += st->nr_flagged;
 
@@ -956,9 +964,8 @@ static int add_to_ranges(struct part *p, const struct vs_task *t, size_t nr)
 	struct vs_task task = *t;
 	size_t i;
 
-	if (p->opts->latency_only)
-		task.nr_values = 0;
-	else if (p->opts->task_values && add_extra_values(p, &task))
+	if (!p->opts->latency_only && p->opts->task_values &&
+	    add_extra_values(p, &task))
 		return -1;
 	for (i = 0; i < nr; i++)
 		if (vs_taskset_add_task(p->ts[p->hits[i]], &task))
@@ -1186,7 +1193,8 @@ static int part_init(struct part *p, const char *path,
 			return VS_LOAD_ERROR;
 		if (i)
 			share_context(p->ts[i], p->ts[0]);
-		p->ts[i]->build->latency_only = rs->range[i].latency_only;
+		p->ts[i]->build->latency_only = opts->latency_only ||
+						rs->range[i].latency_only;
 	}
 	if (opts->wakeups && !rs->span.from_ns && !rs->span.to_ns &&
 	    !(p->wake = vs_wake_build_new(opts->wake_parts)))
