@@ -42,11 +42,52 @@ static const char *const tui_usage[] = {
 	NULL
 };
 
-/* The tasks, with function times from samples and probes as report has. */
+/* The browser's row of segment @i from its latencies @ts, freed. */
+static void segment_row(struct tui *tui, size_t i, struct vs_taskset *ts)
+{
+	const struct vs_task_type *tt = vs_taskset_type(ts, tui->tr.type);
+	struct vs_browser_segment *s = &tui->seg[i];
+	struct vs_latency_stats st = { 0 };
+
+	if (tt)
+		vs_latency_stats(tt, &st);
+	vs_taskset_free(ts);
+	s->label = tui->segs.seg[i].label;
+	s->tasks = st.tasks;
+	s->p50 = st.p50;
+	s->p99 = st.p99;
+}
+
+/*
+ * The ranges of one read: the whole file, then each segment of --length
+ * with latencies alone.
+ */
+static struct vs_time_range *read_ranges(const struct tui *tui)
+{
+	struct vs_time_range *range = calloc(tui->segs.nr + 1, sizeof(*range));
+	size_t i;
+
+	for (i = 0; range && i < tui->segs.nr; i++)
+		range[i + 1] = (struct vs_time_range){
+			.from_ns = tui->segs.seg[i].from_ns,
+			.to_ns = tui->segs.seg[i].to_ns,
+			.latency_only = true,
+		};
+	return range;
+}
+
+/*
+ * The tasks, with function times from samples and probes as report has,
+ * and the latency figures of the ranked type in each segment of --length:
+ * one read of the file.
+ */
 static int load(struct tui *tui, char *err, size_t errlen)
 {
 	struct vs_taskset_opts o = { 0 };
 	struct vs_trace_head head;
+	struct vs_time_range *range = NULL;
+	struct vs_taskset **ts = NULL;
+	size_t i;
 	int ret;
 
 	if (tui->type) {
@@ -62,63 +103,49 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	vs_trace_head_release(&head);	/* its flags are enough here */
 	ret = vs_func_sources_load(tui->input, &head, VS_FUNC_COUNT,
 				   &tui->funcs, err, errlen);
+	if (!ret)
+		ret = vs_segments_cut(tui->input, tui->length, &tui->segs, err,
+				      errlen);
 	if (ret)
 		return ret;
 	vs_func_sources_hook(tui->funcs, &o);
 	o.wakeups = head.wakeups;
 	o.wake_parts = true;
-	ret = vs_taskset_read(tui->input, &o, &tui->ts, err, errlen);
+	range = read_ranges(tui);
+	ts = calloc(tui->segs.nr + 1, sizeof(*ts));
+	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
+	if (!range || !ts || !tui->seg) {
+		snprintf(err, errlen, "out of memory");
+		ret = VS_LOAD_ERROR;
+		goto out;
+	}
+	ret = vs_taskset_read_ranges(tui->input, &o, range, tui->segs.nr + 1,
+				     ts, err, errlen);
 	if (ret)
-		return ret;
+		goto out;
+	tui->ts = ts[0];
+	ts[0] = NULL;
 	if (!tui->ts->nr_types) {
 		snprintf(err, errlen, "%s: no tasks%s%s", tui->input,
 			 tui->type ? " of type " : "",
 			 tui->type ? tui->type : "");
-		return VS_LOAD_ERROR;
-	}
-	if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank, &tui->tr)) {
+		ret = VS_LOAD_ERROR;
+	} else if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank,
+				&tui->tr)) {
 		snprintf(err, errlen, "out of memory");
-		return VS_LOAD_ERROR;
+		ret = VS_LOAD_ERROR;
 	}
-	return 0;
-}
-
-/* The browser's row of segment @i from its tasks @ts (vs_segment_fn). */
-static int segment_row(void *arg, size_t i, struct vs_taskset *ts)
-{
-	struct tui *tui = arg;
-	struct vs_browser_segment *s = &tui->seg[i];
-	struct vs_latency_stats st = { 0 };
-
-	if (ts->nr_types)
-		vs_latency_stats(&ts->types[0], &st);
-	vs_taskset_free(ts);
-	s->label = tui->segs.seg[i].label;
-	s->tasks = st.tasks;
-	s->p50 = st.p50;
-	s->p99 = st.p99;
-	return 0;
-}
-
-/* Latency figures of the type in each segment of --length. */
-static int load_segments(struct tui *tui, char *err, size_t errlen)
-{
-	struct vs_taskset_opts o = { .one_type = true, .latency_only = true,
-				     .type = tui->tr.type };
-	int ret;
-
-	ret = vs_segments_cut(tui->input, tui->length, &tui->segs, err,
-			      errlen);
-	if (ret)
-		return ret;
-	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
-	if (!tui->seg) {
-		snprintf(err, errlen, "out of memory");
-		return VS_LOAD_ERROR;
+	for (i = 0; !ret && i < tui->segs.nr; i++) {
+		segment_row(tui, i, ts[i + 1]);
+		ts[i + 1] = NULL;
 	}
-	ret = vs_segments_read(&tui->segs, &o, segment_row, tui, err, errlen);
 	if (!ret)
 		tui->nr_seg = tui->segs.nr;
+out:
+	for (i = 0; ts && i <= tui->segs.nr; i++)
+		vs_taskset_free(ts[i]);
+	free(ts);
+	free(range);
 	return ret;
 }
 
@@ -171,8 +198,6 @@ int cmd_tui(int argc, const char **argv)
 		return 1;
 	}
 	ret = load(&tui, err, sizeof(err));
-	if (!ret)
-		ret = load_segments(&tui, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "varscope tui: %s\n", err);
 		tui_release(&tui);
