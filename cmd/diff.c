@@ -37,7 +37,7 @@ enum diff_format { FORMAT_TEXT, FORMAT_JSON };
 /* One segment loaded: its tasks. */
 struct side {
 	const struct vs_trace_segment *seg;
-	struct vs_taskset *ts;
+	const struct vs_taskset *ts;
 };
 
 /* One task type found in both segments. */
@@ -59,7 +59,11 @@ struct diff {
 	enum diff_format format;
 	struct vs_rank_opts rank;
 	struct vs_taskset_opts load;
-	struct vs_segment_list list;	/* A and B */
+	struct vs_segment_list list;	/* A, B, then the other segments of
+					 * the figure */
+	struct vs_taskset **ts;		/* the tasks of each of @list */
+	struct vs_segment_list drawn;	/* --svg: the figure's segments */
+	size_t *drawn_at;		/* their place in @list */
 	struct side a, b;
 	struct type_diff *types;
 	unsigned int nr_types;
@@ -391,7 +395,7 @@ struct fig_point {
 /* The points of the figure: of each type of the diff, one per segment. */
 struct figure {
 	const struct diff *df;
-	const struct vs_segment_list *segs;
+	const struct vs_segment_list *segs;	/* df->drawn */
 	struct fig_point *pts;		/* [type index * segs->nr + segment] */
 };
 
@@ -402,10 +406,10 @@ static bool same_segment(const struct vs_trace_segment *x,
 	       x->to_ns == y->to_ns;
 }
 
-/* The points of segment @s, one per type, from its tasks (vs_segment_fn). */
-static int fig_segment(void *arg, size_t s, struct vs_taskset *ts)
+/* The points of drawn segment @s, one per type, from its tasks @ts. */
+static void fig_segment(const struct figure *fig, size_t s,
+			const struct vs_taskset *ts)
 {
-	const struct figure *fig = arg;
 	const struct diff *df = fig->df;
 	const struct vs_trace_segment *seg = &fig->segs->seg[s];
 	struct vs_latency_stats st;
@@ -429,8 +433,6 @@ static int fig_segment(void *arg, size_t s, struct vs_taskset *ts)
 			vs_taskset_event_by_name(ts, event), &p->ev_p50,
 			&p->ev_p99);
 	}
-	vs_taskset_free(ts);
-	return 0;
 }
 
 /*
@@ -489,12 +491,11 @@ static void fig_panel(struct vs_svg *svg, double y, const char *title,
 	vs_plot_legend(&plot, VS_SVG_BLUE, "p50");
 }
 
-/* The points of every segment of @segs, in one read per file, into @fig. */
-static int measure_figure(const struct diff *df,
-			  const struct vs_segment_list *segs,
-			  struct figure *fig)
+/* The points of every drawn segment, from the tasks read, into @fig. */
+static int measure_figure(const struct diff *df, struct figure *fig)
 {
-	char err[512];
+	const struct vs_segment_list *segs = &df->drawn;
+	size_t s;
 
 	fig->df = df;
 	fig->segs = segs;
@@ -504,11 +505,8 @@ static int measure_figure(const struct diff *df,
 		fprintf(stderr, "varscope diff: out of memory\n");
 		return -1;
 	}
-	if (vs_segments_read(segs, &df->load, fig_segment, fig, err,
-			     sizeof(err))) {
-		fprintf(stderr, "varscope diff: %s\n", err);
-		return -1;
-	}
+	for (s = 0; s < segs->nr; s++)
+		fig_segment(fig, s, df->ts[df->drawn_at[s]]);
 	return 0;
 }
 
@@ -578,60 +576,94 @@ out:
 	return ret;
 }
 
-/* The segments of the figure: every --length slice of A's and B's files. */
-static int svg_segments(const struct diff *df, struct vs_segment_list *segs)
+/*
+ * The segments of the figure: every --length slice of A's and B's files,
+ * or A and B.  Those that are not A or B join the segments to read, so
+ * that each file is read once.
+ */
+static int svg_segments(struct diff *df)
 {
-	const struct vs_trace_segment *ab[2] = { df->a.seg, df->b.seg };
+	const struct vs_trace_segment *ab[2] = { &df->list.seg[0],
+						 &df->list.seg[1] };
+	struct vs_segment_list *segs = &df->drawn;
 	char err[512];
+	size_t s;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		if (!df->length) {
 			if (vs_segment_list_add(segs, ab[i]))
-				return -1;
+				goto nomem;
 			continue;
 		}
 		if (i == 1 && !strcmp(ab[0]->path, ab[1]->path))
 			break;
-		if (vs_segments_cut(ab[i]->path, df->length, segs, err,
-				    sizeof(err))) {
+		if (vs_segments_cut_file(ab[i], df->length, segs, err,
+					 sizeof(err))) {
 			fprintf(stderr, "varscope diff: %s\n", err);
 			return -1;
 		}
 	}
+	df->drawn_at = malloc((segs->nr ? segs->nr : 1) *
+			      sizeof(*df->drawn_at));
+	if (!df->drawn_at)
+		goto nomem;
+	for (s = 0; s < segs->nr; s++) {
+		for (i = 0; i < 2; i++)
+			if (same_segment(&segs->seg[s], &df->list.seg[i]))
+				break;
+		df->drawn_at[s] = i < 2 ? (size_t)i : df->list.nr;
+		if (i == 2 && vs_segment_list_add(&df->list, &segs->seg[s]))
+			goto nomem;
+	}
 	return 0;
+nomem:
+	fprintf(stderr, "varscope diff: out of memory\n");
+	return -1;
 }
 
 /* --- the command --- */
 
-/* Keep the tasks of segment A (@s 0) or B (vs_segment_fn). */
-static int keep_side(void *arg, size_t s, struct vs_taskset *ts)
+/* Keep the tasks of segment @s of the list (vs_segment_fn). */
+static int keep_segment(void *arg, size_t s, struct vs_taskset *ts)
 {
 	struct diff *df = arg;
 
 	if (ts->warning)
 		fprintf(stderr, "varscope diff: warning: %s\n", ts->warning);
-	(s ? &df->b : &df->a)->ts = ts;
+	df->ts[s] = ts;
 	return 0;
 }
 
-/* The tasks of A and B, in one read when they are of one file. */
-static int load_sides(struct diff *df)
+/*
+ * The tasks of A and B, and of the figure's other segments: one read of
+ * each file.
+ */
+static int load_segments(struct diff *df)
 {
 	struct vs_progress progress;
 	struct vs_taskset_opts o = df->load;
 	char err[512];
 	int ret;
 
+	df->ts = calloc(df->list.nr, sizeof(*df->ts));
+	if (!df->ts) {
+		fprintf(stderr, "varscope diff: out of memory\n");
+		return 1;
+	}
 	vs_progress_start(&progress, "Reading tasks");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
-	ret = vs_segments_read(&df->list, &o, keep_side, df, err,
+	ret = vs_segments_read(&df->list, &o, keep_segment, df, err,
 			       sizeof(err));
 	vs_progress_end(&progress);
-	if (ret)
+	if (ret) {
 		fprintf(stderr, "varscope diff: %s\n", err);
-	return ret;
+		return ret;
+	}
+	df->a = (struct side){ &df->list.seg[0], df->ts[0] };
+	df->b = (struct side){ &df->list.seg[1], df->ts[1] };
+	return 0;
 }
 
 /* Rank and compare the types found in both segments. */
@@ -704,7 +736,7 @@ static void check_options(struct diff *df)
 
 static void free_diff(struct diff *df)
 {
-	unsigned int i;
+	size_t i;
 
 	for (i = 0; i < df->nr_types; i++) {
 		vs_type_rank_free(&df->types[i].ra);
@@ -712,8 +744,11 @@ static void free_diff(struct diff *df)
 		free(df->types[i].events);
 	}
 	free(df->types);
-	vs_taskset_free(df->a.ts);
-	vs_taskset_free(df->b.ts);
+	for (i = 0; df->ts && i < df->list.nr; i++)
+		vs_taskset_free(df->ts[i]);
+	free(df->ts);
+	free(df->drawn_at);
+	vs_segment_list_release(&df->drawn);
 	vs_segment_list_release(&df->list);
 }
 
@@ -743,7 +778,6 @@ int cmd_diff(int argc, const char **argv)
 			   "event (Fig. 8)"),
 		OPT_END()
 	};
-	struct vs_segment_list figure = { 0 };
 	struct figure fig = { 0 };
 	char err[512];
 	int i, ret = 0;
@@ -761,11 +795,10 @@ int cmd_diff(int argc, const char **argv)
 		if (ret)
 			fprintf(stderr, "varscope diff: %s\n", err);
 	}
-	if (ret)
-		goto out;
-	df.a.seg = &df.list.seg[0];
-	df.b.seg = &df.list.seg[1];
-	ret = load_sides(&df);
+	if (!ret && df.svg && svg_segments(&df))
+		ret = 1;
+	if (!ret)
+		ret = load_segments(&df);
 	if (ret)
 		goto out;
 	if (compare(&df)) {
@@ -784,13 +817,10 @@ int cmd_diff(int argc, const char **argv)
 		print_json(&df);
 	else
 		print_text(&df);
-	if (df.svg && (svg_segments(&df, &figure) ||
-		       measure_figure(&df, &figure, &fig) ||
-		       write_svg(&df, &fig)))
+	if (df.svg && (measure_figure(&df, &fig) || write_svg(&df, &fig)))
 		ret = 1;
 out:
 	free(fig.pts);
-	vs_segment_list_release(&figure);
 	free_diff(&df);
 	return ret;
 }

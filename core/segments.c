@@ -154,15 +154,13 @@ static uint64_t nr_slices(uint64_t start, uint64_t last, uint64_t length)
 	return (last - start) / length + 1;
 }
 
-static int set_segment(struct vs_trace_segment *seg, const char *path,
-		       const char *label, uint64_t start, uint64_t from,
-		       uint64_t to)
+/* @seg: a copy of @from with its own path and label. */
+static int set_segment(struct vs_trace_segment *seg,
+		       const struct vs_trace_segment *from)
 {
-	seg->path = strdup(path);
-	seg->label = strdup(label);
-	seg->start = start;
-	seg->from_ns = from;
-	seg->to_ns = to;
+	*seg = *from;
+	seg->path = strdup(from->path);
+	seg->label = strdup(from->label);
 	if (seg->path && seg->label)
 		return 0;
 	vs_segment_release(seg);
@@ -173,6 +171,7 @@ int vs_segment_resolve(const struct vs_segment_spec *spec, uint64_t length,
 		       struct vs_trace_segment *out, char *err, size_t errlen)
 {
 	uint64_t start, last, from = 0, to = 0, n;
+	struct vs_trace_segment seg;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -209,7 +208,11 @@ int vs_segment_resolve(const struct vs_segment_spec *spec, uint64_t length,
 		}
 		break;
 	}
-	if (set_segment(out, spec->path, spec->arg, start, from, to)) {
+	seg = (struct vs_trace_segment){
+		.path = spec->path, .label = spec->arg, .start = start,
+		.last = last, .from_ns = from, .to_ns = to,
+	};
+	if (set_segment(out, &seg)) {
 		snprintf(err, errlen, "out of memory");
 		return VS_LOAD_ERROR;
 	}
@@ -237,8 +240,7 @@ int vs_segment_list_add(struct vs_segment_list *list,
 		list->seg = p;
 		list->alloc = n;
 	}
-	return set_segment(&p[list->nr], seg->path, seg->label, seg->start,
-			   seg->from_ns, seg->to_ns) ? -1 : (list->nr++, 0);
+	return set_segment(&p[list->nr], seg) ? -1 : (list->nr++, 0);
 }
 
 void vs_segment_list_release(struct vs_segment_list *list)
@@ -251,17 +253,15 @@ void vs_segment_list_release(struct vs_segment_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
-int vs_segments_cut(const char *path, uint64_t length,
-		    struct vs_segment_list *list, char *err, size_t errlen)
+int vs_segments_cut_file(const struct vs_trace_segment *file, uint64_t length,
+			 struct vs_segment_list *list, char *err,
+			 size_t errlen)
 {
-	uint64_t start, last, n, i;
+	const char *path = file->path;
+	uint64_t start = file->start, last = file->last, n, i;
 	struct vs_trace_segment seg;
 	char label[4096];
-	int ret;
 
-	ret = recording_span(path, &start, &last, err, errlen);
-	if (ret)
-		return ret;
 	n = length ? nr_slices(start, last, length) : 1;
 	if (n > VS_MAX_SLICES) {
 		/* a task set and a row each: 1ns would be billions */
@@ -278,6 +278,7 @@ int vs_segments_cut(const char *path, uint64_t length,
 			.path = (char *)path,
 			.label = length ? label : (char *)path,
 			.start = start,
+			.last = last,
 			.from_ns = length ? start + i * length : 0,
 			.to_ns = length ? start + (i + 1) * length : 0,
 		};
@@ -287,6 +288,18 @@ int vs_segments_cut(const char *path, uint64_t length,
 		}
 	}
 	return VS_LOAD_OK;
+}
+
+int vs_segments_cut(const char *path, uint64_t length,
+		    struct vs_segment_list *list, char *err, size_t errlen)
+{
+	struct vs_trace_segment file = { .path = (char *)path };
+	int ret;
+
+	ret = recording_span(path, &file.start, &file.last, err, errlen);
+	if (ret)
+		return ret;
+	return vs_segments_cut_file(&file, length, list, err, errlen);
 }
 
 int vs_segment_list_add_arg(struct vs_segment_list *list, const char *arg,

@@ -59,6 +59,7 @@ struct vs_trace_segment {
 	char *path;
 	char *label;			/* "a.data", "a.data:3", "a.data@1s..2s" */
 	uint64_t start;			/* the recording's start (clock ns) */
+	uint64_t last;			/* and its last record's time */
 	uint64_t from_ns, to_ns;	/* tasks ending in [from, to); to_ns 0:
 					   to the end of the file */
 };
@@ -115,6 +116,16 @@ void vs_segment_release(struct vs_trace_segment *seg);
  */
 int vs_segments_cut(const char *path, uint64_t length,
 		    struct vs_segment_list *list, char *err, size_t errlen);
+
+/**
+ * vs_segments_cut_file - vs_segments_cut() of the file of a segment
+ * @file: a segment of the file (of vs_segment_resolve() or of a list):
+ *        it knows the recording's span, the file is not opened again
+ * @length/@list/@err/@errlen: as vs_segments_cut()
+ */
+int vs_segments_cut_file(const struct vs_trace_segment *file, uint64_t length,
+			 struct vs_segment_list *list, char *err,
+			 size_t errlen);
 
 /**
  * vs_segment_list_add_arg - append the segments a command-line name gives
