@@ -19,11 +19,12 @@ teardown() {
 }
 
 # start_tui ARGS...: a shell in an 80x24 tmux window running varscope tui
+# (under the command $TUI_UNDER when set, like strace)
 start_tui() {
 	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
 		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
-	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && '$VARSCOPE' tui $*" \
-		Enter
+	tmux send-keys -t "$SESSION" \
+		"cd '$TEST_TMP' && ${TUI_UNDER:-} '$VARSCOPE' tui $*" Enter
 	wait_for "varscope tui:"
 }
 
@@ -184,4 +185,22 @@ assert_terminal_restored() {
 	assert_line --regexp "^ +[0-9.]+ [mu]?s +\[wait\] wakeping/$waker \(outside_tasks, 1 deep\), 200 waits"
 	keys q
 	assert_terminal_restored
+}
+
+@test "tui: one read of the trace for all its views, segments included" {
+	"$BUILD/t/helper/gen-trace" -o long.data --tasks 100000 --types 2 \
+		--events 12 --seed 35
+	TUI_UNDER="$STRACE_IO io.log" start_tui -i long.data --length 10ms
+	wait_for "Ranking (type 0)"
+	keys Tab Tab
+	wait_for "Segments (type 0)"
+	run screen
+	assert_line --regexp '^long\.data:1 +[0-9]+ +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s$'
+	keys q
+	assert_terminal_restored
+	# the head of the trace (what it holds), its chunk index (to cut the
+	# slices), then one read for the tasks of every view and the 225
+	# slices' latencies: a second read would double the bytes
+	[ "$(io_opens io.log long.data)" = 3 ]
+	[ "$(io_bytes io.log long.data)" -lt $(($(stat -c %s long.data) * 3 / 2)) ]
 }

@@ -102,17 +102,35 @@ print(e["event"], e["burstier"], e["p50_b"] <= e["p50_a"] * 1.05)' < <("$VARSCOP
 	[ -s fig.png ]
 }
 
-@test "--svg reads the trace as often for 225 slices as for 12" {
+@test "--svg reads each trace once, with A and B, for 12 slices or 225" {
 	"$GEN" -o long.data --tasks 100000 --types 2 --events 12 --seed 35 \
 		--cause sched.runnable.time --cause-frac 0.03 --cause-ns 500us \
 		--cause-from 0.8s --cause-to 1s
-	local few many
+	local alone few many size
+	# the diff alone: A's and B's span (chunk index), one read of A..B
+	alone=$(opens_of long.data diff --length 10ms long.data:20 long.data:90)
 	few=$(opens_of long.data diff --length 200ms long.data:2 long.data:5 \
 		--svg few.svg)
 	many=$(opens_of long.data diff --length 10ms long.data:20 long.data:90 \
 		--svg many.svg)
 	grep -q "Task type 1: 225 segments sorted" many.svg
-	[ "$few" = "$many" ]
+	[ "$few" = "$alone" ]
+	[ "$many" = "$alone" ]
+	# one read of the file: a second one for the slices would near 2x
+	size=$(stat -c %s long.data)
+	[ "$(io_bytes io.log long.data)" -lt $((size * 3 / 2)) ]
+
+	# A and B of two files: each file read once
+	make_pair
+	alone=$(opens_of a.data diff --length 50ms a.data b.data)
+	rm -f io.log.*
+	$STRACE_IO io.log "$VARSCOPE" diff --length 50ms a.data b.data \
+		--svg two.svg > /dev/null
+	[ "$(io_opens io.log a.data)" = "$alone" ]
+	[ "$(io_opens io.log b.data)" = "$alone" ]
+	[ "$(io_bytes io.log a.data)" -lt $(($(stat -c %s a.data) * 3 / 2)) ]
+	[ "$(io_bytes io.log b.data)" -lt $(($(stat -c %s b.data) * 3 / 2)) ]
+	[ "$(grep -c 'segments sorted by p99' two.svg)" = 2 ]
 }
 
 @test "errors: one line naming the problem" {

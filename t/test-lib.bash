@@ -115,14 +115,31 @@ require_example() {
 	skip "examples/$1.c is not in the tree yet"
 }
 
+# The command line of strace that logs a command's opens and reads into
+# LOG.TID, a file per thread so that each call is on one line: run it as
+# $STRACE_IO LOG COMMAND...  (LeakSanitizer cannot run under ptrace: off
+# in the traced command of the sanitizer build.)
+STRACE_IO="strace -E ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+STRACE_IO="$STRACE_IO -f -ff -qq -y -e trace=open,openat,read,pread64 -o"
+
+# io_opens LOG FILE: how many times the command traced into LOG.* opened
+# FILE (named as on its command line)
+io_opens() {
+	cat "$1".* | grep -E '^open(at)?\(' | grep -cF "\"$2\""
+}
+
+# io_bytes LOG FILE: how many bytes it read from FILE: about the size of
+# FILE for a command that reads it once, twice that for twice
+io_bytes() {
+	cat "$1".* | grep -E '^(p?read(64)?)\(' | grep -F "/$2>," |
+		sed -n 's/.* = \([0-9]*\)$/\1/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+
 # opens_of FILE ARGS...: how many times "varscope ARGS..." opens FILE (by
 # strace): a command that read a trace once per time slice would open it
-# once per slice.
+# once per slice.  The log stays in io.log.* (for io_bytes).
 opens_of() {
-	local file=$1
-
-	shift
-	strace -f -qq -e trace=open,openat -o opens.log "$VARSCOPE" "$@" \
-		> /dev/null
-	grep -cF "\"$file\"" opens.log
+	rm -f io.log.*
+	$STRACE_IO io.log "$VARSCOPE" "${@:2}" > /dev/null
+	io_opens io.log "$1"
 }
