@@ -21,6 +21,17 @@ check() {
 	"$STATS" "$1" < t.json
 }
 
+# no_thread_losses: no kernel event of a recorded thread was lost, in
+# err and t.json.  (The tracking rings take every process's forks and
+# mmaps on the machine, system-wide: a busy machine fills them, and their
+# losses, of thread 0, are not the recorded threads' events.)
+no_thread_losses() {
+	run grep -c "kernel events lost" err
+	assert_output 0
+	run grep -c '"kind":"lost","time_ns":[0-9]*,"tid":[1-9]' t.json
+	assert_output 0
+}
+
 # record_if ARGS: record interfere ARGS into t.data, its ground truth
 # lines (stdout) into truth, record's messages into err, the trace as
 # JSON lines into t.json; $RECORD_OPTS are options of record
