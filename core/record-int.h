@@ -123,7 +123,6 @@ struct vs_session {
 	bool sampling;			/* --sample: sample_attr per thread */
 	struct perf_event_attr sample_attr;
 	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
-	uint64_t samples_written;
 	struct vs_hwcount *hw;		/* hardware counters, NULL: no PMU */
 	uint32_t hw_gen;		/* the epoch's group generation */
 	uint64_t hw_failures;		/* per-thread groups that failed */
@@ -276,7 +275,6 @@ bool vs_probe_tasks(const struct vs_session *s);
 void vs_probe_write_symbols(struct vs_session *s);
 
 /* VS_REC_FUNC records written so far. */
-uint64_t vs_probe_funcs_written(const struct vs_session *s);
 
 /* --probe calls left without returning, whose exits were written. */
 uint64_t vs_probe_funcs_left(const struct vs_session *s);

@@ -113,7 +113,6 @@ struct vs_probe {
 	int tp_id[VS_MAX_FUNCS][2];
 	int nr_func;
 	int nr_task_func;
-	uint64_t funcs_written;		/* VS_REC_FUNC records */
 	/* calls of a --task-func inside another's: not tasks */
 	uint64_t nested[VS_MAX_TASK_FUNCS];
 	/* outermost calls left without their return */
@@ -206,11 +205,6 @@ int vs_probe_init(struct vs_session *s, const char *task_funcs,
 bool vs_probe_tasks(const struct vs_session *s)
 {
 	return s->probe && s->probe->nr_task_func;
-}
-
-uint64_t vs_probe_funcs_written(const struct vs_session *s)
-{
-	return s->probe ? s->probe->funcs_written : 0;
 }
 
 uint64_t vs_probe_funcs_left(const struct vs_session *s)
@@ -414,7 +408,6 @@ static void write_func(struct vs_session *s, const struct vs_acct_event *ev,
 		.symbol = func, .dir = enter ? VS_FUNC_ENTER : VS_FUNC_EXIT,
 	};
 	vs_session_write(s, &rec);
-	s->probe->funcs_written++;
 }
 
 /*

@@ -109,5 +109,4 @@ void vs_sample_write(struct vs_session *s, const struct perf_event_header *h)
 				 s->sample_flags, &rec.sample))
 		return;
 	vs_session_write(s, &rec);
-	s->samples_written++;
 }

@@ -1778,7 +1778,7 @@ static void summary(struct vs_recorder *r)
 	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
-	uint64_t written = vs_rotwriter_tasks(r->s.out);
+	uint64_t written = vs_rotwriter_nr_written(r->s.out, VS_REC_TASK);
 	struct vs_probe_func_stats fs;
 	char where[4200], uncounted[128] = "";
 	int i;
@@ -1825,7 +1825,8 @@ static void summary(struct vs_recorder *r)
 	if (r->opts->probe_funcs)
 		fprintf(stderr, "varscope record: %llu --probe function "
 			"enters and exits written\n",
-			(unsigned long long)vs_probe_funcs_written(&r->s));
+			(unsigned long long)vs_rotwriter_nr_written(r->s.out,
+								   VS_REC_FUNC));
 	if (vs_probe_funcs_left(&r->s))
 		fprintf(stderr, "varscope record: %llu --probe calls left "
 			"without returning (longjmp): their exits written at "
@@ -1833,7 +1834,8 @@ static void summary(struct vs_recorder *r)
 			(unsigned long long)vs_probe_funcs_left(&r->s));
 	if (r->s.sampling)
 		fprintf(stderr, "varscope record: %llu samples written\n",
-			(unsigned long long)r->s.samples_written);
+			(unsigned long long)vs_rotwriter_nr_written(r->s.out,
+								   VS_REC_SAMPLE));
 	if (r->lost_tracking)
 		fprintf(stderr, "varscope record: %llu process, mapping and "
 			"wake-up records lost (ring full)\n",

@@ -43,7 +43,8 @@ struct vs_rotwriter {
 	unsigned int number;		/* of the current file, from 1 */
 	unsigned int nr_files, removed;
 	uint64_t bytes_closed;
-	uint64_t tasks_closed;		/* in the closed files */
+	uint64_t written_closed[VS_WRITER_KINDS];	/* per kind, in the
+							 * closed files */
 	bool failed;
 
 	struct kept *kept;
@@ -295,12 +296,13 @@ static int close_current(struct vs_rotwriter *rw)
 	struct closed_file *c;
 	struct stat st;
 	uint64_t bytes;
-	int ret;
+	int ret, i;
 
 	if (!rw->w)
 		return 0;
-	vs_writer_flush(rw->w);	/* its tasks; close says if it failed */
-	rw->tasks_closed += vs_writer_tasks(rw->w);
+	vs_writer_flush(rw->w);	/* its counts; close says if it failed */
+	for (i = 0; i < VS_WRITER_KINDS; i++)
+		rw->written_closed[i] += vs_writer_nr_written(rw->w, i);
 	bytes = vs_writer_bytes(rw->w);
 	ret = vs_writer_close(rw->w);
 	rw->w = NULL;
@@ -463,9 +465,13 @@ uint64_t vs_rotwriter_bytes(const struct vs_rotwriter *rw)
 	return rw->bytes_closed + (rw->w ? vs_writer_bytes(rw->w) : 0);
 }
 
-uint64_t vs_rotwriter_tasks(const struct vs_rotwriter *rw)
+uint64_t vs_rotwriter_nr_written(const struct vs_rotwriter *rw,
+				 uint16_t kind)
 {
-	return rw->tasks_closed + (rw->w ? vs_writer_tasks(rw->w) : 0);
+	if (kind >= VS_WRITER_KINDS)
+		return 0;
+	return rw->written_closed[kind] +
+	       (rw->w ? vs_writer_nr_written(rw->w, kind) : 0);
 }
 
 const char *vs_rotwriter_path(const struct vs_rotwriter *rw)

@@ -75,8 +75,9 @@ int vs_rotwriter_flush(struct vs_rotwriter *rw);
 /* Bytes written to every file so far (removed ones included). */
 uint64_t vs_rotwriter_bytes(const struct vs_rotwriter *rw);
 
-/* Tasks in the chunks written to every file so far (vs_writer_tasks()). */
-uint64_t vs_rotwriter_tasks(const struct vs_rotwriter *rw);
+/* Records of @kind in every file so far (vs_writer_nr_written()). */
+uint64_t vs_rotwriter_nr_written(const struct vs_rotwriter *rw,
+				 uint16_t kind);
 
 /* The file being written. */
 const char *vs_rotwriter_path(const struct vs_rotwriter *rw);

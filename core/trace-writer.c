@@ -36,14 +36,15 @@ struct vs_writer {
 	int level;
 	z_stream zs;
 	uint64_t bytes;		/* written: header and whole chunks */
-	uint64_t tasks;		/* task records in the chunks written */
+	uint64_t written[VS_WRITER_KINDS];	/* records per kind in the
+						 * chunks written */
 	uint64_t base;		/* file offset where the header starts */
 	uint64_t t_first, t_last;	/* over the whole file */
 	/* the chunk being filled */
 	uint8_t *raw;
 	size_t raw_len, raw_cap;
 	uint32_t nr;
-	uint32_t nr_tasks;	/* of the @nr records */
+	uint32_t nr_kind[VS_WRITER_KINDS];	/* of the @nr, per kind */
 	uint32_t flags;
 	uint64_t t_min, t_max;
 	uint8_t *comp;
@@ -231,9 +232,9 @@ uint64_t vs_writer_bytes(const struct vs_writer *w)
 	return w->bytes;
 }
 
-uint64_t vs_writer_tasks(const struct vs_writer *w)
+uint64_t vs_writer_nr_written(const struct vs_writer *w, uint16_t kind)
 {
-	return w->tasks;
+	return kind < VS_WRITER_KINDS ? w->written[kind] : 0;
 }
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
@@ -271,7 +272,7 @@ int vs_writer_flush(struct vs_writer *w)
 {
 	struct vs_chunk_hdr h;
 	size_t bound;
-	int ret;
+	int ret, i;
 
 	if (w->error) {
 		errno = w->error;
@@ -304,11 +305,13 @@ int vs_writer_flush(struct vs_writer *w)
 	h.t_min = w->t_min;
 	h.t_max = w->t_max;
 	ret = write_chunk(w, &h, w->comp);
-	if (!ret)
-		w->tasks += w->nr_tasks;
+	for (i = 0; i < VS_WRITER_KINDS; i++) {
+		if (!ret)
+			w->written[i] += w->nr_kind[i];
+		w->nr_kind[i] = 0;
+	}
 	w->raw_len = 0;
 	w->nr = 0;
-	w->nr_tasks = 0;
 	w->flags = 0;
 	w->t_min = UINT64_MAX;
 	w->t_max = 0;
@@ -346,7 +349,8 @@ static uint8_t *reserve(struct vs_writer *w, uint16_t kind, size_t size)
 	vs_put32(p + 2, size);
 	w->raw_len += len;
 	w->nr++;
-	w->nr_tasks += kind == VS_REC_TASK || kind == VS_REC_PACKED_TASK;
+	if (kind < VS_WRITER_KINDS)
+		w->nr_kind[kind == VS_REC_PACKED_TASK ? VS_REC_TASK : kind]++;
 	return p + VS_REC_HDR_LEN;
 }
 

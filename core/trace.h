@@ -339,13 +339,17 @@ void vs_writer_set_level(struct vs_writer *w, int level);
  */
 uint64_t vs_writer_bytes(const struct vs_writer *w);
 
+/* The kinds vs_writer_nr_written() counts: those below this. */
+#define VS_WRITER_KINDS		(VS_REC_PACKED_TASK + 1)
+
 /**
- * vs_writer_tasks - task records in the chunks written to the file so far
+ * vs_writer_nr_written - records of @kind in the chunks written so far
  *
  * Those of the chunk being filled, and of a chunk whose write failed (the
- * file is cut back before it), are not counted.
+ * file is cut back before it), are not counted.  VS_REC_TASK counts the
+ * packed tasks too; a kind from VS_WRITER_KINDS on counts 0.
  */
-uint64_t vs_writer_tasks(const struct vs_writer *w);
+uint64_t vs_writer_nr_written(const struct vs_writer *w, uint16_t kind);
 
 /**
  * vs_writer_close - flush, fsync and close; returns 0 or -1 with errno

@@ -184,22 +184,25 @@ recorder_perf_fds() {
 	# 50 us, so that a recorder slowed by a loaded machine does not
 	# drop so many (a full task ring drops them) that the disk never
 	# fills
-	run "$VARSCOPE" record -o small/t.data -- "$IF" -n 40000 --types compute --work-us 50
+	run "$VARSCOPE" record -o small/t.data --sample -- "$IF" -n 40000 --types compute --work-us 50
 	umount_status=0
 	cp small/t.data t.data
 	umount small || umount_status=$?
 	assert_success
 	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=40000 "
 	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
-	# the summary counts the tasks in the file, not those in the chunk
-	# that could not be written: those it says lost
+	# the summary counts the tasks and samples in the file, not those in
+	# the chunk that could not be written (the tasks it says lost), nor
+	# the samples read after the failure
 	written=$(echo "$output" | sed -n 's/^varscope record: \([0-9]*\) tasks of .* written to .*/\1/p')
+	samples=$(echo "$output" | sed -n 's/^varscope record: \([0-9]*\) samples written$/\1/p')
 	assert_line --regexp "^varscope record: [0-9]+ more tasks ended before the output error: lost with the chunk that could not be written$"
 	run "$VARSCOPE" script -i t.data --format json
 	assert_success
 	echo "$output" | grep -v '^varscope' > t.json
 	check 'T["4"]["tasks"] > 100'
 	check "T['4']['tasks'] == $written"
+	[ "$(grep -c '"kind":"sample"' t.json)" = "$samples" ]
 	[ "$umount_status" = 0 ]
 }
 

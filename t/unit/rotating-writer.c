@@ -135,7 +135,10 @@ static void test_rotation(void)
 	add_task(rw, START + 2 * SEC + SEC / 2);
 	is_u64(vs_rotwriter_nr_files(rw), 4, "4 files for 3.5 s of 1 s");
 	ok(!vs_rotwriter_flush(rw), "flushes");
-	is_u64(vs_rotwriter_tasks(rw), 36, "36 tasks written, over 4 files");
+	is_u64(vs_rotwriter_nr_written(rw, VS_REC_TASK), 36,
+	       "36 tasks written, over 4 files");
+	is_u64(vs_rotwriter_nr_written(rw, VS_REC_COMM), 4,
+	       "a comm in each file");
 	ok(!vs_rotwriter_close(rw), "closes");
 
 	for (i = 1; i <= 4; i++) {

@@ -489,7 +489,7 @@ static void test_full_disk(void)
 	ok(ret == -1 && saved == EFBIG, "add fails when the file cannot grow (%s)",
 	   strerror(saved));
 	ok(vs_writer_add(w, &rec) == -1, "and keeps failing");
-	written = vs_writer_tasks(w);
+	written = vs_writer_nr_written(w, VS_REC_TASK);
 	ok(vs_writer_close(w) == -1, "close reports the failure");
 	setrlimit(RLIMIT_FSIZE, &old);
 	ok(!stat(path, &st) && st.st_size <= 1000000, "file within the limit");
@@ -500,8 +500,8 @@ static void test_full_disk(void)
 	ok(!vs_reader_error(r) && vs_reader_warning(r) && n > 0 && n <= whole + 1,
 	   "the file reads up to its last whole chunk (%llu tasks): %s",
 	   (unsigned long long)n, vs_reader_warning(r));
-	is_u64(written, n, "vs_writer_tasks() counts the tasks of the chunks "
-	       "written, not of the one that failed");
+	is_u64(written, n, "vs_writer_nr_written() counts the tasks of the "
+	       "chunks written, not of the one that failed");
 	vs_reader_close(r);
 }
 
