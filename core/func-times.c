@@ -35,6 +35,7 @@ struct vs_func_times {
 	struct vs_ft_task *tasks;	/* trace order */
 	size_t nr_tasks, cap_tasks;
 	struct vs_ft_task **by_tid;	/* sorted by tid, start */
+	struct vs_ft_task **by_type;	/* sorted by type, trace order */
 	struct ft_call *calls;
 	size_t nr_calls, cap_calls;
 	char **symbols;
@@ -63,6 +64,16 @@ static int cmp_task(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_task_type(const void *a, const void *b)
+{
+	const struct vs_ft_task *x = *(const struct vs_ft_task **)a;
+	const struct vs_ft_task *y = *(const struct vs_ft_task **)b;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return (x > y) - (x < y);	/* in ft->tasks: trace order */
 }
 
 static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
@@ -337,11 +348,14 @@ static int compute(struct vs_func_times *ft)
 	size_t i, j, t = 0, u;
 
 	ft->by_tid = malloc((ft->nr_tasks + 1) * sizeof(*ft->by_tid));
-	if (!ft->by_tid)
+	ft->by_type = malloc((ft->nr_tasks + 1) * sizeof(*ft->by_type));
+	if (!ft->by_tid || !ft->by_type)
 		return -1;
 	for (i = 0; i < ft->nr_tasks; i++)
-		ft->by_tid[i] = &ft->tasks[i];
-	qsort(ft->by_tid, ft->nr_tasks, sizeof(*ft->by_tid), cmp_task);
+		ft->by_tid[i] = ft->by_type[i] = &ft->tasks[i];
+	vs_qsort(ft->by_tid, ft->nr_tasks, sizeof(*ft->by_tid), cmp_task);
+	vs_qsort(ft->by_type, ft->nr_tasks, sizeof(*ft->by_type),
+		 cmp_task_type);
 	vs_qsort(ft->calls, ft->nr_calls, sizeof(*ft->calls), cmp_call);
 	for (i = 0; i < ft->nr_calls; i = j) {
 		uint32_t tid = ft->calls[i].tid;
@@ -411,6 +425,7 @@ void vs_func_times_free(struct vs_func_times *ft)
 	vs_symbols_free(ft->syms);
 	free(ft->tasks);
 	free(ft->by_tid);
+	free(ft->by_type);
 	free(ft->calls);
 	free(ft);
 }
@@ -424,6 +439,33 @@ const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
 					    size_t i)
 {
 	return i < ft->nr_tasks ? &ft->tasks[i] : NULL;
+}
+
+size_t vs_func_times_type(const struct vs_func_times *ft, uint32_t type,
+			  const struct vs_ft_task *const **tasks)
+{
+	size_t lo = 0, hi = ft->nr_tasks, first;
+
+	while (lo < hi) {	/* the first of @type or after */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ft->by_type[mid]->type < type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = ft->nr_tasks;
+	while (lo < hi) {	/* the first after @type */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ft->by_type[mid]->type <= type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*tasks = (const struct vs_ft_task *const *)ft->by_type + first;
+	return lo - first;
 }
 
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id)

@@ -75,6 +75,18 @@ size_t vs_func_times_nr_tasks(const struct vs_func_times *ft);
 const struct vs_ft_task *vs_func_times_task(const struct vs_func_times *ft,
 					    size_t i);
 
+/**
+ * vs_func_times_type - the tasks of type @type, in trace order
+ * @ft: the function times
+ * @type: a task type
+ * @tasks: receives the first of them (an array of pointers)
+ *
+ * Returns how many there are, in O(log n): a trace of many task types
+ * asks for each.
+ */
+size_t vs_func_times_type(const struct vs_func_times *ft, uint32_t type,
+			  const struct vs_ft_task *const **tasks);
+
 struct vs_ft_stack_query {
 	uint32_t tid;
 	uint64_t time;

@@ -60,21 +60,19 @@ static int cmp_wait(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
-/* The blamed parts of the waits of the tasks of @type that are nodes. */
-static struct wait_of *waits_of(const struct vs_func_times *ft, uint32_t type,
-				const struct vs_wake_type *waits, size_t *nr)
+/* The blamed parts of the waits of the tasks @tasks[0..@n) that are nodes. */
+static struct wait_of *waits_of(const struct vs_ft_task *const *tasks,
+				size_t n, const struct vs_wake_type *waits,
+				size_t *nr)
 {
-	size_t i, j, k, n = 0, nr_tasks = vs_func_times_nr_tasks(ft);
 	struct wait_of *w = NULL;
-	size_t cap = 0;
+	size_t i, j, k, cap = 0;
 
 	*nr = 0;
-	for (i = 0; waits && i < nr_tasks; i++) {
-		const struct vs_ft_task *task = vs_func_times_task(ft, i);
+	for (i = 0; waits && i < n; i++) {
+		const struct vs_ft_task *task = tasks[i];
 		const struct vs_wake_part *p;
 
-		if (task->type != type)
-			continue;
 		k = vs_wake_task_parts(waits, task->id, &p);
 		for (j = 0; j < k; j++) {
 			uint32_t sym = vs_vtree_wait_symbol(waits, &p[j]);
@@ -85,10 +83,9 @@ static struct wait_of *waits_of(const struct vs_func_times *ft, uint32_t type,
 				free(w);
 				return NULL;
 			}
-			w[(*nr)++] = (struct wait_of){ task->tid, p[j].at, n,
+			w[(*nr)++] = (struct wait_of){ task->tid, p[j].at, i,
 						       task, sym, p[j].ns };
 		}
-		n++;
 	}
 	if (!w)		/* none: not out of memory */
 		w = malloc(sizeof(*w));
@@ -143,19 +140,14 @@ struct vs_vtree *vs_vtree_from_probes(const struct vs_func_times *ft,
 				      const struct vs_wake_type *waits,
 				      const char **why)
 {
-	size_t i, n = 0, paths = 0, nr = vs_func_times_nr_tasks(ft), nr_waits;
+	const struct vs_ft_task *const *tasks;
+	size_t i, paths = 0, n = vs_func_times_type(ft, type, &tasks), nr_waits;
 	struct vs_vtree *vt = NULL;
 	struct wait_of *w;
 
-	for (i = 0; i < nr; i++) {
-		const struct vs_ft_task *task = vs_func_times_task(ft, i);
-
-		if (task->type == type) {
-			n++;
-			paths += task->nr_paths;
-		}
-	}
-	w = waits_of(ft, type, waits, &nr_waits);
+	for (i = 0; i < n; i++)
+		paths += tasks[i]->nr_paths;
+	w = waits_of(tasks, n, waits, &nr_waits);
 	if (!w)
 		goto nomem;
 	if (n < 2 || !paths) {
@@ -167,12 +159,9 @@ struct vs_vtree *vs_vtree_from_probes(const struct vs_func_times *ft,
 	vt = vs_vtree_new(n, false);
 	if (!vt)
 		goto nomem;
-	for (i = 0, n = 0; i < nr; i++) {
-		const struct vs_ft_task *task = vs_func_times_task(ft, i);
-
-		if (task->type == type && add_task(vt, n++, task))
+	for (i = 0; i < n; i++)
+		if (add_task(vt, i, tasks[i]))
 			goto nomem;
-	}
 	if (add_waits(vt, ft, w, nr_waits) || vs_vtree_finish(vt))
 		goto nomem;
 	free(w);
