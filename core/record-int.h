@@ -308,6 +308,13 @@ void vs_probe_record(struct vs_session *s, const struct perf_event_header *h);
 /* Thread @tid exited at @time. */
 void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time);
 
+/*
+ * The recording stops at @time (a signal, --duration, the end of an
+ * attach): the --task-func calls open then end as tasks flagged
+ * VS_TASK_TRUNCATED, and later hits make none.
+ */
+void vs_probe_stop(struct vs_session *s, uint64_t time);
+
 /**
  * vs_probe_flush - feed the buffered events of all CPUs in time order:
  * those older than @read_time (when the rings were read) less a margin,

@@ -125,6 +125,7 @@ struct vs_probe {
 	struct vs_pending *pending;
 	unsigned int nr_pending, alloc_pending;
 	uint64_t order;
+	uint64_t stop_time;		/* the recording stopped, 0: not yet */
 	double rate;
 	unsigned int rnd;
 };
@@ -519,6 +520,26 @@ void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time)
 	}
 }
 
+void vs_probe_stop(struct vs_session *s, uint64_t time)
+{
+	struct vs_probe *p = s->probe;
+	struct vs_probe_thread *th;
+	struct vs_acct_event *ev;
+	unsigned int i;
+
+	if (!p || !p->nr_task_func || p->stop_time)
+		return;
+	p->stop_time = time;
+	for (i = 0; i < VS_PROBE_BUCKETS; i++)
+		for (th = p->threads[i]; th; th = th->next) {
+			if (!(ev = pend(p, NULL)))
+				return;
+			ev->time = time;
+			ev->tid = th->tid;
+			ev->kind = VS_ACCT_TRUNCATE;
+		}
+}
+
 /* The thread is gone: forget its calls (at the flush, in time order). */
 static void forget_thread(struct vs_probe *p, uint32_t tid)
 {
@@ -635,8 +656,15 @@ static bool take_event(struct vs_session *s, struct vs_pending *e)
 			 e->sp > 8 ? e->sp - 8 : 0;
 	uint32_t depth;
 
+	if (p->stop_time && ev->time > p->stop_time)
+		return false;	/* after the recording */
 	if (!th)
 		return !entry && !ret;
+	if (ev->kind == VS_ACCT_TRUNCATE) {	/* its open call is cut */
+		depth = th->tasks.depth;
+		th->tasks.depth = 0;
+		return depth && th->selected;
+	}
 	/* a return's own call is popped below, the ones inside it here */
 	end_measured(s, th, ev, ret && limit ? limit - 8 : limit);
 	if (measured) {

@@ -1946,14 +1946,18 @@ static void finish(struct vs_recorder *r)
 	uint64_t now;
 
 	/* a signal or --duration ended the recording: end the command too */
-	if (r->attached)
+	if (r->attached) {
 		r->child_done = true;	/* leave it running */
+		vs_probe_stop(&r->s, vs_perf_clock_ns());
+	}
 	if (!r->child_done)
 		kill(r->child, SIGTERM);
 	if (!r->child_done) {
 		/* --duration or a signal: the tasks open now are truncated */
 		drain_tracking(r, false);
-		close_threads(r, vs_perf_clock_ns(), false);
+		now = vs_perf_clock_ns();
+		vs_probe_stop(&r->s, now);
+		close_threads(r, now, false);
 		wait_command(r);
 	}
 	drain_tracking(r, true);

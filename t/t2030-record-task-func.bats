@@ -100,6 +100,29 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func: the calls open when the recording stops are tasks flagged TRUNCATED" {
+	require_uprobes
+	# calls of 1 s: --duration and SIGINT cut one in each thread, as
+	# they cut an annotated program's open tasks
+	run "$VARSCOPE" record -o t.data --duration 2.5s --task-func one_task -- "$IF" -n 10 --types sleep --sleep-us 1000000
+	assert_failure 143	# the command's SIGTERM
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["flagged"]["TRUNCATED"] == 1 and T["1"]["flagged"]["FUNC_PROBE"] == T["1"]["tasks"] >= 2'
+	check 'T["1"]["max"]["latency_ns"] < 1.5e9'
+	"$IF" -n 10 --types sleep --sleep-us 1000000 --threads 2 > /dev/null &
+	target=$!
+	sleep 0.3
+	"$VARSCOPE" record -o t.data --task-func one_task -p $target 2> err &
+	rec=$!
+	sleep 2.5
+	kill -INT $rec
+	wait $rec
+	kill $target
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["flagged"]["TRUNCATED"] == 2 == len(T["1"]["tids"])'
+	no_probes_left
+}
+
 @test "--task-func of two nested functions: the inner calls are counted" {
 	require_uprobes
 	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
