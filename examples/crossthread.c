@@ -47,26 +47,38 @@ static long work_us = 200;
 static long hold_us = 2000;
 static bool use_lock, use_corunner, print_times, odd;
 
-static uint64_t clock_ns(clockid_t clock)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(clock, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static uint64_t now_ns(void)
+static void spin_ns(uint64_t ns)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
 }
 
-/* Busy for @ns of @clock: of the thread's CPU time, or of the wall's. */
-static void spin_ns(clockid_t clock, uint64_t ns)
+/*
+ * Busy for @ns of the thread's CPU time, read off the vDSO's clock: a gap
+ * of more than 20 us between two reads is time off the CPU, not counted.
+ * (CLOCK_THREAD_CPUTIME_ID is a system call a read: the samples would
+ * fall in the kernel.)
+ */
+static void spin_cpu_ns(uint64_t ns)
 {
-	uint64_t end = clock_ns(clock) + ns;
+	uint64_t done = 0, last = now_ns(), t;
 
-	while (clock_ns(clock) < end)
-		;
+	while (done < ns) {
+		t = now_ns();
+		if (t - last < 20000)
+			done += t - last;
+		last = t;
+	}
 }
 
 static void pin_to_cpu0(void)
@@ -87,7 +99,7 @@ __attribute__((noinline)) void handle(void)
 {
 	if (use_lock)
 		pthread_mutex_lock(&big_lock);
-	spin_ns(CLOCK_THREAD_CPUTIME_ID, work_us * 1000);
+	spin_cpu_ns(work_us * 1000);
 	if (use_lock)
 		pthread_mutex_unlock(&big_lock);
 }
@@ -131,7 +143,7 @@ static void *holder(void *arg)
 	(void)arg;
 	while (!corunner_stop) {
 		pthread_mutex_lock(&big_lock);
-		spin_ns(CLOCK_MONOTONIC, hold_us * 1000);
+		spin_ns(hold_us * 1000);
 		pthread_mutex_unlock(&big_lock);
 		usleep(2 * hold_us);
 	}
@@ -144,14 +156,14 @@ static void *corunner(void *arg)
 	(void)arg;
 	pin_to_cpu0();
 	while (!corunner_stop)
-		spin_ns(CLOCK_MONOTONIC, 100000);
+		spin_ns(100000);
 	return NULL;
 }
 
 static void *exit_attached(void *arg)
 {
 	vs_task_attach(*(uint64_t *)arg);
-	spin_ns(CLOCK_MONOTONIC, 100000);
+	spin_ns(100000);
 	return NULL;		/* no detach */
 }
 
@@ -162,7 +174,7 @@ static void odd_calls(void)
 
 	vs_task_detach();
 	vs_task_attach(12345);
-	spin_ns(CLOCK_MONOTONIC, 100000);
+	spin_ns(100000);
 	vs_task_detach();
 	vs_task_begin(TYPE_REQUEST);
 	id = vs_task_id();
