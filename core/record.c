@@ -106,6 +106,7 @@ struct vs_recorder {
 	struct command_proc {	/* the command's processes, unsorted */
 		pid_t pid;
 		uint64_t state;	/* hash of what resync_proc() wrote */
+		uint64_t exit_time;	/* its leader's EXIT, 0: none yet */
 	} *procs;
 	size_t nr_procs, alloc_procs;
 	bool resync;		/* tracking records lost: resync_command() */
@@ -335,15 +336,36 @@ static void add_command_pid(struct vs_recorder *r, pid_t pid)
 	if (vs_grow(&r->procs, &r->alloc_procs, r->nr_procs + 1,
 		    sizeof(*r->procs)))
 		return;
-	r->procs[r->nr_procs++] = (struct command_proc){ pid, 0 };
+	r->procs[r->nr_procs++] = (struct command_proc){ pid, 0, 0 };
 }
 
-static void del_command_pid(struct vs_recorder *r, uint32_t pid)
+/*
+ * How long the records of a process whose leader exited are still its:
+ * the leader's EXIT can come before its other threads' (a process killed
+ * by a signal: each thread exits on its own, 180 ms apart on a loaded
+ * machine), and those threads' EXITs end their open tasks.
+ */
+#define VS_EXIT_GRACE_NS	1000000000ull
+
+/* The leader of @pid exited at @time: the process ends after the grace. */
+static void exit_command_pid(struct vs_recorder *r, uint32_t pid,
+			     uint64_t time)
 {
 	struct command_proc *p = command_proc(r, pid);
 
-	if (p)
-		*p = r->procs[--r->nr_procs];
+	if (p && !p->exit_time)
+		p->exit_time = time ? time : 1;
+}
+
+/* Forget the processes whose leader exited before @time by the grace. */
+static void forget_exited(struct vs_recorder *r, uint64_t time)
+{
+	size_t i;
+
+	for (i = r->nr_procs; i-- > 0;)
+		if (r->procs[i].exit_time &&
+		    r->procs[i].exit_time + VS_EXIT_GRACE_NS < time)
+			r->procs[i] = r->procs[--r->nr_procs];
 }
 
 static int compare_tid(const void *a, const void *b)
@@ -970,7 +992,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 			       tid, ptid; uint64_t time; } *f = (const void *)h;
 
 		if (h->type == PERF_RECORD_EXIT && f->pid == f->tid)
-			del_command_pid(r, f->pid);
+			exit_command_pid(r, f->pid, f->time);
 		rec.kind = VS_REC_PROCESS;
 		rec.process = (struct vs_process){ f->time,
 			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
@@ -1238,6 +1260,7 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	r->nr_exits = 0;
 	if (gone)
 		set_wake_filter(r);
+	forget_exited(r, cut);
 	if (r->resync)
 		resync_command(r);
 	if (r->s.probe)

@@ -123,6 +123,24 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func: a command killed in its calls ends them at its threads' exits" {
+	require_uprobes
+	# a process killed by a signal: each thread exits on its own, the
+	# leader's EXIT may come before the others', whose EXITs still end
+	# their open calls (flagged THREAD_EXIT), in all 4 threads
+	"$VARSCOPE" record -o t.data --task-func one_task -- "$IF" -n 10 --types sleep --sleep-us 1000000 --threads 4 > /dev/null 2> err &
+	rec=$!
+	sleep 2.5
+	kill -TERM "$(pgrep -P $rec)"
+	status=0
+	wait $rec || status=$?
+	[ "$status" = 143 ]
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["flagged"]["THREAD_EXIT"] == 4 == len(T["1"]["tids"])'
+	check '"TRUNCATED" not in T["1"]["flagged"]'
+	no_probes_left
+}
+
 @test "--task-func of two nested functions: the inner calls are counted" {
 	require_uprobes
 	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
