@@ -12,9 +12,18 @@ load record-lib
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check 'T["1"]["tasks"] == 2000 and len(T["1"]["tids"]) == 1000'
 	check 'not T["1"]["flagged"]'
-	# every thread's creation and exit reached the trace (what 0 fork, 1 exit)
-	[ "$(grep -c '"kind":"process",.*"what":0' t.json)" -ge 1000 ]
-	[ "$(grep -c '"kind":"process",.*"what":1' t.json)" -ge 1000 ]
+	# every thread's creation and exit reached the trace (what 0 fork, 1
+	# exit), or the tracking rings' LOST records (thread 0) count at
+	# least those missing: those rings take every process's records on
+	# the machine, and a busy one fills them (seen in CI at load 8)
+	python3 - <<-'PY'
+	import json
+	recs = [json.loads(l) for l in open("t.json")]
+	lost = sum(r["count"] for r in recs if r["kind"] == "lost" and r["tid"] == 0)
+	for what in (0, 1):
+	    n = sum(1 for r in recs if r["kind"] == "process" and r["what"] == what)
+	    assert n + lost >= 1000, (what, n, lost)
+	PY
 }
 
 # perf events of the recorder recording "sleep 2" with options $@, once
