@@ -61,35 +61,35 @@ PY
 	# stall, and first to last sample misses a wait before the first or
 	# after the last sample.  Nor has a query the recorder flagged for
 	# lost events (a recorder slowed down, as under ASan, lost all the
-	# samples of one).  Those must stay a minority.
-	# The count estimator weighs a query's samples by its task-clock over
-	# its samples: a stall elsewhere in the query that task-clock counts
-	# and the sampling timer does not (seen once at load 6: 16 samples of
-	# f3 weighed 309 us each, 1.28 times its truth) skews one query, and
-	# the test cannot see it.  So one query in ten may miss.
+	# samples of one).  Nor one whose sampling timer missed part of its
+	# CPU time, outside f3 too (its samples times the period not within
+	# 15% of its task-clock, which one sample more or less moves by 6%):
+	# the count estimator shares the task-clock out among the samples,
+	# and f3's share grows with what the others missed (27% over, in
+	# a fresh clone's run beside other tests, with f3's own 16 samples
+	# right).  Those must stay a minority.
 	py <<'PY'
 import statistics
-est, n, lost, flagged, missed = f3(), 0, 0, lossy(), []
+est, n, lost, flagged = f3(), 0, 0, lossy()
+cover = coverage()
 cold = [d for d in queries() if d["cold_points"] >= 4000]
 usual = 1.5 * statistics.median(d["f3_ns"] for d in cold)
 for d in cold:
     if d["f3_cpu_ns"] < 0.9 * d["f3_ns"] or d["f3_ns"] > usual or \
-       d["task"] in flagged:
+       d["task"] in flagged or abs(cover.get(d["task"], 0) - 1) > 0.15:
         lost += 1
         continue
     e = est[d["task"]]
     n += 1
+    assert abs(e["count"] / d["f3_ns"] - 1) <= 0.2, (d, e)
     # first to last sample is short of the truth by up to two periods
     # (varscope-report(1), --func-time span): within 20% once they are
     # given back (a 4.4 ms f3 at 4000 Hz: 11%; under ASan one came out
     # 0.93 ms, 21%, short)
     period = e["count"] / e["samples"]
-    if abs(e["count"] / d["f3_ns"] - 1) > 0.2 or \
-       not 0.8 * d["f3_ns"] <= e["span"] + 2 * period or \
-       e["span"] > 1.2 * d["f3_ns"]:
-        missed.append((d, e))
+    assert 0.8 * d["f3_ns"] <= e["span"] + 2 * period and \
+        e["span"] <= 1.2 * d["f3_ns"], (d, e)
 assert n >= 20 and lost < n / 4, (n, lost)
-assert len(missed) <= n / 10, (n, missed)
 PY
 }
 

@@ -8,6 +8,9 @@
 #   lossy()    the ids of the tasks the recorder flagged for lost kernel
 #              events or samples (file "cq.json", varscope script --format
 #              json of the trace)
+#   coverage() task id -> the CPU time its samples stand for (their number
+#              times the period) over its task-clock: about 1 when the
+#              sampling timer saw all of the task's CPU time
 #
 # Used from the tests' inline Python: sys.path gets t/helper first.
 import collections
@@ -43,4 +46,20 @@ def lossy(path="cq.json"):
         r = json.loads(line)
         if r.get("kind") == "task" and r["flags"] & LOST_EVENTS:
             out.add(r["id"])
+    return out
+
+
+def coverage(funcs="funcs.json", trace="cq.json"):
+    samples, period, out = {}, 0, {}
+    for line in open(funcs):
+        r = json.loads(line)
+        if "id" in r:
+            samples[r["id"]] = r["samples"]
+    for line in open(trace):
+        r = json.loads(line)
+        if r.get("kind") == "sample":
+            period = r["period"]
+        elif r.get("kind") == "task" and r["values"].get("task-clock"):
+            out[r["id"]] = (samples.get(r["id"], 0) * period /
+                            r["values"]["task-clock"])
     return out
