@@ -262,6 +262,12 @@ static bool vs_register(struct vs_thread *t)
 		t->counters_at = reply.counters_at;
 	}
 	pthread_setspecific(vs_exit_key, t);
+	/*
+	 * The process's first clock read may fault in the vDSO's data page:
+	 * not in a task's begin, between the counters' base and its start
+	 * time, where the counters would count a fault outside the task.
+	 */
+	vs_now();
 	t->state = VS_T_READY;
 	return true;
 }
