@@ -8,31 +8,34 @@ load record-lib
 
 PG=/usr/lib/postgresql/15/bin
 
-# (not the groups on /bin/true that the test of a killed recorder makes,
-# in this run or another tree's running at the same time)
-probe_groups() {
-	grep -v ' /bin/true:' "$TRACEFS/uprobe_events" |
-		sed -n 's/^[pr]:\(varscope_[0-9]*\)\/.*/\1/p' | sort -u
-}
-
-# the tests' recorders leave no uprobe trace event behind (groups that
-# were there before, or whose recorder still runs, are other tests')
+# Every varscope a test runs writes its pid into $TEST_TMP/recorders
+# first: a recorder's uprobe events are the group varscope_PID.  Only
+# those are the test's; other groups on the machine (of a recorder that
+# a test running beside this one killed, or that crashed) are not.
 setup() {
 	vs_setup
 	require_root
 	require_tracefs
 	require_example interfere
-	probe_groups > groups.before
+	: > recorders
+	cat > varscope-pid <<-EOF
+	#!/bin/sh
+	echo \$\$ >> '$PWD/recorders'
+	exec '$VARSCOPE' "\$@"
+	EOF
+	chmod +x varscope-pid
+	VARSCOPE=$PWD/varscope-pid
 }
 
+# the test's recorders left no uprobe event behind (one still running,
+# in the background, is not done yet)
 no_probes_left() {
-	local group
+	local pid
 
-	probe_groups > groups.after
-	for group in $(comm -13 groups.before groups.after); do
-		# a recorder still running is another test's
-		kill -0 "${group#varscope_}" 2>/dev/null ||
-			fail "uprobe events of $group left behind"
+	for pid in $(cat "$TEST_TMP/recorders"); do
+		grep -q "^[pr]:varscope_$pid/" "$TRACEFS/uprobe_events" || continue
+		kill -0 "$pid" 2>/dev/null ||
+			fail "uprobe events of varscope_$pid left behind"
 	done
 }
 
