@@ -187,12 +187,13 @@ recorder_perf_fds() {
 
 @test "a full disk: recording stops, the target goes on, the trace is kept" {
 	mkdir small
-	mount -t tmpfs -o size=64k tmpfs small || skip "cannot mount a tmpfs"
+	mount -t tmpfs -o size=256k tmpfs small || skip "cannot mount a tmpfs"
 	# packed tasks take ~10 bytes each: a chunk (256 KiB raw) holds ~4500
-	# of them in ~45 KiB, and 40000 need eight such chunks; tasks of
-	# 50 us, so that a recorder slowed by a loaded machine does not
-	# drop so many (a full task ring drops them) that the disk never
-	# fills
+	# of them in ~45 KiB, and 40000 need eight such chunks, with the
+	# samples of their 2 s of CPU more (a chunk of them up to ~100 KiB:
+	# 256 KiB hold the first ones whatever the mix); tasks of 50 us, so
+	# that a recorder slowed by a loaded machine does not drop so many
+	# (a full task ring drops them) that the disk never fills
 	run "$VARSCOPE" record -o small/t.data --sample -- "$IF" -n 40000 --types compute --work-us 50
 	umount_status=0
 	cp small/t.data t.data
