@@ -172,14 +172,21 @@ print(t["b"]["latency_ptarget_ns"] > 1.5 * t["a"]["latency_ptarget_ns"])' \
 	# but for buffers bounded by the rings' sizes, whose high-water mark
 	# a recorder that falls behind on a loaded machine may reach late:
 	# the tracking and wake-up batch (up to 1 MiB here, seen at 13 s of
-	# a run at load 8-16, by massif) and the writer's chunk buffers.  So
-	# the median of the last five samples (14-16 s) must lie within
-	# 1 MiB of the highest of 6 to 8.5 s.  interfere runs about 5000
-	# tasks a second here: a leak of 32 bytes a task grows past that.
+	# a run at load 8-16, by massif) and the writer's chunk buffers, one
+	# step each (together 1.4 MiB once, at 9.5 s of a run beside two
+	# busy loops, flat before and after).  A leak grows at every step
+	# instead: from 6 s on, the heap's growth less its two largest steps
+	# (between samples 0.5 s apart) stays under 512 kB.  interfere runs
+	# about 5000 tasks a second here: a leak of 32 bytes a task grows
+	# 1.6 MB in those 10 s, in steps of about 80 kB.
 	[ "${#rss[@]}" -ge 25 ]
-	local settled=$(printf '%s\n' "${rss[@]:12:6}" | sort -n | tail -1)
-	local last=$(printf '%s\n' "${rss[@]: -5}" | sort -n | sed -n 3p)
-	[ "$last" -le $((settled + 1024)) ]
+	python3 - "${rss[@]:12}" <<-'PY'
+	import statistics, sys
+	rss = [int(a) for a in sys.argv[1:]]
+	steps = sorted(b - a for a, b in zip(rss, rss[1:]))
+	growth = statistics.median(rss[-5:]) - rss[0]
+	assert growth - sum(s for s in steps[-2:] if s > 0) <= 512, (growth, steps[-2:])
+	PY
 	ls rss.data.[0-9]* > files
 	[ "$(wc -l < files)" -ge 2 ]
 }
