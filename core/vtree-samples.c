@@ -14,88 +14,6 @@
 #define DOMINANT_SHARE	0.9
 #define MAX_PREFIX	64
 
-/* Frame @d from the root of sample @sm, or UINT32_MAX past its end. */
-static uint32_t frame_from_root(const struct vs_task_samples *ts,
-				const struct vs_ts_sample *sm, unsigned int d)
-{
-	if (d >= sm->nr_frames)
-		return UINT32_MAX;
-	return ts->frames[sm->chain + sm->nr_frames - 1 - d];
-}
-
-static bool has_prefix(const struct vs_task_samples *ts,
-		       const struct vs_ts_sample *sm, const uint32_t *prefix,
-		       unsigned int len)
-{
-	unsigned int d;
-
-	for (d = 0; d < len; d++)
-		if (frame_from_root(ts, sm, d) != prefix[d])
-			return false;
-	return true;
-}
-
-/*
- * The frames at the root of the callchains that every task goes through
- * (_start, main, the worker loop, the request handler): level by level,
- * the frame under which DOMINANT_SHARE of the sampled time is.  Not all
- * of it: samples in code without frame pointers lose callers.  Writes
- * the prefix into @prefix (room for @max) and returns its length.
- */
-static unsigned int dominant_prefix(const struct vs_task_samples *ts,
-				    size_t first, size_t nr, uint32_t *prefix,
-				    unsigned int max)
-{
-	unsigned int len = 0;
-	double total = 0;
-	size_t t, s;
-
-	for (t = first; t < first + nr; t++)
-		for (s = ts->tasks[t].first;
-		     s < ts->tasks[t].first + ts->tasks[t].nr; s++)
-			total += (double)ts->samples[s].weight_ns;
-	while (len < max) {
-		uint32_t best = UINT32_MAX;
-		double weight = 0;
-
-		/* weighted majority vote (Boyer-Moore), checked below */
-		for (t = first; t < first + nr; t++)
-			for (s = ts->tasks[t].first;
-			     s < ts->tasks[t].first + ts->tasks[t].nr; s++) {
-				const struct vs_ts_sample *sm = &ts->samples[s];
-				double w = (double)sm->weight_ns;
-				uint32_t f;
-
-				if (!has_prefix(ts, sm, prefix, len))
-					continue;
-				f = frame_from_root(ts, sm, len);
-				if (f == best) {
-					weight += w;
-				} else if (weight < w) {
-					best = f;
-					weight = w - weight;
-				} else {
-					weight -= w;
-				}
-			}
-		weight = 0;
-		if (best == UINT32_MAX)
-			break;
-		prefix[len] = best;
-		for (t = first; t < first + nr; t++)
-			for (s = ts->tasks[t].first;
-			     s < ts->tasks[t].first + ts->tasks[t].nr; s++)
-				if (has_prefix(ts, &ts->samples[s], prefix,
-					       len + 1))
-					weight += (double)
-						ts->samples[s].weight_ns;
-		if (weight < DOMINANT_SHARE * total)
-			break;
-		len++;
-	}
-	return len;
-}
-
 static bool is_kernel(const struct vs_task_samples *ts, uint32_t id)
 {
 	return id < ts->nr_symbols && ts->symbols[id].file &&
@@ -137,6 +55,136 @@ static unsigned int kernel_frames(const struct vs_task_samples *ts,
 }
 
 /*
+ * The path in the tree of each sample of a type (in the order of its
+ * tasks and their samples): root first, the kernel's frames folded into
+ * their entry (kernel_frames()), at least one frame; sample i's is
+ * frames[start[i] .. start[i + 1]).  The common prefix is looked for on
+ * these, the paths it is cut from: on the raw callchains it could end in
+ * kernel frames a path does not hold, and the cut leave no frame.
+ */
+struct sample_paths {
+	size_t nr;
+	size_t *start;		/* nr + 1 */
+	uint32_t *frames;
+	double *weight;		/* ns */
+};
+
+static void sample_paths_free(struct sample_paths *p)
+{
+	free(p->start);
+	free(p->frames);
+	free(p->weight);
+}
+
+static int sample_paths_init(struct sample_paths *p,
+			     const struct vs_task_samples *ts, size_t first,
+			     size_t nr)
+{
+	size_t t, s, i = 0, n = 0, nr_frames = 0;
+	unsigned int k;
+
+	p->nr = 0;
+	for (t = first; t < first + nr; t++) {
+		const struct vs_ts_task *task = &ts->tasks[t];
+
+		p->nr += task->nr;
+		for (s = task->first; s < task->first + task->nr; s++)
+			nr_frames += ts->samples[s].nr_frames;
+	}
+	p->start = malloc((p->nr + 1) * sizeof(*p->start));
+	p->frames = malloc((nr_frames + 1) * sizeof(*p->frames));
+	p->weight = malloc((p->nr + 1) * sizeof(*p->weight));
+	if (!p->start || !p->frames || !p->weight)
+		return -1;
+	for (t = first; t < first + nr; t++) {
+		const struct vs_ts_task *task = &ts->tasks[t];
+
+		for (s = task->first; s < task->first + task->nr; s++) {
+			const struct vs_ts_sample *sm = &ts->samples[s];
+			const uint32_t *f = ts->frames + sm->chain;
+			unsigned int inner = kernel_frames(ts, sm);
+
+			p->start[i] = n;
+			p->weight[i++] = (double)sm->weight_ns;
+			/* innermost first in frames[]: root first here */
+			for (k = sm->nr_frames; k-- > inner;)
+				p->frames[n++] = f[k];
+		}
+	}
+	p->start[i] = n;
+	return 0;
+}
+
+static unsigned int path_depth(const struct sample_paths *p, size_t i)
+{
+	return p->start[i + 1] - p->start[i];
+}
+
+static bool has_prefix(const struct sample_paths *p, size_t i,
+		       const uint32_t *prefix, unsigned int len)
+{
+	return path_depth(p, i) >= len &&
+	       !memcmp(p->frames + p->start[i], prefix, len * sizeof(*prefix));
+}
+
+/*
+ * The frames at the root of the paths that every task goes through
+ * (_start, main, the worker loop, the request handler): level by level,
+ * the frame under which DOMINANT_SHARE of the sampled time is.  Not all
+ * of it: samples in code without frame pointers lose callers.  The
+ * application's frames only: a kernel entry where most of the time is
+ * (a handler spinning on a system call) is where the time goes, the
+ * child of the function that made the call, not a frame every task goes
+ * through.  Writes the prefix into @prefix (room for @max) and returns
+ * its length.
+ */
+static unsigned int dominant_prefix(const struct vs_task_samples *ts,
+				    const struct sample_paths *p,
+				    uint32_t *prefix, unsigned int max)
+{
+	unsigned int len = 0;
+	double total = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		total += p->weight[i];
+	while (len < max) {
+		uint32_t best = UINT32_MAX;
+		double weight = 0;
+
+		/* weighted majority vote (Boyer-Moore), checked below */
+		for (i = 0; i < p->nr; i++) {
+			double w = p->weight[i];
+			uint32_t f;
+
+			if (!has_prefix(p, i, prefix, len) ||
+			    path_depth(p, i) == len)
+				continue;
+			f = p->frames[p->start[i] + len];
+			if (f == best) {
+				weight += w;
+			} else if (weight < w) {
+				best = f;
+				weight = w - weight;
+			} else {
+				weight -= w;
+			}
+		}
+		weight = 0;
+		if (best == UINT32_MAX || is_kernel(ts, best))
+			break;
+		prefix[len] = best;
+		for (i = 0; i < p->nr; i++)
+			if (has_prefix(p, i, prefix, len + 1))
+				weight += p->weight[i];
+		if (weight < DOMINANT_SHARE * total)
+			break;
+		len++;
+	}
+	return len;
+}
+
+/*
  * The parts of task @task's waits blamed on threads that did not work for
  * it: exact children of the root.  (A thread attached to the task worked
  * for it: its samples are the task's already.)
@@ -162,61 +210,51 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 				       const struct vs_wake_type *waits,
 				       const char **why)
 {
-	size_t first, nr = vs_task_samples_type(ts, type, &first), t, s;
-	unsigned int skip, k, max_frames = 0;
+	size_t first, nr = vs_task_samples_type(ts, type, &first), t, i = 0;
 	uint32_t prefix[MAX_PREFIX];
-	struct vs_vtree *vt;
-	uint32_t *path;
-	uint64_t nr_samples = 0;
+	struct sample_paths p;
+	struct vs_vtree *vt = NULL;
+	unsigned int skip, k;
 
-	for (t = first; t < first + nr; t++) {
-		const struct vs_ts_task *task = &ts->tasks[t];
-
-		nr_samples += task->nr;
-		for (s = task->first; s < task->first + task->nr; s++)
-			if (ts->samples[s].nr_frames > max_frames)
-				max_frames = ts->samples[s].nr_frames;
-	}
 	*why = NULL;
 	if (nr < 2) {
 		*why = "fewer than 2 tasks";
 		return NULL;
 	}
-	if (!nr_samples && !(waits && waits->nr_parts)) {
+	if (sample_paths_init(&p, ts, first, nr))
+		goto nomem;
+	if (!p.nr && !(waits && waits->nr_parts)) {
+		sample_paths_free(&p);
 		*why = "no samples in its tasks (record with --sample)";
 		return NULL;
 	}
-	skip = dominant_prefix(ts, first, nr, prefix, MAX_PREFIX);
+	skip = dominant_prefix(ts, &p, prefix, MAX_PREFIX);
 	skip = skip ? skip - 1 : 0;
 	vt = vs_vtree_new(nr, true);
-	path = malloc((max_frames + 1) * sizeof(*path));
-	if (!vt || !path)
+	if (!vt)
 		goto nomem;
 	for (t = 0; t < nr; t++) {
 		const struct vs_ts_task *task = &ts->tasks[first + t];
+		size_t end = i + task->nr;
 
 		vs_vtree_set_latency(vt, t, (double)(task->end - task->start));
 		if (add_waits(vt, t, task->id, waits))
 			goto nomem;
-		for (s = task->first; s < task->first + task->nr; s++) {
-			const struct vs_ts_sample *sm = &ts->samples[s];
-			const uint32_t *f = ts->frames + sm->chain;
-			unsigned int depth = 0, top = sm->nr_frames;
-			unsigned int inner = kernel_frames(ts, sm);
+		for (; i < end; i++) {
+			const uint32_t *path = p.frames + p.start[i];
+			unsigned int depth = path_depth(&p, i), cut = 0;
 
-			if (has_prefix(ts, sm, prefix, skip))
-				top -= skip;
-			/* innermost first in frames[]: root first in path */
-			for (k = top; k-- > inner;)
-				path[depth++] = f[k];
-			if (vs_vtree_add(vt, t, path, depth,
-					 (double)sm->weight_ns))
+			/* a path that ends in the prefix keeps its leaf */
+			if (has_prefix(&p, i, prefix, skip))
+				cut = skip < depth ? skip : depth - 1;
+			if (vs_vtree_add(vt, t, path + cut, depth - cut,
+					 p.weight[i]))
 				goto nomem;
 		}
 		if (task->closed)
 			vs_vtree_close_task(vt, t);
 	}
-	free(path);
+	sample_paths_free(&p);
 	for (k = 1; k < vt->nr_nodes; k++)
 		vt->nodes[k].unprobeable =
 			!is_probeable(ts, vt->nodes[k].symbol);
@@ -224,7 +262,7 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 		goto nomem_tree;
 	return vt;
 nomem:
-	free(path);
+	sample_paths_free(&p);
 nomem_tree:
 	vs_vtree_free(vt);
 	*why = "out of memory";

@@ -176,10 +176,11 @@ uint32_t vs_vtree_wait_symbol(const struct vs_wake_type *waits,
  * children of the root, one per waker, symbol VS_VTREE_WAIT + its index
  * @why: when there is no tree (NULL returned), says why in a few words
  *
- * Frames shared by the root of every callchain (_start, main, a worker
- * loop) are dropped but the deepest, which becomes the root's only
- * child.  Kernel frames are kept down to the entry (syscall, interrupt,
- * fault) only.  Symbol ids are @ts's.
+ * Kernel frames are kept down to the entry (syscall, interrupt, fault)
+ * only.  The application's frames at the root of nearly all callchains
+ * (_start, main, a worker loop) are dropped but the deepest, which
+ * becomes the root's main child.  Every sample is some node's time.
+ * Symbol ids are @ts's.
  */
 struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 				       uint32_t type,

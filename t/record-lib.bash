@@ -42,13 +42,14 @@ record_if() {
 }
 
 # record_app NAME: build the test's annotated program NAME.c with
-# libvarscope.a (it may include t/helper/one-task.h), record it into
+# libvarscope.a (it may include t/helper/one-task.h) and frame pointers
+# (the callchains of record --sample, as the examples), record it into
 # t.data (with run: $status and $output are record's; $RECORD_OPTS are
 # options of record) and dump the trace
 # as JSON lines into t.json
 record_app() {
 	# shellcheck disable=SC2086
-	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -I"$SRC/t/helper" \
+	"$VS_CC" $VS_APP_CFLAGS -O2 -fno-omit-frame-pointer -I"$SRC/include" -I"$SRC/t/helper" \
 		-o "$1" "$1.c" \
 		"$VS_LIBDIR/libvarscope.a" -lpthread
 	run "$VARSCOPE" record -o t.data ${RECORD_OPTS-} -- "./$1"

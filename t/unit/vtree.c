@@ -483,6 +483,72 @@ static void test_sampled_probes(void)
 	vs_task_samples_free(ts);
 }
 
+/*
+ * A handler that spins on a system call (VProfiler's worker serving a
+ * request, its samples in the kernel): twenty tasks under start_thread,
+ * worker and handle, nearly all their samples deep in the kernel below
+ * handle's system call, one in handle's own code and one in worker's.
+ * The prefix every task goes through ends at handle, not in the kernel
+ * frames the tree folds into their entry, and every sample is a node's
+ * time: the root's children hold all the sampled time.
+ */
+static void test_sampled_syscall(void)
+{
+	static const char *const names[] = {
+		"clear_user", "read_zero", "do_syscall_64",
+		"entry_SYSCALL_64_after_hwframe", "handle", "worker",
+		"start_thread",
+	};
+	enum { NR_NAMES = sizeof(names) / sizeof(names[0]) };
+	struct vs_task_samples *ts = vs_task_samples_new();
+	const struct vs_vtree_node *nh, *ne, *nw;
+	struct vs_task t = { .type = 1, .pid = 1, .tid = 10 };
+	struct vs_sample sm = { .pid = 1, .tid = 10, .period = 100 };
+	uint32_t chain[NR_NAMES];
+	double sampled = 0;
+	struct vs_vtree *vt;
+	const char *why;
+	unsigned int i, k, j, nr;
+
+	for (k = 0; k < NR_NAMES; k++)
+		chain[k] = vs_task_samples_symbol(ts, names[k],
+						  k < 4 ? "[kernel]" :
+						  "/srv/app");
+	for (i = 0; i < 20; i++) {
+		nr = 20 + i % 3;
+		t.id = i + 1;
+		t.start = i * 1000000ull;
+		t.end = t.start + 100 * (nr + 3);
+		vs_task_samples_add_task(ts, &t, 0);
+		for (j = 0; j < nr; j++) {
+			sm.time = t.start + 100 * (j + 1);
+			/* the kernel's, the user's in handle, in worker */
+			k = j < nr - 2 ? 0 : j == nr - 2 ? 4 : 5;
+			vs_task_samples_add_sample(ts, &sm, chain + k,
+						   NR_NAMES - k);
+		}
+	}
+	vs_task_samples_finish(ts);
+	for (i = 0; i < ts->nr_samples; i++)
+		sampled += (double)ts->samples[i].weight_ns / 20;
+	vt = vs_vtree_from_samples(ts, 1, NULL, &why);
+	if (!ok(vt != NULL, "tree from samples (%s)", vt ? "built" : why)) {
+		vs_task_samples_free(ts);
+		return;
+	}
+	nh = child(vt, 0, chain[4]);
+	ne = nh ? child(vt, nh - vt->nodes, chain[3]) : NULL;
+	nw = child(vt, 0, chain[5]);
+	ok(nh && ne && nw && vt->nr_nodes == 4,
+	   "root, handle, handle/entry_SYSCALL_64_after_hwframe, worker");
+	ok(sampled > 0 && near(vt->nodes[0].mean - vt->nodes[0].self_mean,
+			       sampled),
+	   "the root's children hold all the sampled time (%.0f of %.0f ns)",
+	   vt->nodes[0].mean - vt->nodes[0].self_mean, sampled);
+	vs_vtree_free(vt);
+	vs_task_samples_free(ts);
+}
+
 int main(void)
 {
 	test_exact();
@@ -492,6 +558,7 @@ int main(void)
 	test_closed();
 	test_probes();
 	test_sampled_probes();
+	test_sampled_syscall();
 	ok(!vs_vtree_new(1, false), "one task: no tree");
 	return done_testing();
 }
