@@ -77,12 +77,24 @@ static int fail(struct vs_reader *r, uint64_t off, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * The file ends before its end mark: either right after a whole chunk (a
+ * recording killed between two chunks) or inside one, whose start is where
+ * reading stopped.
+ */
 static void warn_truncated(struct vs_reader *r)
 {
-	snprintf(r->warning, sizeof(r->warning),
-		 "%s: truncated at byte %llu; read up to the last whole chunk at byte %llu",
-		 r->name, (unsigned long long)r->size,
-		 (unsigned long long)r->pos);
+	if (r->pos >= r->size)
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s: truncated at byte %llu, after a whole chunk: "
+			 "the end mark is missing", r->name,
+			 (unsigned long long)r->size);
+	else
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s: truncated at byte %llu, inside a chunk: read up "
+			 "to the last whole chunk at byte %llu", r->name,
+			 (unsigned long long)r->size,
+			 (unsigned long long)r->pos);
 }
 
 static int read_at(struct vs_reader *r, void *buf, size_t len, uint64_t off)

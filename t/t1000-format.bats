@@ -80,7 +80,7 @@ open(p, "wb").write(b)' "$@"
 	run "$VARSCOPE" script -i cut.data
 	assert_success
 	[ "$(grep -c ' task ' <<<"$output")" -eq 1000 ]
-	assert_line "varscope script: warning: cut.data: truncated at byte $((size - 48)); read up to the last whole chunk at byte $((size - 48))"
+	assert_line "varscope script: warning: cut.data: truncated at byte $((size - 48)), after a whole chunk: the end mark is missing"
 }
 
 @test "truncation inside a chunk reads up to the chunk before" {
@@ -89,7 +89,7 @@ open(p, "wb").write(b)' "$@"
 	head -c $((size / 2)) full.data >half.data
 	run "$VARSCOPE" script -i half.data
 	assert_success
-	assert_line --regexp "^varscope script: warning: half.data: truncated at byte $((size / 2)); read up to the last whole chunk at byte [0-9]+$"
+	assert_line --regexp "^varscope script: warning: half.data: truncated at byte $((size / 2)), inside a chunk: read up to the last whole chunk at byte [0-9]+$"
 	n=$(grep -c ' task ' <<<"$output")
 	[ "$n" -gt 100 ] && [ "$n" -lt 1000 ]
 }
@@ -163,5 +163,5 @@ teardown() {
 	assert_success
 	n=$(grep -c ' task ' <<<"$output")
 	[ "$n" -gt 1000 ] && [ "$n" -lt 1000000 ]
-	assert_line --regexp "^varscope script: warning: full.data: truncated at byte ([0-9]+); read up to the last whole chunk at byte \1$"
+	assert_line --regexp "^varscope script: warning: full.data: truncated at byte [0-9]+, after a whole chunk: the end mark is missing$"
 }

@@ -99,7 +99,7 @@ for line in sys.stdin:
 	head -c 20000 t.data >cut.data
 	run "$VARSCOPE" script -i cut.data --format json
 	assert_success
-	assert_line --regexp '^varscope script: warning: cut\.data: truncated at byte 20000; read up to the last whole chunk at byte [0-9]+$'
+	assert_line --regexp '^varscope script: warning: cut\.data: truncated at byte 20000, inside a chunk: read up to the last whole chunk at byte [0-9]+$'
 }
 
 @test "script rejects a bad --format with one line naming the option" {

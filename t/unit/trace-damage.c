@@ -129,9 +129,13 @@ static int check_truncated(size_t len)
 	char want[256];
 
 	read_trace(file, len, &o);
-	snprintf(want, sizeof(want),
-		 "t.data: truncated at byte %zu; read up to the last whole chunk at byte %llu",
-		 len, (unsigned long long)last_boundary(len));
+	if (last_boundary(len) == len)
+		snprintf(want, sizeof(want), "t.data: truncated at byte %zu, "
+			 "after a whole chunk: the end mark is missing", len);
+	else
+		snprintf(want, sizeof(want), "t.data: truncated at byte %zu, "
+			 "inside a chunk: read up to the last whole chunk at "
+			 "byte %llu", len, (unsigned long long)last_boundary(len));
 	if (o.ret == 0 && !o.error[0] && !strcmp(o.warning, want) &&
 	    o.tasks == tasks_before(len))
 		return 1;
