@@ -121,8 +121,14 @@ int cmd_record(int argc, const char **argv)
 	nonzero_if_given(&opts.sample_freq, "freq");
 	if (!(opts.rate > 0 && opts.rate <= 1))
 		option_error("rate", "must be in (0, 1]");
-	if (!opts.epoch_ns)
-		option_error("epoch", "must be longer than 0");
+	if (opts.segment_ns && opts.segment_ns < VS_RECORD_MIN_PERIOD_NS)
+		option_error("segment-length", "must be at least "
+			     VS_RECORD_MIN_PERIOD ": files switch on the "
+			     "recorder's 10 ms tick");
+	if (opts.epoch_ns < VS_RECORD_MIN_PERIOD_NS)
+		option_error("epoch", "must be at least " VS_RECORD_MIN_PERIOD
+			     ": epochs switch on the recorder's 10 ms tick, "
+			     "each opening new counters in every thread");
 	if (opts.max_size && !opts.segment_ns)
 		option_error("max-size", "needs --segment-length: only whole "
 			     "segment files are removed");

@@ -8,6 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * The shortest --epoch and --segment-length: the recorder starts an epoch
+ * or a file on its tick (every 10 ms), so a shorter one would be a tick
+ * long, and each epoch opens a new counter group in every thread.
+ */
+#define VS_RECORD_MIN_PERIOD_NS	100000000ull
+#define VS_RECORD_MIN_PERIOD	"100ms"
+
 struct vs_record_opts {
 	const char *output;		/* NULL: varscope.data */
 	double rate;			/* (0, 1] */

@@ -15,6 +15,18 @@ load record-lib
 	assert_failure 129
 }
 
+@test "record rejects an epoch or segment shorter than the recorder's 100ms" {
+	run "$VARSCOPE" record -o t.data --segment-length 99ms -- true
+	assert_failure 129
+	assert_output "varscope record: option \`--segment-length': must be at least 100ms: files switch on the recorder's 10 ms tick"
+	run "$VARSCOPE" record -o t.data --epoch 1ns -- true
+	assert_failure 129
+	assert_output "varscope record: option \`--epoch': must be at least 100ms: epochs switch on the recorder's 10 ms tick, each opening new counters in every thread"
+	[ ! -e t.data ]
+	run "$VARSCOPE" record -o t.data --epoch 100ms --segment-length 100ms -- true
+	assert_success
+}
+
 @test "record rejects a length, size or rate of 0 rather than ignore it" {
 	local case
 
