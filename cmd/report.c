@@ -18,6 +18,7 @@
 #include "builtin.h"
 #include "../core/func-events.h"
 #include "../core/parse-options.h"
+#include "../core/plural.h"
 #include "../core/ranking.h"
 #include "../core/taskset.h"
 #include "../core/trace-head.h"
@@ -173,11 +174,12 @@ static void print_text_wakeups(const struct report *rep,
 	for (i = 0; i < w->nr_wakers && i < VS_WAKE_SHOWN; i++) {
 		const struct vs_waker *k = &w->wakers[i];
 
-		printf("#   %s %s (tid %u, %s, %u edge%s deep), %llu waits",
+		printf("#   %s %s (tid %u, %s, %u %s deep), %llu waits",
 		       vs_format_ns(a, sizeof(a), (double)k->ns),
 		       k->tid ? (*k->comm ? k->comm : "?") : "[interrupt]",
 		       k->tid, vs_waker_kind_name(k->kind), k->depth,
-		       k->depth > 1 ? "s" : "", (unsigned long long)k->waits);
+		       vs_plural(k->depth, "edge", "edges"),
+		       (unsigned long long)k->waits);
 		for (f = 0; ts && f < k->nr_funcs; f++)
 			printf("%s %s %s", f ? "," : ":",
 			       vs_vtree_sample_symbol((void *)ts,

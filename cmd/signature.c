@@ -15,6 +15,7 @@
 #include "arch/x86/syscalls.h"
 #include "core/cluster.h"
 #include "core/parse-options.h"
+#include "core/plural.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
 #include "core/syscall-trace.h"
@@ -292,9 +293,10 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 	char buf[160];
 	size_t i, k;
 
-	printf("# %zu system calls of %zu threads: %zu execution units "
+	printf("# %zu system calls of %zu %s: %zu execution units "
 	       "(split at gaps > %.1f us), %zu clusters\n", res->nr_calls,
-	       nr_threads, res->nr_units, res->gap_limit / 1e3,
+	       nr_threads, vs_plural(nr_threads, "thread", "threads"),
+	       res->nr_units, res->gap_limit / 1e3,
 	       res->nr_clusters);
 	printf("# abnormal units: %zu (%zu by time, %zu by frequency, %zu in "
 	       "clusters < %d)\n", res->nr_abnormal, res->nr_time_outliers,

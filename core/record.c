@@ -39,6 +39,7 @@
 #include "arch/x86/intel-events.h"
 #include "core/pmu.h"
 #include "core/array.h"
+#include "core/plural.h"
 #include "core/record-int.h"
 #include "core/sort.h"
 #include "core/symbols.h"
@@ -1411,10 +1412,11 @@ static void out_of_fds(struct vs_recorder *r, int err)
 	struct rlimit rl = { 0, 0 };
 
 	getrlimit(RLIMIT_NOFILE, &rl);
-	fprintf(stderr, "varscope record: %s (limit %llu) with %u threads "
+	fprintf(stderr, "varscope record: %s (limit %llu) with %u %s "
 		"traced: threads registering now are not recorded, those "
 		"traced go on\n", strerror(err),
-		(unsigned long long)rl.rlim_cur, r->s.nr_threads);
+		(unsigned long long)rl.rlim_cur, r->s.nr_threads,
+		vs_plural(r->s.nr_threads, "thread", "threads"));
 }
 
 /*
@@ -1791,9 +1793,18 @@ static void left_running(const struct vs_recorder *r)
 			first = r->procs[i].pid;	/* the oldest, likely */
 	if (n)
 		fprintf(stderr, "varscope record: the command exited and left "
-			"%u process%s running, not recorded (pid %d%s): run a "
+			"%u %s running, not recorded (pid %d%s): run a "
 			"server in the foreground, or attach with -p\n", n,
-			n > 1 ? "es" : "", (int)first, n > 1 ? ", ..." : "");
+			vs_plural(n, "process", "processes"), (int)first,
+			n > 1 ? ", ..." : "");
+}
+
+/* One summary line: "varscope record: N thing(s) @what". */
+static void count_line(unsigned long long n, const char *one,
+		       const char *many, const char *what)
+{
+	fprintf(stderr, "varscope record: %llu %s %s\n", n,
+		vs_plural(n, one, many), what);
 }
 
 static void summary(struct vs_recorder *r)
@@ -1806,108 +1817,124 @@ static void summary(struct vs_recorder *r)
 	char where[4200], uncounted[128] = "";
 	int i;
 
-	if (files)
+	if (files == 1)
+		snprintf(where, sizeof(where), "1 segment file %s",
+			 vs_rotwriter_path(r->s.out));
+	else if (files)
 		snprintf(where, sizeof(where), "%u segment files %s.0001.., "
 			 "the last %s", files, path,
 			 vs_rotwriter_path(r->s.out));
 	else
 		snprintf(where, sizeof(where), "%s", path);
 	if (vs_probe_tasks(&r->s))
-		fprintf(stderr, "varscope record: %llu function calls written to "
+		fprintf(stderr, "varscope record: %llu function %s written to "
 			"%s (%llu bytes)\n", (unsigned long long)written,
-			where, (unsigned long long)vs_rotwriter_bytes(r->s.out));
+			vs_plural(written, "call", "calls"), where,
+			(unsigned long long)vs_rotwriter_bytes(r->s.out));
 	else
-		fprintf(stderr, "varscope record: %llu tasks of %llu threads "
+		fprintf(stderr, "varscope record: %llu %s of %llu %s "
 			"written to %s (%llu bytes)\n",
 			(unsigned long long)written,
-			(unsigned long long)r->s.stats.threads, where,
+			vs_plural(written, "task", "tasks"),
+			(unsigned long long)r->s.stats.threads,
+			vs_plural(r->s.stats.threads, "thread", "threads"), where,
 			(unsigned long long)vs_rotwriter_bytes(r->s.out));
 	if (r->s.tasks_taken > written)
-		fprintf(stderr, "varscope record: %llu more tasks ended before "
+		fprintf(stderr, "varscope record: %llu more %s ended before "
 			"the output error: lost with the chunk that could not "
 			"be written\n",
-			(unsigned long long)(r->s.tasks_taken - written));
+			(unsigned long long)(r->s.tasks_taken - written),
+			vs_plural(r->s.tasks_taken - written, "task", "tasks"));
 	for (i = 0; vs_probe_func_stats(&r->s, i, &fs); i++) {
 		if (fs.nested)
-			fprintf(stderr, "varscope record: %llu calls of %s ran "
-				"inside a call of %s: not tasks (a thread is "
-				"in one task at a time)\n",
-				(unsigned long long)fs.nested, fs.symbol,
-				fs.outer);
+			fprintf(stderr, "varscope record: %llu %s of %s ran "
+				"inside a call of %s: %s (a thread is in one "
+				"task at a time)\n",
+				(unsigned long long)fs.nested,
+				vs_plural(fs.nested, "call", "calls"), fs.symbol,
+				fs.outer,
+				vs_plural(fs.nested, "not a task", "not tasks"));
 		if (fs.no_return)
-			fprintf(stderr, "varscope record: %llu calls of %s "
+			fprintf(stderr, "varscope record: %llu %s of %s "
 				"left without returning (longjmp): ended at "
 				"the first event past their frame, flagged "
-				"NO_RETURN\n",
-				(unsigned long long)fs.no_return, fs.symbol);
+				"NO_RETURN\n", (unsigned long long)fs.no_return,
+				vs_plural(fs.no_return, "call", "calls"),
+				fs.symbol);
 	}
 	if (vs_rotwriter_nr_removed(r->s.out))
-		fprintf(stderr, "varscope record: %u oldest segment files "
+		fprintf(stderr, "varscope record: %u oldest segment %s "
 			"removed to stay under --max-size\n",
-			vs_rotwriter_nr_removed(r->s.out));
+			vs_rotwriter_nr_removed(r->s.out),
+			vs_plural(vs_rotwriter_nr_removed(r->s.out), "file",
+				  "files"));
 	if (r->opts->probe_funcs)
-		fprintf(stderr, "varscope record: %llu --probe function "
-			"enters and exits written\n",
-			(unsigned long long)vs_rotwriter_nr_written(r->s.out,
-								   VS_REC_FUNC));
+		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_FUNC),
+			   "--probe function enter or exit",
+			   "--probe function enters and exits", "written");
 	if (vs_probe_funcs_left(&r->s))
-		fprintf(stderr, "varscope record: %llu --probe calls left "
-			"without returning (longjmp): their exits written at "
-			"the first event past their frame\n",
-			(unsigned long long)vs_probe_funcs_left(&r->s));
+		count_line(vs_probe_funcs_left(&r->s), "--probe call",
+			   "--probe calls", "left without returning (longjmp): "
+			   "their exits written at the first event past their "
+			   "frame");
 	if (r->s.sampling)
-		fprintf(stderr, "varscope record: %llu samples written\n",
-			(unsigned long long)vs_rotwriter_nr_written(r->s.out,
-								   VS_REC_SAMPLE));
+		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_SAMPLE),
+			   "sample", "samples", "written");
 	if (r->lost_tracking)
-		fprintf(stderr, "varscope record: %llu process, mapping and "
-			"wake-up records lost (ring full)\n",
-			(unsigned long long)r->lost_tracking);
+		count_line(r->lost_tracking, "process, mapping or wake-up record",
+			   "process, mapping and wake-up records",
+			   "lost (ring full)");
 	if (r->resyncs)
 		fprintf(stderr, "varscope record: the tracking rings were "
 			"full: the names and mappings of the command's "
 			"processes read again from /proc (%llu changed)\n",
 			(unsigned long long)r->resyncs);
 	if (r->s.stats.lost_uncounted)
-		snprintf(uncounted, sizeof(uncounted), "; %llu threads ended "
+		snprintf(uncounted, sizeof(uncounted), "; %llu %s ended "
 			 "with a full ring, whose last drops the kernel never "
-			 "counted out", (unsigned long long)r->s.stats.lost_uncounted);
+			 "counted out", (unsigned long long)r->s.stats.lost_uncounted,
+			 vs_plural(r->s.stats.lost_uncounted, "thread",
+				   "threads"));
 	if (r->s.stats.lost_events || r->s.stats.lost_uncounted)
-		fprintf(stderr, "varscope record: %llu kernel events lost (ring "
-			"full), %llu tasks flagged%s; a larger --mmap-pages "
+		fprintf(stderr, "varscope record: %llu kernel %s lost (ring "
+			"full), %llu %s flagged%s; a larger --mmap-pages "
 			"helps\n", (unsigned long long)r->s.stats.lost_events,
-			(unsigned long long)a->lost_tasks, uncounted);
+			vs_plural(r->s.stats.lost_events, "event", "events"),
+			(unsigned long long)a->lost_tasks,
+			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
 	if (r->s.stats.dropped_tasks)
-		fprintf(stderr, "varscope record: %llu tasks dropped (task ring full)\n",
-			(unsigned long long)r->s.stats.dropped_tasks);
+		count_line(r->s.stats.dropped_tasks, "task", "tasks",
+			   "dropped (task ring full)");
 	if (r->s.stats.unmatched_ends)
 		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
 			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
 	if (r->s.stats.fds_closed)
-		fprintf(stderr, "varscope record: %llu threads closed the "
-			"descriptors the recorder passed them (a program that "
-			"closes every descriptor): their later tasks were not "
-			"recorded\n", (unsigned long long)r->s.stats.fds_closed);
+		count_line(r->s.stats.fds_closed, "thread", "threads",
+			   "closed the descriptors the recorder passed them (a "
+			   "program that closes every descriptor): their later "
+			   "tasks were not recorded");
 	if (r->s.hw_failures)
-		fprintf(stderr, "varscope record: %llu hardware counter groups "
+		fprintf(stderr, "varscope record: %llu hardware counter %s "
 			"could not be opened (%s): tasks of those threads lack "
 			"hardware values\n", (unsigned long long)r->s.hw_failures,
+			vs_plural(r->s.hw_failures, "group", "groups"),
 			r->s.hw_error);
 	if (r->s.snapshot_failures)
-		fprintf(stderr, "varscope record: %llu interrupt snapshot events "
+		fprintf(stderr, "varscope record: %llu interrupt snapshot %s "
 			"could not be opened (%s): those interrupts stay in the "
 			"hardware deltas\n",
 			(unsigned long long)r->s.snapshot_failures,
+			vs_plural(r->s.snapshot_failures, "event", "events"),
 			r->s.snapshot_error);
 	if (r->s.stats.refused)
-		fprintf(stderr, "varscope record: %llu threads not recorded%s%s\n",
+		fprintf(stderr, "varscope record: %llu %s not recorded%s%s\n",
 			(unsigned long long)r->s.stats.refused,
+			vs_plural(r->s.stats.refused, "thread", "threads"),
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
 	if (r->late_threads)
-		fprintf(stderr, "varscope record: %llu threads began after the "
-			"output error: not recorded\n",
-			(unsigned long long)r->late_threads);
+		count_line(r->late_threads, "thread", "threads",
+			   "began after the output error: not recorded");
 	fprintf(stderr, "varscope record: %s\n", fault_time_note);
 	left_running(r);
 }

@@ -107,7 +107,7 @@ load record-lib
 	run "$VARSCOPE" record -o t.data -- "$IF" -n 3 --types compute --work-us 100
 	assert_success
 	assert_line --regexp '^interfere: pid=[0-9]+ type=4 name=compute tasks=3 '
-	assert_line --partial "varscope record: 3 tasks of 1 threads written to t.data"
+	assert_line --partial "varscope record: 3 tasks of 1 thread written to t.data"
 }
 
 @test "record says once that there is no PMU and no fault time" {
@@ -168,7 +168,7 @@ load record-lib
 	start=$(date +%s)
 	run "$VARSCOPE" record -o t.data --duration 1s -- "$IF" -n 100000 --types sleep --sleep-us 1000
 	[ $(($(date +%s) - start)) -lt 10 ]
-	assert_output --partial "tasks of 1 threads written to t.data"
+	assert_output --partial "tasks of 1 thread written to t.data"
 	"$VARSCOPE" script -i t.data --format json | "$STATS" 'T["1"]["tasks"] > 100'
 }
 
