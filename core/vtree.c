@@ -380,6 +380,17 @@ static unsigned int add_children(const struct vs_vtree *vt, unsigned int node,
 	return nr;
 }
 
+double vs_vtree_noise(const struct vs_vtree *vt)
+{
+	const struct vs_vtree_node *root = &vt->nodes[0];
+	double noise = 0;
+	unsigned int c;
+
+	for (c = 0; c < root->nr_children; c++)
+		noise += vt->nodes[root->children[c]].noise;
+	return noise;
+}
+
 unsigned int vs_vtree_next_probes(const struct vs_vtree *vt, unsigned int k,
 				  uint32_t *out, unsigned int max)
 {

@@ -137,6 +137,15 @@ int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
  */
 int vs_vtree_finish(struct vs_vtree *vt);
 
+/**
+ * vs_vtree_noise - the sampling noise the tree subtracted, in all: that of
+ * the root's children, ns^2.  Their paths are disjoint and hold every
+ * sample once; a deeper node's noise is part of its ancestor's, so adding
+ * up nested nodes would count samples again (and pass the latency
+ * variance).  0 for an exact tree.
+ */
+double vs_vtree_noise(const struct vs_vtree *vt);
+
 /* Index of the pair (i, j), i < j, of @n children in node->cov[]. */
 static inline size_t vs_vtree_pair(unsigned int n, unsigned int i,
 				   unsigned int j)

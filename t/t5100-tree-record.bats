@@ -62,6 +62,24 @@ print('ok' if worst < 1e-6 else 'off by %g' % worst)"
 	assert_output ok
 }
 
+@test "report --tree: the noise in all is the top level's, nested nodes once" {
+	record_bench
+	"$VARSCOPE" report -i t.data --tree --format json > t.json
+	"$VARSCOPE" report -i t.data --tree > t.txt
+	run python3 -c "
+import json, re
+t = json.load(open('t.json'))['task_types'][0]['variance_tree']
+root = t['nodes'][0]
+top = sum(n['noise_subtracted'] for n in t['nodes'][1:] if n['parent'] == 0)
+every = sum(n['noise_subtracted'] for n in t['nodes'][1:])
+said = float(re.search(r'in all ([-0-9.]+)% of the latency variance',
+		       open('t.txt').read()).group(1))
+assert every > 1.5 * top, (every, top)	# the tree nests: sums differ
+want = 100 * top / root['var']
+print('ok' if abs(said - want) < 0.06 else 'said %g, want %g' % (said, want))"
+	assert_output ok
+}
+
 @test "report --tree prints the tree, the factors and the next --probe" {
 	record_bench
 	run "$VARSCOPE" report -i t.data --tree

@@ -179,11 +179,8 @@ void vs_vtree_print_text(FILE *fp, const struct vs_vtree_view *v)
 	const struct vs_vtree *vt = v->vt;
 	const struct vs_vtree_node *root = &vt->nodes[0];
 	char mean[32], sd[32], label[512], probes[4096];
-	double noise = 0;
 	unsigned int i;
 
-	for (i = 1; i < vt->nr_nodes; i++)
-		noise += vt->nodes[i].noise;
 	fprintf(fp, "Variance tree of type %u: %zu tasks, latency mean %s, "
 		"sd %s\n", v->type, vt->nr_tasks,
 		vs_format_ns(mean, sizeof(mean), root->mean),
@@ -192,7 +189,8 @@ void vs_vtree_print_text(FILE *fp, const struct vs_vtree_view *v)
 	if (vt->sampled)
 		fprintf(fp, "Times from samples; sampling noise subtracted "
 			"from the variances (noise column), in all %.1f%% "
-			"of the latency variance\n", 100 * share(vt, noise));
+			"of the latency variance\n",
+			100 * share(vt, vs_vtree_noise(vt)));
 	fprintf(fp, "\n%8s %8s %9s %7s  %s\n", "var", "self var", "mean",
 		"noise", "function (variances as shares of the latency's)");
 	print_node(fp, v, 0);

@@ -211,6 +211,10 @@ static void test_sampled(void)
 	   "decomposition holds on corrected values");
 	ok(vt->nodes[vt->factors[0].node].symbol == B && vt->factors[0].a < 0,
 	   "top factor: B");
+	ok(vs_vtree_noise(vt) == na->noise &&
+	   na->noise < na->noise + nb->noise + nc->noise,
+	   "noise in all: A's, which holds B's and C's (%.3g)",
+	   vs_vtree_noise(vt));
 	vs_vtree_free(vt);
 }
 
