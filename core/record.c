@@ -2000,14 +2000,17 @@ static void finish(struct vs_recorder *r)
 		r->child_done = true;	/* leave it running */
 		vs_probe_stop(&r->s, vs_perf_clock_ns());
 	}
-	if (!r->child_done)
-		kill(r->child, SIGTERM);
 	if (!r->child_done) {
-		/* --duration or a signal: the tasks open now are truncated */
-		drain_tracking(r, false);
+		/*
+		 * --duration or a signal: the tasks open now are truncated,
+		 * then the command is ended (before, its threads' exits
+		 * could end them first)
+		 */
 		now = vs_perf_clock_ns();
+		drain_tracking(r, false);
 		vs_probe_stop(&r->s, now);
 		close_threads(r, now, false);
+		kill(r->child, SIGTERM);
 		wait_command(r);
 	}
 	drain_tracking(r, true);
