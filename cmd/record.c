@@ -129,6 +129,9 @@ int cmd_record(int argc, const char **argv)
 		option_error("epoch", "must be at least " VS_RECORD_MIN_PERIOD
 			     ": epochs switch on the recorder's 10 ms tick, "
 			     "each opening new counters in every thread");
+	if (opts.segment_ns && opts.output && !strcmp(opts.output, "-"))
+		option_error("output", "- (the standard output) cannot be cut "
+			     "into segment files");
 	if (opts.max_size && !opts.segment_ns)
 		option_error("max-size", "needs --segment-length: only whole "
 			     "segment files are removed");

@@ -3,7 +3,6 @@
  * script.c - varscope script: dump every record of a trace as text or JSON.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +43,7 @@ int cmd_script(int argc, const char **argv)
 	else
 		option_error("format", "must be text or json");
 
-	fd = open(input, O_RDONLY | O_CLOEXEC);
+	fd = vs_trace_open_fd(input);
 	if (fd < 0) {
 		fprintf(stderr, "varscope script: %s: %s\n", input,
 			strerror(errno));

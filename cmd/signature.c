@@ -124,6 +124,9 @@ static int signature_build(int argc, const char **argv)
 			     VS_PARSE_STOP_AT_NON_OPTION);
 	if (!output)
 		option_error("output", "is required");
+	if (!strcmp(output, "-"))
+		option_error("output", "must be a file: the command's output "
+			     "goes to the standard output");
 	check_support(support);
 	if (!strcmp(method, "callchain"))
 		opts.method = VS_SIG_CALLCHAIN;

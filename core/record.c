@@ -256,7 +256,8 @@ static int open_output(struct vs_recorder *r)
 	struct stat st;
 	char old[4096];
 
-	if (!ro.segment_ns && !stat(path, &st) && S_ISREG(st.st_mode)) {
+	if (!ro.segment_ns && strcmp(path, "-") && !stat(path, &st) &&
+	    S_ISREG(st.st_mode)) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
 			fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
@@ -268,6 +269,12 @@ static int open_output(struct vs_recorder *r)
 	if (!r->s.out) {
 		fprintf(stderr, "varscope record: cannot create %s: %s\n", path,
 			strerror(errno));
+		return -1;
+	}
+	/* -o -: the trace has the standard output, the command gets stderr */
+	if (!strcmp(path, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "varscope record: cannot keep the command's "
+			"output out of the trace: %s\n", strerror(errno));
 		return -1;
 	}
 	r->start = hdr.start_time;
@@ -1825,7 +1832,8 @@ static void summary(struct vs_recorder *r)
 			 "the last %s", files, path,
 			 vs_rotwriter_path(r->s.out));
 	else
-		snprintf(where, sizeof(where), "%s", path);
+		snprintf(where, sizeof(where), "%s",
+			 strcmp(path, "-") ? path : "the standard output");
 	if (vs_probe_tasks(&r->s))
 		fprintf(stderr, "varscope record: %llu function %s written to "
 			"%s (%llu bytes)\n", (unsigned long long)written,

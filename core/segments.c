@@ -125,11 +125,8 @@ static int recording_span(const char *path, uint64_t *start, uint64_t *last,
 	struct vs_reader *r;
 	uint64_t first;
 
-	if (access(path, R_OK)) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(errno));
+	if (!vs_trace_can_open(path, err, errlen))
 		return VS_LOAD_ERROR;
-	}
 	r = vs_reader_open(path, err, errlen);
 	if (!r)
 		return VS_LOAD_CORRUPT;

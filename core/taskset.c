@@ -1285,11 +1285,8 @@ int vs_taskset_read_ranges(const char *path, const struct vs_taskset_opts *opts,
 		opts = &all;
 	if (!parts || !threads || ranges_init(&rs, range, nr_ranges))
 		goto nomem;
-	if (access(path, R_OK)) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(errno));
+	if (!vs_trace_can_open(path, err, errlen))
 		goto out;
-	}
 	for (k = 0; k < n; k++) {
 		status = part_init(&parts[k], path, opts, &rs, err, errlen);
 		if (status == VS_LOAD_CORRUPT) {	/* @err says why */

@@ -190,9 +190,72 @@ out:
 	return NULL;
 }
 
+/* A pipe on the standard input, copied into an unlinked file in $TMPDIR. */
+static int copy_stdin(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -1;
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, n) != n) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* The standard input as a file the reader can seek in: itself or a copy. */
+static int open_stdin(void)
+{
+	static int file = -1;
+	struct stat st;
+
+	if (file < 0) {
+		if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode) &&
+		    lseek(STDIN_FILENO, 0, SEEK_CUR) == 0)
+			file = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+		else
+			file = copy_stdin();
+		if (file < 0)
+			return -1;
+	}
+	return fcntl(file, F_DUPFD_CLOEXEC, 0);
+}
+
+int vs_trace_open_fd(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return open_stdin();
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+bool vs_trace_can_open(const char *path, char *err, size_t errlen)
+{
+	int fd;
+
+	if (strcmp(path, "-")) {
+		if (!access(path, R_OK))
+			return true;
+	} else if ((fd = open_stdin()) >= 0) {
+		close(fd);
+		return true;
+	}
+	snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	return false;
+}
+
 struct vs_reader *vs_reader_open(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = vs_trace_open_fd(path);
 
 	if (fd < 0) {
 		if (err)

@@ -204,7 +204,10 @@ struct vs_writer *vs_writer_open(const char *path, const struct vs_header *hdr)
 	struct vs_writer *w;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!strcmp(path, "-"))
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
 	w = vs_writer_fdopen(fd, hdr);

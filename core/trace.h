@@ -287,7 +287,9 @@ struct vs_writer;
 
 /**
  * vs_writer_open - create a trace file (mode 0600) and write its header
- * @path: the file; an existing one is replaced (callers rename it first)
+ * @path: the file; an existing one is replaced (callers rename it first);
+ *        "-" is the standard output (a pipe will do: the writer only
+ *        appends)
  * @hdr: header fields; host/kernel/cpu_model/tool may be NULL to fill from
  *       the running system; major 0 means this build's version; start
  *       times both 0 mean now (CLOCK_MONOTONIC)
@@ -361,8 +363,24 @@ int vs_writer_close(struct vs_writer *w);
 struct vs_reader;
 
 /**
+ * vs_trace_open_fd - open the trace file @path for reading: a descriptor,
+ * or -1 with errno.  "-" is the standard input, which the first call of
+ * the process copies into an unlinked temporary file (the reader seeks;
+ * a command reads its trace in several passes): every call gets a new
+ * descriptor of that copy.
+ */
+int vs_trace_open_fd(const char *path);
+
+/**
+ * vs_trace_can_open - whether vs_trace_open_fd(@path) would succeed (a
+ * file is only checked, not opened); if not, "cannot open 'PATH': why" in
+ * @err: a missing file, not a damaged one
+ */
+bool vs_trace_can_open(const char *path, char *err, size_t errlen);
+
+/**
  * vs_reader_open - open a trace for streaming
- * @path: the file ("-" is not supported: the reader seeks)
+ * @path: the file; "-" is the standard input (vs_trace_open_fd())
  * @err: on failure, a one-line message "FILE: what (at byte N)" is
  *       written here (may be NULL)
  * @errlen: size of @err

@@ -94,6 +94,18 @@ for line in sys.stdin:
 	assert_line --regexp '^varscope script: c\.data: .* at byte [0-9]+$'
 }
 
+@test "script -i - reads the standard input, a pipe or a file" {
+	"$GEN" -o t.data --tasks 300 --chunk-records 50
+	"$VARSCOPE" script -i t.data > want
+	run bash -c '"$VARSCOPE" script -i - < t.data | cmp - want'
+	assert_success
+	run bash -c 'cat t.data | "$VARSCOPE" script -i - | cmp - want'
+	assert_success
+	run bash -c 'head -c 5000 t.data | "$VARSCOPE" script -i - >/dev/null'
+	assert_success
+	assert_output --regexp '^varscope script: warning: -: truncated at byte 5000, '
+}
+
 @test "script on a truncated file: warning line, exit status 0" {
 	"$GEN" -o t.data --tasks 3000 --chunk-records 500
 	head -c 20000 t.data >cut.data

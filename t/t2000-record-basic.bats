@@ -98,6 +98,25 @@ load record-lib
 	[ "$(stat -c %a varscope.data)" = 600 ]
 }
 
+@test "record -o - writes the trace to stdout, the command's output to stderr" {
+	"$VARSCOPE" record -o - -- "$IF" -n 3 --types compute --work-us 100 \
+		> pipe.out 2> err
+	[ ! -e - ]
+	grep -q '^interfere: pid=[0-9]* type=4 name=compute tasks=3 ' err
+	grep -q '^varscope record: 3 tasks of 1 thread written to the standard output ' err
+	run "$VARSCOPE" script -i pipe.out
+	assert_success
+	[ "$(grep -c ' task ' <<<"$output")" -eq 3 ]
+	export IF
+	run bash -c '"$VARSCOPE" record -o - -- "$IF" -n 5 --types compute \
+		--work-us 100 2>/dev/null | "$VARSCOPE" report -i -'
+	assert_success
+	assert_line --regexp '^# Task type 4: 5 tasks, '
+	run "$VARSCOPE" record -o - --segment-length 1s -- true
+	assert_failure 129
+	assert_output "varscope record: option \`--output': - (the standard output) cannot be cut into segment files"
+}
+
 @test "record exits with the command's status" {
 	run "$VARSCOPE" record -o t.data -- sh -c 'exit 7'
 	assert_failure 7

@@ -142,6 +142,13 @@ assert_bug_ranks() {
 	refute_line --regexp 'name="(worker|main|stat_files)"'
 }
 
+@test "build -o -: one line, the standard output is the command's" {
+	run "$VARSCOPE" signature build -o - -- true
+	assert_failure 129
+	assert_output "varscope signature: option \`--output': must be a file: the command's output goes to the standard output"
+	[ ! -e - ]
+}
+
 @test "build of a wrapper or an empty --functions: one line, no file" {
 	require_signatures
 	local dash
