@@ -169,17 +169,19 @@ static void print_text_wakeups(const struct report *rep,
 	if (!w->nr_wakers)
 		return;
 	printf("# waits blamed along wake-up edges: %s blocked in %llu "
-	       "tasks\n", vs_format_ns(a, sizeof(a), (double)w->wait_ns),
-	       (unsigned long long)w->tasks);
+	       "%s\n", vs_format_ns(a, sizeof(a), (double)w->wait_ns),
+	       (unsigned long long)w->tasks,
+	       vs_plural(w->tasks, "task", "tasks"));
 	for (i = 0; i < w->nr_wakers && i < VS_WAKE_SHOWN; i++) {
 		const struct vs_waker *k = &w->wakers[i];
 
-		printf("#   %s %s (tid %u, %s, %u %s deep), %llu waits",
+		printf("#   %s %s (tid %u, %s, %u %s deep), %llu %s",
 		       vs_format_ns(a, sizeof(a), (double)k->ns),
 		       k->tid ? (*k->comm ? k->comm : "?") : "[interrupt]",
 		       k->tid, vs_waker_kind_name(k->kind), k->depth,
 		       vs_plural(k->depth, "edge", "edges"),
-		       (unsigned long long)k->waits);
+		       (unsigned long long)k->waits,
+		       vs_plural(k->waits, "wait", "waits"));
 		for (f = 0; ts && f < k->nr_funcs; f++)
 			printf("%s %s %s", f ? "," : ":",
 			       vs_vtree_sample_symbol((void *)ts,
@@ -276,8 +278,9 @@ static void print_text_type(const struct report *rep,
 	       100 * tr->ptarget,
 	       vs_format_ns(b, sizeof(b), tr->latency_ptarget));
 	if (tr->flagged)
-		printf("# %zu tasks flagged: lost events, distorted counters "
-		       "or cut short\n", tr->flagged);
+		printf("# %zu %s flagged: lost events, distorted counters "
+		       "or cut short\n", tr->flagged,
+		       vs_plural(tr->flagged, "task", "tasks"));
 	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
 
@@ -328,13 +331,15 @@ static void print_text_type(const struct report *rep,
 	if (shown)
 		vs_table_print(t, stdout);
 	else
-		printf("# no event recorded by at least %zu tasks\n",
-		       rep->rank.min_tasks);
+		printf("# no event recorded by at least %zu %s\n",
+		       rep->rank.min_tasks,
+		       vs_plural(rep->rank.min_tasks, "task", "tasks"));
 	vs_table_free(t);
 
 	if (shown < tr->nr_ranked)
-		printf("# ... %zu more events (--top 0 shows all)\n",
-		       tr->nr_ranked - shown);
+		printf("# ... %zu more %s (--top 0 shows all)\n",
+		       tr->nr_ranked - shown,
+		       vs_plural(tr->nr_ranked - shown, "event", "events"));
 	for (i = tr->nr_ranked; i < tr->nr_events; i++) {
 		const struct vs_event_rank *er = &tr->events[i];
 
@@ -345,8 +350,9 @@ static void print_text_type(const struct report *rep,
 			       event_name(rep, er->parent), er->parent_alpha,
 			       er->name, er->parent_r2);
 		else
-			printf("# not ranked: %s, recorded by %zu tasks "
+			printf("# not ranked: %s, recorded by %zu %s "
 			       "(--min-tasks %zu)\n", er->name, er->tasks,
+			       vs_plural(er->tasks, "task", "tasks"),
 			       rep->rank.min_tasks);
 	}
 	printf("\n");

@@ -184,14 +184,17 @@ static int signature_build(int argc, const char **argv)
 		vs_signatures_free(sig);
 		return 1;
 	}
-	fprintf(stderr, "varscope signature: %zu functions of %s, %zu episodes"
-		", from %llu of %llu system calls%s -> %s\n", sig->nr,
-		st.program, nep, (unsigned long long)st.attributed,
+	fprintf(stderr, "varscope signature: %zu %s of %s, %zu %s, from "
+		"%llu of %llu system calls%s -> %s\n", sig->nr,
+		vs_plural(sig->nr, "function", "functions"), st.program, nep,
+		vs_plural(nep, "episode", "episodes"),
+		(unsigned long long)st.attributed,
 		(unsigned long long)st.calls, st.lost ? " (records lost)" : "",
 		output);
 	if (st.lost)
 		fprintf(stderr, "varscope signature: warning: the kernel "
-			"dropped %llu records\n", (unsigned long long)st.lost);
+			"dropped %llu %s\n", (unsigned long long)st.lost,
+			vs_plural(st.lost, "record", "records"));
 	if (st.cut)
 		fprintf(stderr, "varscope signature: warning: the stacks of "
 			"%llu calls were cut at their %llu-byte copy (raise "
@@ -322,12 +325,16 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 			const struct vs_infer_episode *e = &f->episodes[k];
 
 			vs_episode_format(&e->ep, buf, sizeof(buf));
-			printf("%6s{%s}  %u times, signature %u\n", "", buf,
-			       e->ep.support, e->signature_support);
+			printf("%6s{%s}  %u %s, signature %u\n", "", buf,
+			       e->ep.support,
+			       vs_plural(e->ep.support, "time", "times"),
+			       e->signature_support);
 		}
 		if (f->nr_episodes > EPISODES_SHOWN)
-			printf("%6s... %zu more episodes\n", "",
-			       f->nr_episodes - EPISODES_SHOWN);
+			printf("%6s... %zu more %s\n", "",
+			       f->nr_episodes - EPISODES_SHOWN,
+			       vs_plural(f->nr_episodes - EPISODES_SHOWN,
+					 "episode", "episodes"));
 	}
 	printf("# active in time order:");
 	for (i = 0; i < res->nr; i++)

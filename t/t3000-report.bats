@@ -64,6 +64,8 @@ print(r["task_types"][0]["ranking"][0]["event"])' < <("$VARSCOPE" report --forma
 	assert_line --regexp '^ +2  '
 	refute_line --regexp '^ +3  '
 	assert_line --regexp '^# \.\.\. 8 more events \(--top 0 shows all\)$'
+	run "$VARSCOPE" report --type 1 --top 9
+	assert_line '# ... 1 more event (--top 0 shows all)'
 }
 
 @test "report --ci: intervals around the impact, the same for the same seed" {
@@ -113,7 +115,7 @@ print(sorted(kinds), sorted(ps))' < <("$VARSCOPE" report --pthreshold 0.9 --form
 	run "$VARSCOPE" report --type 0 --min-tasks 5000
 	assert_success
 	assert_line --regexp '^# no event recorded by at least 5000 tasks$'
-	assert_line --regexp '^# not ranked: sched\.blocked\.time, recorded by [0-9]+ tasks \(--min-tasks 5000\)$'
+	assert_line --regexp '^# not ranked: sched\.blocked\.time, recorded by [0-9]+ tasks? \(--min-tasks 5000\)$'
 }
 
 @test "report warns with an estimate when too few tasks are high" {

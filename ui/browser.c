@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plural.h"
 #include "ui/browser.h"
 #include "ui/units.h"
 
@@ -101,15 +102,17 @@ static void build_waits(struct browser *b)
 
 	if (!w || !w->nr_wakers)
 		return;
-	list_add(ls, -1, "Waits blamed along wake-up edges: %s in %llu tasks",
+	list_add(ls, -1, "Waits blamed along wake-up edges: %s in %llu %s",
 		 vs_format_ns(ns, sizeof(ns), (double)w->wait_ns),
-		 (unsigned long long)w->tasks);
+		 (unsigned long long)w->tasks,
+		 vs_plural(w->tasks, "task", "tasks"));
 	for (i = 0; i < w->nr_wakers && i < WAKERS_SHOWN; i++)
-		list_add(ls, -1, "  %9s  %s (%s, %u deep), %llu waits",
+		list_add(ls, -1, "  %9s  %s (%s, %u deep), %llu %s",
 			 vs_format_ns(ns, sizeof(ns), (double)w->wakers[i].ns),
 			 w->wakers[i].label, vs_waker_kind_name(w->wakers[i].kind),
 			 w->wakers[i].depth,
-			 (unsigned long long)w->wakers[i].waits);
+			 (unsigned long long)w->wakers[i].waits,
+			 vs_plural(w->wakers[i].waits, "wait", "waits"));
 }
 
 static void build_ranking(struct browser *b)
