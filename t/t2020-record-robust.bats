@@ -188,18 +188,20 @@ recorder_perf_fds() {
 @test "a full disk: recording stops, the target goes on, the trace is kept" {
 	mkdir small
 	mount -t tmpfs -o size=256k tmpfs small || skip "cannot mount a tmpfs"
+	head -c 64K /dev/zero > small/filler
 	# packed tasks take ~10 bytes each: a chunk (256 KiB raw) holds ~4500
-	# of them in ~45 KiB, and 40000 need eight such chunks, with the
-	# samples of their 2 s of CPU more (a chunk of them up to ~100 KiB:
-	# 256 KiB hold the first ones whatever the mix); tasks of 50 us, so
-	# that a recorder slowed by a loaded machine does not drop so many
-	# (a full task ring drops them) that the disk never fills
-	run "$VARSCOPE" record -o small/t.data --sample -- "$IF" -n 40000 --types compute --work-us 50
+	# of them in ~45 KiB, and 60000 need 13 such chunks, with the
+	# samples of their 3 s of CPU more (a chunk of them up to ~100 KiB:
+	# the 192 KiB left hold the first ones whatever the mix); tasks of
+	# 50 us, so that a recorder slowed by a loaded machine does not drop
+	# so many (a full task ring drops them) that the disk never fills:
+	# under ASan at load 10, 40000 tasks made a file of 203 KB
+	run "$VARSCOPE" record -o small/t.data --sample -- "$IF" -n 60000 --types compute --work-us 50
 	umount_status=0
 	cp small/t.data t.data
 	umount small || umount_status=$?
 	assert_success
-	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=40000 "
+	assert_line --regexp "^interfere: pid=[0-9]+ type=4 name=compute tasks=60000 "
 	assert_line --regexp "^varscope record: small/t.data: No space left on device; recording stopped, the command goes on"
 	# the summary counts the tasks and samples in the file, not those in
 	# the chunk that could not be written (the tasks it says lost), nor
