@@ -1705,6 +1705,9 @@ static int check_pmu(struct vs_recorder *r)
 	return 0;
 }
 
+static const char no_waking_note[] =
+	"sched:sched_waking: no format in tracefs: no wake-up edges";
+
 static void write_metas(struct vs_recorder *r)
 {
 	char buf[64];
@@ -1716,6 +1719,8 @@ static void write_metas(struct vs_recorder *r)
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
 	vs_session_write_meta(&r->s, "note", fault_time_note);
+	if (r->s.waking.id < 0)
+		vs_session_write_meta(&r->s, "note", no_waking_note);
 	if (r->dropped_tps[0]) {
 		char note[600];
 
@@ -2187,7 +2192,8 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
-	vs_tp_waking(&r->s.tps, &r->s.waking);
+	if (vs_tp_waking(&r->s.tps, &r->s.waking) < 0)
+		fprintf(stderr, "varscope record: %s\n", no_waking_note);
 	if (r->opts->task_funcs || r->opts->probe_funcs) {
 		binary = command_binary(r, exe);
 		if (!binary)

@@ -243,3 +243,19 @@ check() {
 		check "len([w for w in W if w['wakee_tid'] == $wakee and w['waker_tid'] == $waker]) == 20"
 	done
 }
+
+@test "without sched_waking's format: one line, a note, no wake-up edges" {
+	require_root
+	require_cmd unshare
+	require_example wakeping
+	# in a mount namespace of its own, the format hidden under a tmpfs
+	run --separate-stderr unshare -m sh -c '
+		mount -t tmpfs none /sys/kernel/tracing/events/sched/sched_waking &&
+		"$0" record -o t.data -- "$1" -n 30' "$VARSCOPE" "$EXAMPLES/wakeping"
+	assert_success
+	run grep -c "^varscope record: sched:sched_waking: no format in tracefs: no wake-up edges$" <<< "$stderr"
+	assert_output 1
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'len(W) == 0 and len(T) == 31'
+	grep -q '"kind":"meta","key":"note","value":"sched:sched_waking: no format in tracefs: no wake-up edges"' t.json
+}
