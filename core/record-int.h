@@ -305,10 +305,6 @@ int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
 /* A record of a CPU ring that is not tracking: sample, switch, lost. */
 void vs_probe_record(struct vs_session *s, const struct perf_event_header *h);
 
-/* The time of sample @h of a CPU ring (the probes', the samples'). */
-uint64_t vs_probe_sample_time(const struct vs_session *s,
-			      const struct perf_event_header *h);
-
 /* Thread @tid exited at @time. */
 void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time);
 

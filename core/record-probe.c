@@ -46,7 +46,6 @@
 #include <asm/perf_regs.h>
 
 #include "core/array.h"
-#include "core/perf-sample.h"
 #include "core/record-int.h"
 #include "core/uprobe.h"
 
@@ -489,25 +488,6 @@ static void on_lost(struct vs_session *s, const struct perf_event_header *h)
 			ev->kind = VS_ACCT_LOST;
 			ev->count = l->lost;
 		}
-}
-
-uint64_t vs_probe_sample_time(const struct vs_session *s,
-			      const struct perf_event_header *h)
-{
-	const struct vs_raw_sample *smp = (const void *)h;
-	const struct vs_probe *p = s->probe;
-	struct vs_sample sample;
-	unsigned int i;
-
-	for (i = 0; p && i < p->nr_ids; i++)
-		if (p->ids[i].id == smp->id)
-			break;
-	/* the sampling event's records have an ip before the time */
-	if (p && i < p->nr_ids && p->ids[i].kind == VS_ID_SAMPLE)
-		return vs_perf_sample_parse(h, s->sample_attr.sample_type,
-					    s->sample_flags, &sample) ?
-		       0 : sample.time;
-	return smp->time;
 }
 
 void vs_probe_record(struct vs_session *s, const struct perf_event_header *h)

@@ -115,11 +115,6 @@ struct vs_recorder {
 	struct vs_track_batch {	/* tracking records of a drain */
 		char *buf;
 		size_t len, alloc;
-		struct batch_order {	/* where each is, by time */
-			uint64_t time;
-			size_t off;
-		} *order;
-		size_t cap_order;
 	} batch;
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
@@ -1060,70 +1055,6 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 	vs_session_write(&r->s, &rec);
 }
 
-/* The time of @h, a record of a tracking or wake-up ring. */
-static uint64_t record_time(const struct vs_recorder *r,
-			    const struct perf_event_header *h)
-{
-	if (h->type == PERF_RECORD_SAMPLE)
-		return vs_probe_sample_time(&r->s, h);
-	return vs_sample_id_of(h)->time;
-}
-
-static int compare_order(const void *a, const void *b)
-{
-	const struct batch_order *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static int compare_off(const void *a, const void *b)
-{
-	const struct batch_order *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/*
- * The records of @b by time: each ring is in time order, but they are
- * read one after the other, and a CPU's samples (the probes' rings hold
- * them) must not reach the trace before the MMAP2 that another CPU's
- * ring holds of the exec they follow, or the report cannot symbolize
- * them.  Their number, or -1 when memory runs out.
- */
-static ssize_t order_batch(const struct vs_recorder *r,
-			   struct vs_track_batch *b)
-{
-	const struct perf_event_header *h;
-	size_t off, n = 0;
-
-	for (off = 0; off < b->len; off += h->size, n++) {
-		h = (const void *)(b->buf + off);
-		if (vs_grow(&b->order, &b->cap_order, n + 1,
-			    sizeof(*b->order)))
-			return -1;
-		b->order[n] = (struct batch_order){ record_time(r, h), off };
-	}
-	vs_qsort(b->order, n, sizeof(*b->order), compare_order);
-	return n;
-}
-
-/* Keep the @n records of @b at @b->order, in ring order. */
-static void carry_batch(struct vs_track_batch *b, size_t n)
-{
-	const struct perf_event_header *h;
-	size_t i, len = 0;
-
-	vs_qsort(b->order, n, sizeof(*b->order), compare_off);
-	for (i = 0; i < n; i++) {
-		h = (const void *)(b->buf + b->order[i].off);
-		memmove(b->buf + len, h, h->size);
-		len += h->size;
-	}
-	b->len = len;
-}
-
 /* Records this recent may belong to a process whose FORK is not read yet. */
 #define VS_TRACK_SLACK_NS	2000000ull
 
@@ -1303,13 +1234,13 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	uint64_t read_time = vs_perf_clock_ns();
 	uint64_t cut = read_time - VS_TRACK_SLACK_NS;
 	const struct perf_event_header *h;
-	size_t carried = b->len, keep = 0;
+	size_t off, size, carried = b->len, keep = 0;
 	unsigned int gone = 0;
-	ssize_t n;
 	uint32_t pid;
 	size_t i;
 	int cpu;
 
+	/* wake-ups first: a thread's EXIT in this batch would drop its last */
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->wake[cpu], wake_add,
 				  &(struct wake_read){ r, &r->wake_filter[cpu] });
@@ -1319,22 +1250,19 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 			r->resync = true;
 	}
 	follow_forks(r, b);
-	n = order_batch(r, b);
-	if (n < 0) {		/* what /proc says instead */
-		b->len = 0;
-		r->resync = true;
-	}
-	for (i = 0; n > 0 && i < (size_t)n; i++) {
-		h = (const void *)(b->buf + b->order[i].off);
+	for (off = 0; off < b->len; off += size) {
+		h = (const void *)(b->buf + off);
+		size = h->size;
 		pid = record_pid(r, h);
 		if (!pid || command_pid(r, pid))
 			on_track_record(r, h);
-		else if (!all && b->order[i].off >= carried &&
-			 b->order[i].time > cut)
-			b->order[keep++] = b->order[i];
+		else if (!all && off >= carried &&
+			 vs_sample_id_of(h)->time > cut) {
+			memmove(b->buf + keep, h, size);
+			keep += size;
+		}
 	}
-	if (n >= 0)
-		carry_batch(b, keep);
+	b->len = keep;
 	for (i = 0; i < r->nr_exits; i++)
 		gone += track_exit(r, r->exits[i].tid, r->exits[i].time);
 	r->nr_exits = 0;
@@ -2353,7 +2281,6 @@ out:
 	free(r->extra_fds);
 	free(r->procs);
 	free(r->batch.buf);
-	free(r->batch.order);
 	free(r->exits);
 	while (r->nr_build_ids)
 		free(r->build_ids[--r->nr_build_ids].path);

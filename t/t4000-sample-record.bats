@@ -125,54 +125,6 @@ PY
 	assert_output --partial "one_task"
 }
 
-# exec_read PID: the command that recorder PID started runs interfere
-exec_read() {
-	local child=$(pgrep -P "$1")
-
-	[ -n "$child" ] && [[ $(readlink "/proc/$child/exe") == */interfere ]]
-}
-
-@test "--task-func: the samples one CPU's ring holds follow the exec's mappings another's holds" {
-	require_uprobes
-	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
-	# with --task-func the samples come through the per-CPU rings, with
-	# the exec's MMAP2 records.  The command runs on CPU 1 (its exec's
-	# records in that CPU's ring), its tasks pinned to CPU 0; the recorder
-	# is stopped from the exec until the command has ended, so that one
-	# drain reads CPU 0's ring, the samples, before CPU 1's.  Written in
-	# ring order, the samples came before the mapping that symbolizes
-	# them, and the report said [unknown] for each.
-	taskset -c 1 "$VARSCOPE" record --sample --task-func one_task -o t.data \
-		-- "$IF" -n 20 --types compute --work-us 5000 > truth 2> err &
-	local pid=$! i child
-	# a tight poll: the tasks begin after interfere's calibration
-	for i in $(seq 20000); do
-		exec_read $pid && break
-	done
-	kill -STOP $pid
-	child=$(pgrep -P $pid)
-	# the command ends and waits for its stopped parent
-	for i in $(seq 400); do
-		grep -q '^[0-9]* ([^)]*) Z' /proc/$child/stat && break
-		sleep 0.05
-	done
-	kill -CONT $pid
-	wait $pid
-	"$VARSCOPE" script -i t.data --format json > t.json
-	python3 - <<-'PY'
-	import json
-	recs = [json.loads(l) for l in open("t.json")]
-	exe = [i for i, r in enumerate(recs) if r["kind"] == "mmap" and r["filename"].endswith("/interfere")]
-	m = recs[exe[0]]
-	ours = [i for i, r in enumerate(recs) if r["kind"] == "sample" and 0 <= r["ip"] - m["start"] < m["len"]]
-	assert len(ours) >= 100, len(ours)
-	assert all(i > exe[0] for i in ours), (exe, ours[:5])
-	PY
-	run "$VARSCOPE" report -i t.data --min-tasks 1 --tree
-	assert_success
-	assert_output --partial "one_task"
-}
-
 @test "sampling options: errors name the option" {
 	run "$VARSCOPE" record --sample-period 1000 -- true
 	assert_failure 129
