@@ -86,12 +86,13 @@ size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 		       void *ctx)
 {
 	struct perf_event_mmap_page *pc = ring->base;
-	const char *data = (const char *)ring->base + VS_PAGE_SIZE;
 	uint64_t mask = ring->data_size - 1;
 	uint64_t head, tail, start;
+	const char *data;
 
-	if (!pc)
+	if (!pc)		/* not mapped: its event is not recorded */
 		return 0;
+	data = (const char *)pc + VS_PAGE_SIZE;
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	start = tail = pc->data_tail;
 	while (tail < head) {
