@@ -4,8 +4,11 @@
  * tests: one JSON line per task that has samples,
  *
  *   {"id":ID,"type":T,"tid":TID,"samples":N,
- *    "funcs":{"f3":{"count":NS,"span":NS,"samples":N,"file":F},...}}
+ *    "funcs":{"f3":{"count":NS,"span":NS,"samples":N,"file":F},...},
+ *    "frames":{"main":N,...}}
  *
+ * where "frames" counts, per function, the samples that have it anywhere
+ * in their call chains (the sampled function or a caller),
  * from core/task-samples (the attribution and both estimators the report
  * ranks), so tests compare them with a workload's own ground truth.
  *
@@ -16,11 +19,48 @@
 
 #include "core/task-samples.h"
 
+/*
+ * "name":N of each function in the chains of @t's samples, counted once
+ * per sample (recursion counts once); @count and @last: zeroed, one per
+ * symbol, left zeroed
+ */
+static void print_frames(const struct vs_task_samples *ts,
+			 const struct vs_ts_task *t, uint32_t *count,
+			 uint32_t *last)
+{
+	const char *sep = "";
+	uint32_t k, j, sym;
+
+	for (k = 0; k < t->nr; k++) {
+		const struct vs_ts_sample *s = &ts->samples[t->first + k];
+
+		for (j = 0; j < s->nr_frames; j++) {
+			sym = ts->frames[s->chain + j];
+			if (last[sym] != k + 1)
+				count[sym]++;
+			last[sym] = k + 1;
+		}
+	}
+	for (k = 0; k < t->nr; k++) {
+		const struct vs_ts_sample *s = &ts->samples[t->first + k];
+
+		for (j = 0; j < s->nr_frames; j++) {
+			sym = ts->frames[s->chain + j];
+			if (count[sym])
+				printf("%s\"%s\":%u", sep, ts->symbols[sym].name,
+				       count[sym]);
+			if (count[sym])
+				sep = ",";
+			count[sym] = last[sym] = 0;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct vs_task_samples *ts;
 	char err[512];
-	uint32_t *seen;
+	uint32_t *seen, *count, *last;
 	size_t i;
 
 	if (argc != 2) {
@@ -32,7 +72,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	seen = calloc(ts->nr_symbols + 1, sizeof(*seen));
-	if (!seen)
+	count = calloc(ts->nr_symbols + 1, sizeof(*count));
+	last = calloc(ts->nr_symbols + 1, sizeof(*last));
+	if (!seen || !count || !last)
 		return 1;
 	for (i = 0; i < ts->nr_tasks; i++) {
 		const struct vs_ts_task *t = &ts->tasks[i];
@@ -62,6 +104,8 @@ int main(int argc, char **argv)
 			seen[sym] = 0;
 			sep = ",";
 		}
+		printf("},\"frames\":{");
+		print_frames(ts, t, count, last);
 		printf("}}\n");
 	}
 	printf("{\"unattributed\":%llu,\"stale_frames\":%llu,\"stale\":[",
@@ -71,6 +115,8 @@ int main(int argc, char **argv)
 		printf("%s\"%s\"", i ? "," : "", ts->stale[i]);
 	printf("]}\n");
 	free(seen);
+	free(count);
+	free(last);
 	vs_task_samples_free(ts);
 	return 0;
 }
