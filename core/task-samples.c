@@ -600,6 +600,7 @@ static int take_sample(struct reading *rd, const struct vs_sample *s)
 {
 	uint32_t frames[PERF_MAX_STACK_DEPTH + 8], nr = 0, i;
 	bool kernel = s->flags & VS_SAMPLE_KERNEL, walk_ended = false;
+	bool stopped = true;	/* the next address is where it stopped */
 	int64_t id;
 
 	if (!s->nr_callchain) {
@@ -615,17 +616,24 @@ static int take_sample(struct reading *rd, const struct vs_sample *s)
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
 			walk_ended = false;
+			stopped = true;
 			continue;
 		}
 		if (!kernel && nr && a < VS_MIN_CODE_ADDR)
 			walk_ended = true;
 		if (walk_ended)
 			continue;
-		/* a return address: look up the call before it */
-		id = symbolize(rd, s->pid, nr ? a - 1 : a, kernel);
+		/*
+		 * The first address of each context (the sampled ip, the
+		 * user ip the kernel was entered at: a uprobe's breakpoint
+		 * at a function's first byte) is looked up as it is; a
+		 * return address, one byte back, in the call before it
+		 */
+		id = symbolize(rd, s->pid, stopped ? a : a - 1, kernel);
 		if (id < 0)
 			return -1;
 		frames[nr++] = id;
+		stopped = false;
 	}
 	return vs_task_samples_add_sample(rd->ts, s, frames, nr);
 }
