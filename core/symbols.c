@@ -25,6 +25,8 @@ struct segment {
 	uint64_t offset, vaddr, filesz;
 };
 
+struct fde_range;
+
 struct vs_dso {
 	char *path;
 	int elf;			/* 0: not ELF, no symbols */
@@ -40,6 +42,10 @@ struct vs_dso {
 	int dw_fd;
 	Dwarf *dw;			/* NULL: no debug info */
 	char **srclines;		/* per symbol: "file.c:12", "", NULL */
+	/* code ranges of the FDEs, read at the first vs_dso_func_start() */
+	bool fdes_tried;
+	struct fde_range *fdes;
+	size_t nr_fdes;
 	struct vs_dso *next;
 };
 
@@ -371,6 +377,203 @@ const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
 	return find_sym(d->syms, d->nr_syms, vaddr);
 }
 
+/*
+ * The size of a pointer of DW_EH_PE encoding @enc (its low four bits); 0
+ * for those this does not read (LEB128, the omitted pointer).
+ */
+static size_t eh_pointer_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The pointer of encoding @enc at @p (at link-time address @at), in
+ * [@p, @end); 0 when it cannot be read.
+ */
+static int eh_pointer(uint8_t enc, const uint8_t *p, const uint8_t *end,
+		      uint64_t at, bool relative, uint64_t *v)
+{
+	size_t n = eh_pointer_size(enc);
+	int64_t x = 0;
+
+	if (!n || (size_t)(end - p) < n)
+		return -1;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_sdata2: { int16_t y; memcpy(&y, p, 2); x = y; break; }
+	case DW_EH_PE_udata2: { uint16_t y; memcpy(&y, p, 2); x = y; break; }
+	case DW_EH_PE_sdata4: { int32_t y; memcpy(&y, p, 4); x = y; break; }
+	case DW_EH_PE_udata4: { uint32_t y; memcpy(&y, p, 4); x = y; break; }
+	default: memcpy(&x, p, 8); break;
+	}
+	*v = x;
+	if (relative && (enc & 0x70) == DW_EH_PE_pcrel)
+		*v += at;
+	else if (relative && (enc & 0x70) != DW_EH_PE_absptr)
+		return -1;	/* datarel, textrel: not in ELF files */
+	return 0;
+}
+
+/* The FDE pointer encoding of CIE @c (its 'R' augmentation), or absptr. */
+static uint8_t cie_fde_encoding(const Dwarf_CIE *c)
+{
+	const uint8_t *p = c->augmentation_data;
+	const uint8_t *end = p + c->augmentation_data_size;
+	const char *a;
+
+	if (c->augmentation[0] != 'z')
+		return DW_EH_PE_absptr;
+	for (a = c->augmentation + 1; *a && p < end; a++) {
+		if (*a == 'R')
+			return *p;
+		if (*a == 'L')
+			p++;
+		else if (*a == 'P' && eh_pointer_size(*p))
+			p += 1 + eh_pointer_size(*p);
+		else if (*a != 'S')
+			break;
+	}
+	return DW_EH_PE_absptr;
+}
+
+struct fde_range {
+	uint64_t start, end;
+};
+
+static int cmp_fde(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The code ranges of the FDEs of section @scn of @elf (.eh_frame if
+ * @eh_frame, else .debug_frame), appended to @d's; entries are walked with
+ * libdw, only their initial locations and ranges are read here.
+ */
+static int read_fdes(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
+		     const GElf_Shdr *sh, bool eh_frame)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	struct { Dwarf_Off off; uint8_t enc; } cies[64];
+	size_t nr_cies = 0, cap = d->nr_fdes, i;
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	int ret;
+
+	if (!data || !ident)
+		return 0;
+	for (; (ret = dwarf_next_cfi(ident, data, eh_frame, off, &next,
+				     &e)) != 1; off = next) {
+		const uint8_t *p, *end = (const uint8_t *)data->d_buf +
+					 data->d_size;
+		uint64_t start, len;
+		uint8_t enc = DW_EH_PE_absptr;
+
+		if (ret < 0) {
+			if (next == (Dwarf_Off)-1 || next <= off)
+				break;
+			continue;
+		}
+		if (dwarf_cfi_cie_p(&e)) {
+			if (nr_cies < sizeof(cies) / sizeof(cies[0]))
+				cies[nr_cies++] = (typeof(cies[0])){
+					off, cie_fde_encoding(&e.cie) };
+			continue;
+		}
+		for (i = 0; i < nr_cies; i++)
+			if (cies[i].off == e.fde.CIE_pointer)
+				enc = cies[i].enc;
+		p = e.fde.start;
+		if (!eh_frame)
+			enc = DW_EH_PE_absptr;
+		if (eh_pointer(enc, p, end, sh->sh_addr + (p - (const uint8_t *)
+			       data->d_buf), true, &start) ||
+		    eh_pointer(enc & 0x0f, p + eh_pointer_size(enc), end, 0,
+			       false, &len) || !len)
+			continue;
+		if (d->nr_fdes == cap) {
+			struct fde_range *tmp;
+
+			cap = cap ? 2 * cap : 256;
+			tmp = realloc(d->fdes, cap * sizeof(*tmp));
+			if (!tmp)
+				return -1;
+			d->fdes = tmp;
+		}
+		d->fdes[d->nr_fdes++] = (struct fde_range){ start, start + len };
+	}
+	return 0;
+}
+
+/*
+ * The FDE ranges of @d's file, sorted, read at the first call: where a
+ * function without a symbol begins.
+ */
+static void load_fdes(struct vs_dso *d)
+{
+	const char *name;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	Elf *elf;
+	int fd;
+
+	d->fdes_tried = true;
+	elf = open_elf(d->path, &fd);
+	if (!elf)
+		return;
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if ((!strcmp(name, ".eh_frame") &&
+		     read_fdes(d, elf, scn, &sh, true)) ||
+		    (!strcmp(name, ".debug_frame") &&
+		     read_fdes(d, elf, scn, &sh, false)))
+			break;
+	}
+	qsort(d->fdes, d->nr_fdes, sizeof(*d->fdes), cmp_fde);
+out:
+	elf_end(elf);
+	close(fd);
+}
+
+int vs_dso_func_start(struct vs_dso *d, uint64_t vaddr, uint64_t *start)
+{
+	size_t lo = 0, hi, mid;
+
+	if (!d->fdes_tried)
+		load_fdes(d);
+	hi = d->nr_fdes;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (d->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= d->fdes[lo - 1].end)
+		return -1;
+	*start = d->fdes[lo - 1].start;
+	return 0;
+}
+
 int64_t vs_dso_file_offset(const struct vs_dso *d, uint64_t vaddr)
 {
 	size_t i;
@@ -572,6 +775,7 @@ void vs_symbols_free(struct vs_symbols *s)
 		free(d->segs);
 		vs_eh_frame_free(d->eh);
 		free_srclines(d);
+		free(d->fdes);
 		free(d->path);
 		free(d);
 	}

@@ -70,6 +70,15 @@ const struct vs_elf_symbol *vs_dso_find(const struct vs_dso *d,
 					uint64_t vaddr);
 
 /**
+ * vs_dso_func_start - where the function of @d holding link-time address
+ * @vaddr begins, from the code ranges of its call frame information
+ * (.eh_frame, .debug_frame): the start of a function that has no symbol
+ *
+ * Returns 0 with *@start set, or -1 when no FDE covers @vaddr.
+ */
+int vs_dso_func_start(struct vs_dso *d, uint64_t vaddr, uint64_t *start);
+
+/**
  * vs_dso_file_offset - the file offset of link-time address @vaddr (what
  * a uprobe is placed by); -1 when no loadable segment holds it
  */

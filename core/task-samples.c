@@ -536,6 +536,26 @@ static int set_source(struct reading *rd, int64_t id,
 	return 0;
 }
 
+/*
+ * The name of the function of @hit that has no symbol: "binary+0xADDR",
+ * ADDR its first instruction's link-time address (from the call frame
+ * information: the same name for every address of it, one that
+ * addr2line -e and objdump --start-address take), else "[binary]"
+ */
+static void unnamed_function(const struct vs_symbol_hit *hit, char *name,
+			     size_t size)
+{
+	const char *base = base_name(vs_dso_path(hit->dso));
+	uint64_t start;
+
+	/* the file's state is @rd->syms', which the caller holds */
+	if (!vs_dso_func_start((struct vs_dso *)hit->dso, hit->vaddr, &start))
+		snprintf(name, size, "%s+0x%llx", base,
+			 (unsigned long long)start);
+	else
+		snprintf(name, size, "[%s]", base);
+}
+
 /* The symbol id of address @addr of process @pid, in the kernel or not. */
 static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 			 bool kernel)
@@ -560,7 +580,7 @@ static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
 	} else if ((found = vs_symbols_lookup(rd->syms, pid, addr, &hit)) == 0) {
 		const char *file = vs_dso_path(hit.dso);
 
-		snprintf(name, sizeof(name), "[%s]", base_name(file));
+		unnamed_function(&hit, name, sizeof(name));
 		id = vs_task_samples_symbol(rd->ts, hit.sym ? hit.sym->name :
 					    name, file);
 		if (id >= 0 && set_source(rd, id, &hit))

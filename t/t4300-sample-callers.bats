@@ -51,3 +51,36 @@ for name, n in c.most_common():
 	run grep -E '^(never_called|\[callers\]|callers\+0x)' frames.txt
 	assert_failure
 }
+
+@test "a stripped binary: functions without symbols named by their start, never a neighbour's" {
+	build callers.full -fno-omit-frame-pointer
+	strip --strip-all -o callers callers.full
+	! readelf -S callers | grep -q '\.symtab'
+	"$VARSCOPE" record --sample -F 4000 -o st.data \
+		-- ./callers 400 annotate 100000 2>rec.err
+	frames st.data > frames.txt
+	nm callers.full | python3 -c '
+import sys
+for l in sys.stdin:
+    f = l.split()
+    if len(f) < 3:
+        continue
+    a, t, name = f[:3]
+    if t in "tT":
+        print("callers+0x%x" % int(a, 16), name)' > starts.txt
+	hash=$(awk '$2 == "hash" { print $1 }' starts.txt)
+	# the leaf holds the most samples, under its own start
+	run awk 'NR == 1 { print $1 }' frames.txt
+	assert_output "$hash"
+	# every function of the binary in the chains starts where nm says a
+	# function starts, none merged into the function before it
+	run python3 - <<-'PY'
+	starts = dict(l.split() for l in open("starts.txt"))
+	seen = {l.split()[0] for l in open("frames.txt")
+	        if l.startswith("callers") or l.startswith("[callers")}
+	assert seen <= set(starts), sorted(seen - set(starts))
+	print(" ".join(sorted(starts[s] for s in seen)))
+	PY
+	assert_success
+	assert_output --regexp "^hash .*main serve$"
+}
