@@ -80,12 +80,15 @@ LIBPERF_CFLAGS := -I$(LIBPERF_DIR)/include
 LIBPERF_LIBS   := $(LIBPERF_DIR)/libperf.a $(LIBPERF_DIR)/libapi.a
 endif
 
-PKGS       := libtraceevent libtracefs libelf libdw zlib ncursesw
+PKGS       := libbpf libtraceevent libtracefs libelf libdw zlib ncursesw
 DEP_CFLAGS  = $(LIBPERF_CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS    = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
 # --- sources ---------------------------------------------------------------
-TOOL_SRC   := varscope.c $(wildcard cmd/*.c core/*.c arch/x86/*.c ui/*.c)
+# core/record/ is the recording engine: its BPF programs (NAME.bpf.c) sit
+# beside their loader and are built below, not compiled as tool sources.
+TOOL_SRC   := varscope.c $(filter-out %.bpf.c,$(wildcard cmd/*.c core/*.c \
+	      core/record/*.c arch/x86/*.c ui/*.c))
 TOOL_OBJ   := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ   := $(filter-out $(BUILD)/varscope.o $(BUILD)/cmd/%,$(TOOL_OBJ))
 LIB_SRC    := $(wildcard lib/*.c)
@@ -110,6 +113,37 @@ $(DEPS_STAMP): scripts/install-deps.sh
 
 build/libperf/libperf.a: | $(DEPS_STAMP)
 	+@scripts/build-libperf.sh build/libperf
+
+# --- BPF programs ------------------------------------------------------------
+# core/record/NAME.bpf.c -> $(BUILD)/core/record/NAME.bpf.o (clang -target
+# bpf, CO-RE against build/vmlinux.h, which bpftool dumps from the running
+# kernel's BTF at build time) -> $(BUILD)/core/record/NAME.skel.h (bpftool
+# gen skeleton), which the loader beside it includes as
+# "core/record/NAME.skel.h".  The objects of core/record/ wait for the
+# skeletons; libbpf (pkg-config) is linked into everything that links core/.
+BPFTOOL    ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+BPF_CLANG  ?= clang
+BPF_SRC    := $(wildcard core/record/*.bpf.c)
+BPF_OBJ    := $(BPF_SRC:%.bpf.c=$(BUILD)/%.bpf.o)
+BPF_SKEL   := $(BPF_SRC:%.bpf.c=$(BUILD)/%.skel.h)
+VMLINUX_H  := build/vmlinux.h
+ALL_CFLAGS += -I$(BUILD)
+
+$(VMLINUX_H): | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@test -r /sys/kernel/btf/vmlinux || { echo "varscope: the build needs the kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)" >&2; exit 1; }
+	$(QUIET_GEN)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: %.bpf.c $(VMLINUX_H) $(wildcard core/record/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
+		-Werror -I. -I$(dir $(VMLINUX_H)) -c -o $@ $<
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*)) > $@.tmp && mv $@.tmp $@
+
+$(filter $(BUILD)/core/record/%,$(TOOL_OBJ)): $(BPF_SKEL)
+.SECONDARY: $(BPF_OBJ)
 
 # Every object waits for the dependencies (headers of libperf & co).
 $(BUILD)/%.o: %.c | $(DEPS_STAMP) $(LIBPERF)

@@ -13,9 +13,12 @@
 set -e
 
 # build: compiler, libperf from linux-source-6.1 (flex, bison, xz to build
-# it), the tracing and symbol libraries, the TUI's ncurses
+# it), the tracing and symbol libraries, the TUI's ncurses, and for the
+# recording engine's BPF programs clang (-target bpf), libbpf and bpftool
+# (vmlinux.h from the kernel's BTF, the skeletons)
 BUILD_PKGS="gcc make pkg-config libc6-dev linux-source-6.1 xz-utils flex bison
-libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev"
+libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev
+clang libbpf-dev bpftool"
 # tests: bats and its helpers, timeout (coreutils), /usr/bin/time for peak
 # memory, python3 for the JSON checks, xmllint (libxml2-utils) and
 # rsvg-convert (librsvg2-bin) for the SVG plots, tmux for the TUI tests,
@@ -31,10 +34,10 @@ librsvg2-bin tmux strace util-linux man-db procps postgresql-15 nginx
 libmemcached-tools dpkg-dev patch libevent-dev"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
-# CI: clang for make SANITIZE=1 and make fuzz, with its compiler-rt
-# runtimes (ASan, UBSan, libFuzzer: a separate package, only recommended
-# by clang), git for the fresh clone
-CI_PKGS="clang libclang-rt-dev git"
+# CI: clang's compiler-rt runtimes for make SANITIZE=1 and make fuzz
+# (ASan, UBSan, libFuzzer: a separate package, only recommended by
+# clang), git for the fresh clone
+CI_PKGS="libclang-rt-dev git"
 # benchmarks only: the servers bench/ drives (the annotated memcached's
 # tools are the tests'), perf to compare with
 BENCH_PKGS="memcached linux-perf lighttpd"

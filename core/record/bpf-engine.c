@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf-engine.c - load, attach and drive task-acct.bpf.c through its
+ * bpftool skeleton (build/core/record/task-acct.skel.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/record/bpf-engine.h"
+#include "core/record/task-acct.skel.h"
+
+struct vs_bpf_engine {
+	struct task_acct *skel;
+	struct vs_slot *slots;		/* the recorder's mapping */
+	size_t slots_bytes;
+	struct ring_buffer *wakes;
+	vs_wake_edge_fn wake_fn;
+	void *wake_ctx;
+	uint32_t next_free;		/* where the search for a slot starts */
+	uint8_t used[VS_SLOTS];
+};
+
+/* libbpf's messages: the open's one line says what failed instead. */
+static int vs_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	return 0;
+}
+
+static int vs_wake_cb(void *ctx, void *data, size_t size)
+{
+	struct vs_bpf_engine *e = ctx;
+
+	if (size >= sizeof(struct vs_wake_edge) && e->wake_fn)
+		e->wake_fn(e->wake_ctx, data);
+	return 0;
+}
+
+struct vs_bpf_engine *vs_bpf_engine_open(char *err, size_t errlen)
+{
+	struct vs_bpf_engine *e;
+	const char *stage;
+	int ret;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): the recording engine needs it");
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libbpf_set_print(vs_libbpf_quiet);
+	e->slots = MAP_FAILED;
+	stage = "open";
+	e->skel = task_acct__open();
+	if (!e->skel)
+		goto fail;
+	/* the iterator runs at each registration, never attached for good */
+	bpf_program__set_autoattach(e->skel->progs.vs_register, false);
+	stage = "load";
+	ret = task_acct__load(e->skel);
+	if (ret) {
+		errno = -ret;
+		goto fail;
+	}
+	stage = "attach";
+	ret = task_acct__attach(e->skel);
+	if (ret) {
+		errno = -ret;
+		goto fail;
+	}
+	e->slots_bytes = (size_t)VS_SLOTS * sizeof(struct vs_slot);
+	stage = "map the slots of";
+	e->slots = mmap(NULL, e->slots_bytes, PROT_READ | PROT_WRITE,
+			MAP_SHARED, bpf_map__fd(e->skel->maps.slots), 0);
+	if (e->slots == MAP_FAILED)
+		goto fail;
+	stage = "open the wake-up ring of";
+	e->wakes = ring_buffer__new(bpf_map__fd(e->skel->maps.wake_edges),
+				    vs_wake_cb, e, NULL);
+	if (!e->wakes)
+		goto fail;
+	e->next_free = 1;
+	return e;
+fail:
+	if (errno == EPERM || errno == EACCES)
+		snprintf(err, errlen, "cannot %s the BPF recording engine: %s (it needs CAP_BPF and CAP_PERFMON, or root)",
+			 stage, strerror(errno));
+	else
+		snprintf(err, errlen, "cannot %s the BPF recording engine: %s",
+			 stage, strerror(errno));
+	vs_bpf_engine_close(e);
+	return NULL;
+}
+
+void vs_bpf_engine_close(struct vs_bpf_engine *e)
+{
+	if (!e)
+		return;
+	ring_buffer__free(e->wakes);
+	if (e->slots != MAP_FAILED)
+		munmap(e->slots, e->slots_bytes);
+	task_acct__destroy(e->skel);
+	free(e);
+}
+
+int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e)
+{
+	return bpf_map__fd(e->skel->maps.slots);
+}
+
+struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx)
+{
+	return idx < VS_SLOTS ? &e->slots[idx] : NULL;
+}
+
+/*
+ * Run the registration iterator over thread @tid (a task iterator limited
+ * to it, Linux 6.1); it prints "tid slot" for the binding it made.
+ */
+static bool vs_bind(struct vs_bpf_engine *e, uint32_t tid, uint32_t slot)
+{
+	union bpf_iter_link_info linfo = { .task.tid = tid };
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
+		    .link_info_len = sizeof(linfo));
+	struct bpf_link *link;
+	char buf[64], want[32];
+	ssize_t n, len = 0;
+	int fd;
+
+	link = bpf_program__attach_iter(e->skel->progs.vs_register, &opts);
+	if (!link)
+		return false;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd >= 0) {
+		while (len < (ssize_t)sizeof(buf) - 1 &&
+		       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += n;
+		close(fd);
+	}
+	bpf_link__destroy(link);
+	buf[len > 0 ? len : 0] = '\0';
+	snprintf(want, sizeof(want), "%u %u\n", tid, slot);
+	return !strcmp(buf, want);
+}
+
+int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid)
+{
+	uint32_t i, idx = 0;
+	int pending = bpf_map__fd(e->skel->maps.pending);
+
+	for (i = 0; i < VS_SLOTS - 1 && !idx; i++) {
+		uint32_t k = 1 + (e->next_free - 1 + i) % (VS_SLOTS - 1);
+
+		if (!e->used[k])
+			idx = k;
+	}
+	if (!idx) {
+		errno = ENOSPC;
+		return -1;
+	}
+	memset(&e->slots[idx], 0, sizeof(e->slots[idx]));
+	if (bpf_map_update_elem(pending, &tid, &idx, BPF_ANY))
+		return -1;
+	if (!vs_bind(e, tid, idx)) {
+		bpf_map_delete_elem(pending, &tid);
+		errno = ESRCH;
+		return -1;
+	}
+	e->used[idx] = 1;
+	e->next_free = idx + 1;
+	return idx;
+}
+
+void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx)
+{
+	if (idx && idx < VS_SLOTS)
+		e->used[idx] = 0;
+}
+
+int vs_bpf_engine_wake_fd(const struct vs_bpf_engine *e)
+{
+	return ring_buffer__epoll_fd(e->wakes);
+}
+
+int vs_bpf_engine_read_wakes(struct vs_bpf_engine *e, vs_wake_edge_fn fn,
+			     void *ctx)
+{
+	e->wake_fn = fn;
+	e->wake_ctx = ctx;
+	return ring_buffer__consume(e->wakes);
+}
+
+void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
+			 struct vs_bpf_engine_stats *st)
+{
+	int nr = libbpf_num_possible_cpus(), i;
+	struct vs_engine_stats *per_cpu;
+	uint32_t zero = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (nr <= 0)
+		return;
+	per_cpu = calloc(nr, sizeof(*per_cpu));
+	if (!per_cpu)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.engine_stats),
+				 &zero, per_cpu))
+		for (i = 0; i < nr; i++) {
+			st->wake_drops += per_cpu[i].wake_drops;
+			st->stack_overflows += per_cpu[i].stack_overflows;
+			st->unmatched_exits += per_cpu[i].unmatched_exits;
+		}
+	free(per_cpu);
+}

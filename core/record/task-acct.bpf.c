@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * task-acct.bpf.c - the in-kernel half of the recording engine: the
+ * per-task accounting of VarMRI section 4 (its TCM and CCM) as BPF
+ * programs on the scheduler, interrupt and fault tracepoints.
+ *
+ * A registered thread has, in task storage, the index of its slot in the
+ * mmap'ed array "slots" (task-slot.h).  While the slot is active (the
+ * library stored the open task's sequence number in it), the programs
+ * account into the slot's values:
+ *
+ *   sched_switch   the wait that starts (runnable, blocked, iowait, and the
+ *                  system call the thread blocked in), the wait that ends,
+ *                  migrations, and who ran on the CPU while it waited in
+ *                  the run queue (a per-CPU log of the last runs)
+ *   sched_waking   when a blocked wait becomes a run-queue wait, and a
+ *                  wake-up edge into the ring buffer "wake_edges"
+ *   irq, softirq,  a per-CPU shadow stack (VarMRI Fig. 4): each level's
+ *   irq_vectors    length less the levels nested in it
+ *   page_fault_user  a count (fault time needs function tracing)
+ *
+ * Run time is what is left: the library takes the task's wall time less
+ * the waits and interrupts here, each of which starts and ends while the
+ * thread is off its user code, so inside the task.
+ *
+ * Every program reads the header's tasks_open first and returns at once
+ * when no task is open anywhere.  The slots are the traced program's
+ * memory too: nothing read from them is a loop bound or an unchecked
+ * index; a program that scribbles over them spoils its own values only.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "core/record/task-slot.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+#ifndef barrier
+#define barrier()		asm volatile("" ::: "memory")
+#endif
+#define TASK_RUNNING		0x0000
+#define TASK_UNINTERRUPTIBLE	0x0002
+#define VS_STACK_DEPTH		8	/* power of two */
+#define VS_RUN_LOG		16	/* power of two */
+
+enum vs_frame_class { VS_FRAME_IRQ, VS_FRAME_SOFTIRQ, VS_FRAME_VECTOR };
+
+/* A registered thread's state: the kernel's own, out of the program's reach. */
+struct vs_thread_state {
+	__u32 slot;
+	__u32 last_cpu;		/* + 1; 0: none yet */
+	__u64 wait_since;	/* 0: not waiting in a task */
+	__u64 queued_since;	/* the run-queue part of the wait */
+	__u32 wait_task;	/* slot->active when the wait began */
+	__u32 wait_state;	/* enum vs_slot_wait */
+	__u32 wait_syscall;
+	__u32 pad;
+	__u64 fault_ip;		/* of the last user page fault */
+};
+
+struct vs_frame {
+	__u64 start, nested;
+	__u32 slot, task;	/* whom the level is charged to */
+	__u32 class, index;
+};
+
+struct vs_run {
+	__u32 pid, tid;
+	char comm[16];
+	__u64 start, end;
+};
+
+/* Per CPU: the shadow stack and the log of who ran last. */
+struct vs_cpu_state {
+	struct vs_frame frame[VS_STACK_DEPTH];
+	__u32 depth;
+	__u32 run_head;
+	__u64 last_switch;
+	struct vs_run run[VS_RUN_LOG];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, VS_SLOTS);
+	__type(key, __u32);
+	__type(value, struct vs_slot);
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct vs_thread_state);
+} thread_state SEC(".maps");
+
+/* tid -> slot: registrations the iterator program makes */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vs_cpu_state);
+} cpu_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} wake_edges SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vs_engine_stats);
+} engine_stats SEC(".maps");
+
+static __always_inline bool any_task_open(void)
+{
+	__u32 zero = VS_SLOT_HEADER;
+	struct vs_slot_header *h = bpf_map_lookup_elem(&slots, &zero);
+
+	return h && READ_ONCE(h->tasks_open);
+}
+
+static __always_inline struct vs_engine_stats *stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&engine_stats, &zero);
+}
+
+/* The slot of @ts when it is inside a task, else NULL. */
+static __always_inline struct vs_slot *active_slot(struct vs_thread_state *ts)
+{
+	struct vs_slot *slot;
+	__u32 idx;
+
+	if (!ts)
+		return NULL;
+	idx = ts->slot;
+	if (idx == VS_SLOT_HEADER)
+		return NULL;
+	slot = bpf_map_lookup_elem(&slots, &idx);
+	if (!slot || !READ_ONCE(slot->active))
+		return NULL;
+	return slot;
+}
+
+/*
+ * Open the values for writing (seq odd), reset at the first event of a
+ * new task; close them with values_done().
+ */
+static __always_inline void values_open(struct vs_slot *slot, __u32 task)
+{
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	barrier();
+	if (slot->values_of != task) {
+		__builtin_memset(&slot->v, 0, sizeof(slot->v));
+		slot->values_of = task;
+	}
+}
+
+static __always_inline void values_done(struct vs_slot *slot)
+{
+	barrier();
+	WRITE_ONCE(slot->seq, (slot->seq + 1) & ~1u);
+}
+
+static __always_inline void add_syscall_wait(struct vs_slot *slot, __u32 nr,
+					     __u32 wait, __u64 ns)
+{
+	struct vs_slot_syscall *e;
+	int i;
+
+	for (i = 0; i < VS_SLOT_SYSCALLS; i++) {
+		e = &slot->v.syscall[i];
+		if (e->count && (e->nr != nr || e->wait != wait))
+			continue;
+		e->nr = nr;
+		e->wait = wait;
+		e->time_ns += ns;
+		e->count++;
+		return;
+	}
+	slot->v.syscall_other_ns += ns;
+	slot->v.syscall_other_count++;
+}
+
+static __always_inline void add_ran(struct vs_slot *slot, struct vs_run *r,
+				    __u64 ns)
+{
+	struct vs_slot_ran *e;
+	int i;
+
+	for (i = 0; i < VS_SLOT_RAN; i++) {
+		e = &slot->v.ran[i];
+		if (e->time_ns && e->tid != r->tid)
+			continue;
+		if (!e->time_ns) {
+			e->tid = r->tid;
+			e->pid = r->pid;
+			__builtin_memcpy(e->comm, r->comm, sizeof(e->comm));
+		}
+		e->time_ns += ns;
+		return;
+	}
+	slot->v.ran_other_ns += ns;
+}
+
+/*
+ * The threads that ran on this CPU during [@from, @now], from the run
+ * log; what the log no longer covers goes to ran_other_ns.
+ */
+static __always_inline void account_ran(struct vs_slot *slot,
+					struct vs_cpu_state *pc, __u64 from,
+					__u64 now)
+{
+	__u64 covered = now, start, end;
+	struct vs_run *r;
+	int i;
+
+	for (i = 0; i < VS_RUN_LOG; i++) {
+		r = &pc->run[(pc->run_head - 1 - i) & (VS_RUN_LOG - 1)];
+		end = r->end;
+		if (!end || end <= from)
+			break;
+		start = r->start > from ? r->start : from;
+		if (end > start)
+			add_ran(slot, r, end - start);
+		covered = start;
+	}
+	if (covered > from)
+		slot->v.ran_other_ns += covered - from;
+}
+
+static __always_inline __u32 wait_syscall(struct task_struct *p,
+					  struct vs_thread_state *ts)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u64 ip, nr;
+
+	if (!regs)
+		return VS_SLOT_NO_SYSCALL;
+	ip = BPF_CORE_READ(regs, ip);
+	nr = BPF_CORE_READ(regs, orig_ax);
+	/* a fault's entry leaves its error code where a syscall's nr is */
+	if ((ts->fault_ip && ip == ts->fault_ip) || (__s64)nr < 0)
+		return VS_SLOT_NO_SYSCALL;
+	return (__u32)nr;
+}
+
+static __always_inline void switch_out(struct task_struct *prev, bool preempt,
+				       unsigned int prev_state, __u64 now)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+	__u32 state;
+
+	ts = bpf_task_storage_get(&thread_state, prev, 0, 0);
+	slot = active_slot(ts);
+	if (!slot)
+		return;
+	if (preempt || (prev_state & 0xff) == TASK_RUNNING)
+		state = VS_SLOT_RUNNABLE;
+	else if (prev_state & TASK_UNINTERRUPTIBLE)
+		state = VS_SLOT_IOWAIT;
+	else
+		state = VS_SLOT_BLOCKED;
+	ts->wait_since = now;
+	ts->queued_since = state == VS_SLOT_RUNNABLE ? now : 0;
+	ts->wait_task = slot->active;
+	ts->wait_state = state;
+	ts->wait_syscall = state == VS_SLOT_RUNNABLE ? VS_SLOT_NO_SYSCALL :
+			   wait_syscall(prev, ts);
+}
+
+static __always_inline void switch_in(struct task_struct *next,
+				      struct vs_cpu_state *pc, __u64 now)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 task, state;
+	__u64 ns;
+
+	ts = bpf_task_storage_get(&thread_state, next, 0, 0);
+	slot = active_slot(ts);
+	if (!slot)
+		return;
+	task = slot->active;
+	values_open(slot, task);
+	if (ts->last_cpu && ts->last_cpu != cpu + 1)
+		slot->v.migrations++;
+	ts->last_cpu = cpu + 1;
+	if (ts->wait_since && ts->wait_task == task && now > ts->wait_since) {
+		state = ts->wait_state;
+		ns = now - ts->wait_since;
+		if (state < VS_SLOT_WAITS) {
+			slot->v.wait_ns[state] += ns;
+			slot->v.wait_count[state]++;
+		}
+		slot->v.switches++;
+		if (state != VS_SLOT_RUNNABLE)
+			add_syscall_wait(slot, ts->wait_syscall, state, ns);
+		if (ts->queued_since && ts->queued_since < now)
+			account_ran(slot, pc, ts->queued_since, now);
+	}
+	ts->wait_since = 0;
+	ts->queued_since = 0;
+	values_done(slot);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct vs_cpu_state *pc;
+	struct vs_run *r;
+	__u32 zero = 0;
+	__u64 now;
+
+	if (!any_task_open())
+		return 0;
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!pc)
+		return 0;
+	now = bpf_ktime_get_ns();
+	r = &pc->run[pc->run_head & (VS_RUN_LOG - 1)];
+	r->pid = prev->tgid;
+	r->tid = prev->pid;
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), prev->comm);
+	r->start = pc->last_switch;
+	r->end = now;
+	pc->run_head++;
+	pc->last_switch = now;
+	switch_out(prev, preempt, prev_state, now);
+	switch_in(next, pc, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(vs_sched_waking, struct task_struct *p)
+{
+	struct vs_thread_state *ts;
+	struct vs_engine_stats *st;
+	struct vs_wake_edge *e;
+	struct vs_slot *slot;
+	__u64 now, id;
+
+	if (!any_task_open())
+		return 0;
+	ts = bpf_task_storage_get(&thread_state, p, 0, 0);
+	slot = active_slot(ts);
+	if (!slot)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (ts->wait_since && !ts->queued_since)
+		ts->queued_since = now;
+	e = bpf_ringbuf_reserve(&wake_edges, sizeof(*e), 0);
+	if (!e) {
+		st = stats();
+		if (st)
+			st->wake_drops++;
+		return 0;
+	}
+	id = bpf_get_current_pid_tgid();
+	e->time_ns = now;
+	e->waker_pid = id >> 32;
+	e->waker_tid = (__u32)id;
+	e->wakee_tid = p->pid;
+	e->wakee_task = slot->active;
+	e->waker_cpu = bpf_get_smp_processor_id();
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* An interrupt level starts on this CPU: pushed when current is in a task. */
+static __always_inline void frame_push(__u32 class, __u32 index)
+{
+	struct vs_thread_state *ts;
+	struct vs_engine_stats *st;
+	struct vs_cpu_state *pc;
+	struct vs_slot *slot;
+	struct vs_frame *f;
+	__u32 zero = 0, depth;
+
+	if (!any_task_open())
+		return;
+	ts = bpf_task_storage_get(&thread_state, bpf_get_current_task_btf(),
+				  0, 0);
+	slot = active_slot(ts);
+	if (!slot)
+		return;
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!pc)
+		return;
+	depth = pc->depth;
+	if (depth >= VS_STACK_DEPTH) {
+		/* entries whose exits never came: start again */
+		st = stats();
+		if (st)
+			st->stack_overflows++;
+		depth = 0;
+	}
+	f = &pc->frame[depth & (VS_STACK_DEPTH - 1)];
+	f->start = bpf_ktime_get_ns();
+	f->nested = 0;
+	f->slot = ts->slot;
+	f->task = slot->active;
+	f->class = class;
+	f->index = index;
+	pc->depth = depth + 1;
+}
+
+static __always_inline void charge_frame(struct vs_frame *f, __u64 ns)
+{
+	struct vs_slot *slot;
+	__u32 idx = f->slot, i = f->index;
+
+	slot = bpf_map_lookup_elem(&slots, &idx);
+	if (!slot || idx == VS_SLOT_HEADER || READ_ONCE(slot->active) != f->task)
+		return;
+	values_open(slot, f->task);
+	switch (f->class) {
+	case VS_FRAME_IRQ:
+		slot->v.irq_ns += ns;
+		slot->v.irq_count++;
+		for (int k = 0; k < VS_SLOT_IRQS; k++) {
+			struct vs_slot_irq *e = &slot->v.irq[k];
+
+			if (e->count && e->irq != i)
+				continue;
+			e->irq = i;
+			e->time_ns += ns;
+			e->count++;
+			break;
+		}
+		break;
+	case VS_FRAME_SOFTIRQ:
+		if (i < VS_SLOT_SOFTIRQS) {
+			slot->v.softirq_ns[i] += ns;
+			slot->v.softirq_count[i]++;
+		}
+		break;
+	case VS_FRAME_VECTOR:
+		if (i < VS_SLOT_VECTORS) {
+			slot->v.vector_ns[i] += ns;
+			slot->v.vector_count[i]++;
+		}
+		break;
+	}
+	values_done(slot);
+}
+
+/* An interrupt level ends: its length less its nested levels. */
+static __always_inline void frame_pop(__u32 class, __u32 index)
+{
+	struct vs_engine_stats *st;
+	struct vs_cpu_state *pc;
+	struct vs_frame *f;
+	__u32 zero = 0, depth;
+	__u64 now, len;
+
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!pc || !pc->depth)
+		return;
+	depth = pc->depth - 1;
+	f = &pc->frame[depth & (VS_STACK_DEPTH - 1)];
+	if (f->class != class || (class != VS_FRAME_IRQ && f->index != index)) {
+		st = stats();
+		if (st)
+			st->unmatched_exits++;
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	len = now > f->start ? now - f->start : 0;
+	pc->depth = depth;
+	if (depth)
+		pc->frame[(depth - 1) & (VS_STACK_DEPTH - 1)].nested += len;
+	charge_frame(f, len > f->nested ? len - f->nested : 0);
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(vs_irq_entry, int irq)
+{
+	frame_push(VS_FRAME_IRQ, irq);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(vs_irq_exit, int irq)
+{
+	frame_pop(VS_FRAME_IRQ, irq);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(vs_softirq_entry, unsigned int vec)
+{
+	frame_push(VS_FRAME_SOFTIRQ, vec);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(vs_softirq_exit, unsigned int vec)
+{
+	frame_pop(VS_FRAME_SOFTIRQ, vec);
+	return 0;
+}
+
+#define VS_VECTOR_PROGS(name, index)				\
+SEC("tp_btf/" #name "_entry")					\
+int BPF_PROG(vs_##name##_entry)					\
+{								\
+	frame_push(VS_FRAME_VECTOR, index);			\
+	return 0;						\
+}								\
+SEC("tp_btf/" #name "_exit")					\
+int BPF_PROG(vs_##name##_exit)					\
+{								\
+	frame_pop(VS_FRAME_VECTOR, index);			\
+	return 0;						\
+}
+
+VS_VECTOR_PROGS(local_timer, VS_VEC_LOCAL_TIMER)
+VS_VECTOR_PROGS(reschedule, VS_VEC_RESCHEDULE)
+VS_VECTOR_PROGS(call_function, VS_VEC_CALL_FUNCTION)
+VS_VECTOR_PROGS(call_function_single, VS_VEC_CALL_FUNCTION_SINGLE)
+VS_VECTOR_PROGS(irq_work, VS_VEC_IRQ_WORK)
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(vs_page_fault_user, unsigned long address, struct pt_regs *regs)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+
+	if (!any_task_open())
+		return 0;
+	ts = bpf_task_storage_get(&thread_state, bpf_get_current_task_btf(),
+				  0, 0);
+	slot = active_slot(ts);
+	if (!slot)
+		return 0;
+	ts->fault_ip = BPF_CORE_READ(regs, ip);
+	values_open(slot, slot->active);
+	slot->v.faults++;
+	values_done(slot);
+	return 0;
+}
+
+/*
+ * Registration, run by the recorder through a task iterator limited to
+ * the thread: the pending thread gets its slot in task storage (which
+ * the kernel frees with the thread).  The tid was checked by the
+ * recorder to be a thread of the process that asked.
+ */
+SEC("iter/task")
+int vs_register(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct vs_thread_state *ts;
+	__u32 tid, *slot;
+
+	if (!task)
+		return 0;
+	tid = task->pid;
+	slot = bpf_map_lookup_elem(&pending, &tid);
+	if (!slot)
+		return 0;
+	ts = bpf_task_storage_get(&thread_state, task, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts) {
+		__builtin_memset(ts, 0, sizeof(*ts));
+		ts->slot = *slot;
+		BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u\n", tid, *slot);
+	}
+	bpf_map_delete_elem(&pending, &tid);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * task-slot.h - what the in-kernel recording engine (task-acct.bpf.c), its
+ * loader (bpf-engine.c) and libvarscope share: one slot per registered
+ * thread in a BPF_F_MMAPABLE array map that the program maps.
+ *
+ * The library opens a task with one plain store of the task's sequence
+ * number into @active and closes it with a store of 0; the programs
+ * account the thread's kernel events only while @active is set, into
+ * the slot's values, which they reset at the first event of a new task
+ * (@values_of: the task the values belong to).  The library reads the
+ * values at the task's end under the sequence count @seq (odd while a
+ * program writes).  No system call at begin or end.
+ *
+ * Everything in a slot is written by the program too (it maps the whole
+ * array): the programs and the recorder read it as untrusted data, every
+ * index checked against the bounds below.
+ *
+ * Included by BPF code (types from vmlinux.h) and by C code (after
+ * <linux/types.h> and <stdbool.h>).
+ */
+#ifndef VS_CORE_RECORD_TASK_SLOT_H
+#define VS_CORE_RECORD_TASK_SLOT_H
+
+/* Slots, the cap on threads registered at once (slot 0 is the header). */
+#define VS_SLOTS		4096
+#define VS_SLOT_HEADER		0
+
+#define VS_SLOT_SOFTIRQS	10	/* HI ... RCU */
+#define VS_SLOT_VECTORS		5	/* see vs_slot_vector */
+#define VS_SLOT_IRQS		4	/* hard interrupts by number */
+#define VS_SLOT_SYSCALLS	6	/* waits by system call */
+#define VS_SLOT_RAN		6	/* threads that ran instead */
+#define VS_SLOT_NO_SYSCALL	0xffffffffu	/* a wait outside a syscall */
+
+enum vs_slot_wait {
+	VS_SLOT_RUNNABLE,	/* preempted, still runnable */
+	VS_SLOT_BLOCKED,	/* sleeping */
+	VS_SLOT_IOWAIT,		/* uninterruptible */
+	VS_SLOT_WAITS
+};
+
+/* The irq_vectors tracepoints the engine attaches, in this order. */
+enum vs_slot_vector {
+	VS_VEC_LOCAL_TIMER,
+	VS_VEC_RESCHEDULE,
+	VS_VEC_CALL_FUNCTION,
+	VS_VEC_CALL_FUNCTION_SINGLE,
+	VS_VEC_IRQ_WORK,
+};
+
+struct vs_slot_irq {
+	__u32 irq;		/* count 0: entry free */
+	__u32 pad;
+	__u64 time_ns, count;
+};
+
+struct vs_slot_syscall {
+	__u32 nr;		/* system call, or VS_SLOT_NO_SYSCALL */
+	__u32 wait;		/* VS_SLOT_BLOCKED or VS_SLOT_IOWAIT */
+	__u64 time_ns, count;	/* count 0: entry free */
+};
+
+struct vs_slot_ran {
+	__u32 pid, tid;		/* time_ns 0: entry free */
+	char comm[16];
+	__u64 time_ns;
+};
+
+/* What one task accumulated: the values the library copies out. */
+struct vs_slot_values {
+	__u64 wait_ns[VS_SLOT_WAITS], wait_count[VS_SLOT_WAITS];
+	__u64 irq_ns, irq_count;
+	__u64 softirq_ns[VS_SLOT_SOFTIRQS], softirq_count[VS_SLOT_SOFTIRQS];
+	__u64 vector_ns[VS_SLOT_VECTORS], vector_count[VS_SLOT_VECTORS];
+	__u64 faults;
+	__u64 migrations;
+	__u64 switches;
+	/* waits in system calls beyond VS_SLOT_SYSCALLS kinds: totals only */
+	__u64 syscall_other_ns, syscall_other_count;
+	/* run-queue wait when other threads (beyond VS_SLOT_RAN) ran */
+	__u64 ran_other_ns;
+	struct vs_slot_irq irq[VS_SLOT_IRQS];
+	struct vs_slot_syscall syscall[VS_SLOT_SYSCALLS];
+	struct vs_slot_ran ran[VS_SLOT_RAN];
+};
+
+struct vs_slot {
+	/* written by the library */
+	__u32 active;		/* seq of the open task, 0: none */
+	__u32 lib_pad;
+	/* written by the programs */
+	__u32 seq;		/* odd while a program writes the values */
+	__u32 values_of;	/* the @active the values are of */
+	struct vs_slot_values v;
+} __attribute__((aligned(64)));
+
+/*
+ * Slot 0, the header: @tasks_open is the number of tasks open in all
+ * threads (the library adds 1 at a begin, takes 1 at the end), read first
+ * by the programs on the hot tracepoints: 0 and they return at once.
+ */
+struct vs_slot_header {
+	__u64 tasks_open;
+};
+
+/* A wake-up edge, in the BPF ring buffer: the wakee is in a task. */
+struct vs_wake_edge {
+	__u64 time_ns;
+	__u32 waker_pid, waker_tid;
+	__u32 wakee_tid;
+	__u32 wakee_task;	/* the wakee's slot->active */
+	__u32 waker_cpu, pad;
+};
+
+#ifndef __bpf__
+/**
+ * vs_slot_read - copy the values of task @task out of @slot, under its
+ * sequence count; zeros when no event of that task reached the slot
+ *
+ * Returns false when the values did not hold still over a few tries (a
+ * slot that a program keeps writing: @out is then zeros).
+ */
+static inline bool vs_slot_read(const struct vs_slot *slot, __u32 task,
+				struct vs_slot_values *out)
+{
+	__u32 seq;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;
+		if (__atomic_load_n(&slot->values_of, __ATOMIC_RELAXED) == task)
+			__builtin_memcpy(out, (const void *)&slot->v, sizeof(*out));
+		else
+			__builtin_memset(out, 0, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) == seq)
+			return true;
+	}
+	__builtin_memset(out, 0, sizeof(*out));
+	return false;
+}
+#endif
+
+/* Per CPU, counted by the programs, read by the recorder for its summary. */
+struct vs_engine_stats {
+	__u64 wake_drops;	/* wake-up edges the ring buffer had no room for */
+	__u64 stack_overflows;	/* interrupts nested deeper than the stack */
+	__u64 unmatched_exits;	/* an exit that was not the top level's */
+};
+
+#endif /* VS_CORE_RECORD_TASK_SLOT_H */
