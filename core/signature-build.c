@@ -3,9 +3,9 @@
  * signature-build.c - attribute each system call of a running program to
  * the program's functions active when it was made.
  *
- * Callchain method: each sys_enter's user stack, unwound with the
- * .eh_frame rules as far as its copy goes and by the kernel's
- * frame-pointer chain past it (vs_symbols_unwind()), gives every function
+ * Callchain method: each sys_enter's user stack, unwound by libdw with
+ * the files' call frame information as far as its copy goes and by the
+ * kernel's frame-pointer chain past it (vs_unwind()), gives every function
  * on the stack.  An execution of a function lasts while consecutive
  * system calls of the thread find it at the same place of the stack (same
  * callers below it, as far as both chains go).
@@ -47,6 +47,7 @@
 #include "core/signature-build.h"
 #include "core/symbols.h"
 #include "core/syscall-trace.h"
+#include "core/unwind.h"
 #include "core/workload.h"
 
 #define MAX_FRAMES	64
@@ -100,6 +101,7 @@ struct build {
 	struct vs_profile *p;
 	struct vs_sig_build_stats *st;
 	struct vs_symbols *syms;
+	struct vs_unwinder *unwinder;	/* over @syms */
 	const struct vs_dso *program;
 	struct thread **th;
 	size_t nth, cap;
@@ -392,13 +394,14 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 	}
 	if (ev->nr_ips) {
 		struct vs_user_stack u = {
-			.ip = ev->ips[0], .sp = ev->sp, .bp = ev->bp,
+			.regs_mask = ev->regs_mask, .regs = ev->regs,
+			.nr_regs = ev->nr_regs,
 			.stack = ev->stack, .size = ev->stack_size,
 			.fp_chain = ev->ips, .fp_len = ev->nr_ips };
 		bool cut;
 
-		t->nchain = vs_symbols_unwind(b->syms, ev->pid, &u, t->chain,
-					      MAX_FRAMES, &cut);
+		t->nchain = vs_unwind(b->unwinder, ev->pid, ev->tid, &u,
+				      t->chain, MAX_FRAMES, &cut);
 		b->st->cut += cut;
 	} else {
 		t->nchain = 0;
@@ -592,7 +595,8 @@ int vs_signature_profile(const char *const *argv,
 		return -1;
 	}
 	b.syms = vs_symbols_new();
-	if (!b.syms || vs_workload_prepare(&w, argv) < 0) {
+	b.unwinder = b.syms ? vs_unwinder_new(b.syms) : NULL;
+	if (!b.unwinder || vs_workload_prepare(&w, argv) < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", argv[0],
 			 strerror(errno));
 		goto out;
@@ -633,6 +637,7 @@ int vs_signature_profile(const char *const *argv,
 	ret = wait_status(status);
 out:
 	vs_syscall_trace_close(t);
+	vs_unwinder_free(b.unwinder);
 	vs_symbols_free(b.syms);
 	for (i = 0; i < b.nth; i++) {
 		for (k = 0; k < MAX_FRAMES; k++) {

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/eh-frame.h"
 #include "core/sort.h"
 #include "core/symbols.h"
 
@@ -34,7 +33,6 @@ struct vs_dso {
 	size_t nr_syms;
 	struct segment *segs;
 	size_t nr_segs;
-	struct vs_eh_frame *eh;		/* CFA rules, or NULL */
 	uint8_t build_id[VS_BUILD_ID_MAX];
 	size_t build_id_len;		/* 0: the file has none */
 	/* source lines, read at the first vs_symbols_srcline() */
@@ -49,12 +47,6 @@ struct vs_dso {
 	struct vs_dso *next;
 };
 
-struct map {
-	uint64_t start, end, pgoff;
-	struct vs_dso *dso;
-	const char *stale;		/* the file's build-id changed: its path */
-};
-
 /* Symbols of a text file: /proc/kallsyms, /tmp/perf-PID.map. */
 struct text_syms {
 	uint32_t pid;			/* of a JIT map; 0 for the kernel */
@@ -65,7 +57,7 @@ struct text_syms {
 
 struct proc {
 	uint32_t pid;
-	struct map *maps;		/* in the order they were added */
+	struct vs_map *maps;		/* in the order they were added */
 	size_t nr, cap;
 };
 
@@ -276,7 +268,6 @@ static int load_dso(struct vs_dso *d)
 	d->build_id_len = elf_build_id(elf, d->build_id);
 	if (read_segments(d, elf) < 0)
 		ret = -1;
-	d->eh = vs_eh_frame_load(elf);
 	have = ret ? 0 : read_symbols(d, elf, SHT_SYMTAB);
 	if (!have) {
 		debug_file(d, dbg, sizeof(dbg));
@@ -585,8 +576,7 @@ int64_t vs_dso_file_offset(const struct vs_dso *d, uint64_t vaddr)
 	return -1;
 }
 
-/* The link-time address of file offset @off. */
-static int file_vaddr(const struct vs_dso *d, uint64_t off, uint64_t *vaddr)
+int vs_dso_vaddr(const struct vs_dso *d, uint64_t off, uint64_t *vaddr)
 {
 	size_t i;
 
@@ -773,7 +763,6 @@ void vs_symbols_free(struct vs_symbols *s)
 			free((char *)d->syms[i].name);
 		free(d->syms);
 		free(d->segs);
-		vs_eh_frame_free(d->eh);
 		free_srclines(d);
 		free(d->fdes);
 		free(d->path);
@@ -819,9 +808,9 @@ static struct proc *find_proc(struct vs_symbols *s, uint32_t pid, int create)
 	return &s->procs[s->nr_procs++];
 }
 
-static int proc_add(struct proc *p, const struct map *m)
+static int proc_add(struct proc *p, const struct vs_map *m)
 {
-	struct map *tmp;
+	struct vs_map *tmp;
 
 	if (p->nr == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 32;
@@ -864,7 +853,7 @@ int vs_symbols_add_map_build_id(struct vs_symbols *s, uint32_t pid,
 				size_t build_id_len)
 {
 	struct proc *p = find_proc(s, pid, 1);
-	struct map m = { .start = start, .end = start + len, .pgoff = pgoff };
+	struct vs_map m = { .start = start, .end = start + len, .pgoff = pgoff };
 
 	if (!p)
 		return -1;
@@ -938,7 +927,7 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 	if (!p)
 		return -1;
 	for (i = p->nr; i-- > 0;) {
-		const struct map *m = &p->maps[i];
+		const struct vs_map *m = &p->maps[i];
 
 		if (addr < m->start || addr >= m->end)
 			continue;
@@ -947,7 +936,7 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		if (!m->dso)
 			return -1;
 		hit->dso = m->dso;
-		if (file_vaddr(m->dso, addr - m->start + m->pgoff,
+		if (vs_dso_vaddr(m->dso, addr - m->start + m->pgoff,
 			       &hit->vaddr) < 0)
 			return -1;
 		hit->sym = vs_dso_find(m->dso, hit->vaddr);
@@ -956,131 +945,13 @@ int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 	return -1;
 }
 
-/* The 8 bytes of the stack copy @u at user address @addr; -1: not in it. */
-static int stack_word(const struct vs_user_stack *u, uint64_t addr,
-		      uint64_t *v)
+const struct vs_map *vs_symbols_maps(struct vs_symbols *s, uint32_t pid,
+				     size_t *nr)
 {
-	if (addr < u->sp || addr - u->sp > u->size ||
-	    u->size - (addr - u->sp) < 8)
-		return -1;
-	memcpy(v, u->stack + (addr - u->sp), 8);
-	return 0;
-}
+	struct proc *p = find_proc(s, pid, 0);
 
-/* One frame: where it stopped. */
-struct frame {
-	uint64_t pc, sp, bp;
-};
-
-enum step {
-	STEP_CALLER,		/* *f is now the caller's */
-	STEP_END,		/* the outermost frame, or no sane caller */
-	STEP_LOST,		/* the caller is past the copy, or the code
-				 * is in no known file (the vDSO, JIT code) */
-};
-
-/* Where no .eh_frame rule covers the code: a frame record at %rbp ... */
-static const struct vs_cfa_rule frame_record = {
-	.reg = VS_DWARF_RBP, .off = 16, .rbp_saved = 1, .rbp_off = -16 };
-/*
- * ... or, where it stopped, a leaf that pushed nothing (a system-call stub
- * in assembly: glibc's clone3 ends its rules before the syscall).
- */
-static const struct vs_cfa_rule bare_leaf = { .reg = VS_DWARF_RSP, .off = 8 };
-
-/* Unwind frame @f to its caller with @rule. */
-static enum step step_by(struct vs_symbols *s, uint32_t pid,
-			 const struct vs_user_stack *u, struct frame *f,
-			 const struct vs_cfa_rule *rule)
-{
-	struct vs_symbol_hit hit;
-	uint64_t cfa, ret, bp = f->bp;
-
-	if (rule->ra_undefined)
-		return STEP_END;
-	cfa = (rule->reg == VS_DWARF_RSP ? f->sp : f->bp) + rule->off;
-	if (cfa <= f->sp)
-		return STEP_END;
-	if (stack_word(u, cfa - 8, &ret) < 0 ||
-	    (rule->rbp_saved && stack_word(u, cfa + rule->rbp_off, &bp) < 0))
-		return STEP_LOST;
-	if (vs_symbols_lookup(s, pid, ret - 1, &hit) < 0)
-		return STEP_END;
-	*f = (struct frame){ .pc = ret, .sp = cfa, .bp = bp };
-	return STEP_CALLER;
-}
-
-/*
- * Unwind frame @f one step with the CFA rule of its address (@first: the
- * stop address itself, else a return address, looked up one byte back,
- * in the call), or, where no rule covers the address, with the frame
- * record at %rbp, or as a bare leaf where it stopped.
- */
-static enum step unwind_step(struct vs_symbols *s, uint32_t pid,
-			     const struct vs_user_stack *u, struct frame *f,
-			     bool first)
-{
-	struct vs_symbol_hit hit;
-	struct vs_cfa_rule rule;
-	enum step step;
-
-	if (vs_symbols_lookup(s, pid, first ? f->pc : f->pc - 1, &hit) < 0)
-		return STEP_LOST;
-	if (hit.dso->eh && !vs_eh_frame_rule(hit.dso->eh, hit.vaddr, &rule) &&
-	    (rule.reg == VS_DWARF_RSP || rule.reg == VS_DWARF_RBP))
-		return step_by(s, pid, u, f, &rule);
-	step = step_by(s, pid, u, f, &frame_record);
-	if (step == STEP_END && first)
-		step = step_by(s, pid, u, f, &bare_leaf);
-	return step;
-}
-
-/*
- * The kernel's frame-pointer walk went from u->bp through the frame
- * records: u->fp_chain[j + 1] is the return address of the record at the
- * j-th frame pointer.  If @bp is one of those (as far as the copy shows
- * them), the rest of the kernel's chain from there is what walking the
- * records from @bp gives.  Returns the index of that rest, or 0.
- */
-static size_t fp_chain_from(const struct vs_user_stack *u, uint64_t bp)
-{
-	uint64_t fp = u->bp;
-	size_t j;
-
-	for (j = 0; j + 1 < u->fp_len; j++) {
-		if (fp == bp)
-			return j + 1;
-		if (stack_word(u, fp, &fp) < 0)
-			break;
-	}
-	return 0;
-}
-
-int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
-		      const struct vs_user_stack *u, uint64_t *out, int max,
-		      bool *cut)
-{
-	struct frame f = { .pc = u->ip, .sp = u->sp, .bp = u->bp };
-	enum step step = STEP_CALLER;
-	size_t j;
-	int n = 0;
-
-	*cut = false;
-	if (max <= 0)
-		return 0;
-	out[n++] = u->ip;
-	while (n < max && step == STEP_CALLER) {
-		step = unwind_step(s, pid, u, &f, n == 1);
-		if (step == STEP_CALLER)
-			out[n++] = f.pc;
-	}
-	if (step != STEP_LOST)
-		return n;
-	j = fp_chain_from(u, f.bp);
-	*cut = !j;
-	for (; j && j < u->fp_len && n < max; j++)
-		out[n++] = u->fp_chain[j];
-	return n;
+	*nr = p ? p->nr : 0;
+	return p ? p->maps : NULL;
 }
 
 /* --- symbols of text files: the kernel's, JIT maps --- */

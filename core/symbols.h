@@ -183,40 +183,25 @@ const struct vs_elf_symbol *vs_symbols_jit(struct vs_symbols *s, uint32_t pid,
 int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
 			    const char *path);
 
-/*
- * A thread's user stack where it stopped: a sample with REGS_USER,
- * STACK_USER and the kernel's frame-pointer CALLCHAIN.
- */
-struct vs_user_stack {
-	uint64_t ip, sp, bp;		/* its registers */
-	const uint8_t *stack;		/* a copy of the stack from @sp */
-	size_t size;			/* ... of @size bytes */
-	const uint64_t *fp_chain;	/* the kernel's walk: @ip, then the */
-	size_t fp_len;			/* return addresses from @bp up */
+/* A mapping of a file into a process. */
+struct vs_map {
+	uint64_t start, end, pgoff;
+	struct vs_dso *dso;		/* NULL: not ELF, or stale */
+	const char *stale;		/* the file's build-id changed: its path */
 };
 
 /**
- * vs_symbols_unwind - the call chain of a stopped thread of @pid
- * @u: its registers, a copy of the top of its stack and the kernel's
- *     frame-pointer callchain
- * @out: @u->ip, then the return addresses, innermost first
- * @max: room in @out
- *
- * Each frame is unwound with the .eh_frame CFA rule of its address (code
- * with frame pointers or without), or with the frame record at %rbp where
- * no rule covers it, as far as the stack copy goes.  The kernel's walk is
- * wrong where code without frame pointers used %rbp for something else
- * (the C library's system-call wrappers do) and skips the caller of a
- * function that did not set up a frame record; but it went on past the
- * copy: when the copy ends at a frame record the kernel walked through,
- * the chain goes on with the kernel's from there.  Stops at the outermost
- * frame (its return address undefined) or at the first return address
- * outside the mapped files.  @cut tells that the chain ends short, where
- * the stack copy did and the kernel's walk did not go on.  Returns the
- * number of addresses in @out.
+ * vs_symbols_maps - the mappings of process @pid, in the order they were
+ * added (where two overlap, the later one holds); *@nr of them, which
+ * grows with every one added.  NULL when none.
  */
-int vs_symbols_unwind(struct vs_symbols *s, uint32_t pid,
-		      const struct vs_user_stack *u, uint64_t *out, int max,
-		      bool *cut);
+const struct vs_map *vs_symbols_maps(struct vs_symbols *s, uint32_t pid,
+				     size_t *nr);
+
+/**
+ * vs_dso_vaddr - the link-time address of file offset @off of @d; -1
+ * when no loadable segment holds it
+ */
+int vs_dso_vaddr(const struct vs_dso *d, uint64_t off, uint64_t *vaddr);
 
 #endif /* VS_CORE_SYMBOLS_H */

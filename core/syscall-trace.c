@@ -15,7 +15,6 @@
  * the samples they symbolize whatever CPU they were written on, even when
  * the sample was drained in an earlier read.
  */
-#include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "arch/x86/regs.h"
 #include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/perf-ring.h"
@@ -36,8 +36,6 @@
 #include "core/uprobe.h"
 
 #define MAX_STACK	64	/* user frames */
-#define REGS_MASK	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
-			 (1ull << PERF_REG_X86_IP))
 
 #define ENTER_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
@@ -244,7 +242,7 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 	if (opts->callchain) {
 		enter->exclude_callchain_kernel = 1;
 		enter->sample_max_stack = MAX_STACK;
-		enter->sample_regs_user = REGS_MASK;
+		enter->sample_regs_user = vs_x86_regs_user_mask;
 		enter->sample_stack_user = vs_sc_stack_size(opts);
 	}
 
@@ -462,11 +460,12 @@ static int parse_sample(struct vs_syscall_trace *t,
 	if (!exit && t->opts.callchain) {
 		uint64_t abi = *p++, size;
 
-		ev->sp = ev->bp = 0;
-		if (abi) {	/* BP, SP, IP in bit order */
-			ev->bp = p[0];
-			ev->sp = p[1];
-			p += 3;
+		ev->nr_regs = 0;
+		if (abi) {	/* one per bit of the mask, in bit order */
+			ev->regs_mask = vs_x86_regs_user_mask;
+			ev->regs = p;
+			ev->nr_regs = __builtin_popcountll(ev->regs_mask);
+			p += ev->nr_regs;
 		}
 		size = *p++;
 		ev->stack = (const uint8_t *)p;

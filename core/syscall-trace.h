@@ -37,7 +37,9 @@ struct vs_sc_event {
 	/* VS_SC_ENTER with callchains: */
 	uint32_t nr_ips;
 	const uint64_t *ips;		/* user frames, innermost first */
-	uint64_t sp, bp;		/* user stack and frame pointers, */
+	uint64_t regs_mask;		/* the user registers (PERF_REG_* */
+	const uint64_t *regs;		/* bits), one per bit of the mask, */
+	uint32_t nr_regs;		/* 0 when there are none, */
 	uint32_t stack_size;
 	const uint8_t *stack;		/* ... the stack bytes from sp up */
 	/* side band: */

@@ -16,6 +16,7 @@
 
 #include "core/symbols.h"
 #include "core/syscall-trace.h"
+#include "core/unwind.h"
 #include "core/workload.h"
 
 #include "tap.h"
@@ -81,6 +82,7 @@ struct counts {
 	uint64_t first_time, last_time;
 	int out_of_order;
 	struct vs_symbols *syms;
+	struct vs_unwinder *unwinder;
 };
 
 static int count(const struct vs_sc_event *ev, void *arg)
@@ -121,14 +123,14 @@ static int count(const struct vs_sc_event *ev, void *arg)
 		;
 	if (i == c->nr_tids && i < 8)
 		c->tids[c->nr_tids++] = ev->tid;
-	c->with_stack += ev->stack_size > 0 && ev->sp;
+	c->with_stack += ev->stack_size > 0 && ev->nr_regs;
 	/* this test is built without frame pointers: the caller of the
-	 * syscall() leaf comes from its .eh_frame rule */
-	u = (struct vs_user_stack){ .ip = ev->nr_ips ? ev->ips[0] : 0,
-				    .sp = ev->sp, .bp = ev->bp,
+	 * syscall() leaf comes from its call frame information */
+	u = (struct vs_user_stack){ .regs_mask = ev->regs_mask,
+				    .regs = ev->regs, .nr_regs = ev->nr_regs,
 				    .stack = ev->stack, .size = ev->stack_size,
 				    .fp_chain = ev->ips, .fp_len = ev->nr_ips };
-	if (vs_symbols_unwind(c->syms, ev->pid, &u, chain, 2, &cut) == 2 &&
+	if (vs_unwind(c->unwinder, ev->pid, ev->tid, &u, chain, 2, &cut) == 2 &&
 	    !vs_symbols_lookup(c->syms, ev->pid, chain[1] - 1, &hit) &&
 	    hit.sym && !strcmp(hit.sym->name, "make_calls"))
 		c->in_make_calls++;
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--workload"))
 		_exit(workload());
 	c.syms = vs_symbols_new();
+	c.unwinder = vs_unwinder_new(c.syms);
 	ok(!vs_workload_prepare(&w, args), "workload forked");
 	t = vs_syscall_trace_open(w.pid, false, &opts, err, sizeof(err));
 	if (!t) {
@@ -180,6 +183,7 @@ int main(int argc, char **argv)
 	   "times are CLOCK_MONOTONIC, within the run");
 	ok(c.with_stack == c.enter, "user stack and registers at each enter");
 	is_u64(c.in_make_calls, ALL_CALLS, "callchains symbolize to make_calls");
+	vs_unwinder_free(c.unwinder);
 	vs_symbols_free(c.syms);
 	return done_testing();
 }
