@@ -251,8 +251,17 @@ static void print_json(const struct vs_infer_result *res)
 		json_string(&j, f->func->name);
 		json_key(&j, "score");
 		json_double(&j, f->score);
+		json_key(&j, "increase");
+		json_double(&j, f->increase);
 		json_key(&j, "match");
 		json_double(&j, f->match);
+		json_key(&j, "specificity");
+		json_double(&j, f->specificity);
+		json_key(&j, "within");
+		if (f->within)
+			json_string(&j, f->within->name);
+		else
+			json_null(&j);
 		json_key(&j, "first_ns");
 		json_u64(&j, f->first);
 		json_key(&j, "last_ns");
@@ -312,15 +321,18 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 		printf("# no profiled function matches an abnormal unit\n");
 		return;
 	}
-	printf("%4s  %12s  %8s  %-17s  %s\n", "rank", "increase(%)",
-	       "match(%)", "active (s)", "function");
+	printf("%4s  %7s  %12s  %8s  %-17s  %s\n", "rank", "score",
+	       "increase(%)", "match(%)", "active (s)", "function");
 	for (i = 0; i < res->nr; i++) {
 		const struct vs_infer_function *f = &res->funcs[i];
 
 		snprintf(buf, sizeof(buf), "%.3f-%.3f", (f->first - t0) / 1e9,
 			 (f->last - t0) / 1e9);
-		printf("%4zu  %12.1f  %8.1f  %-17s  %s\n", i + 1, f->score,
-		       f->match, buf, f->func->name);
+		printf("%4zu  %7.3f  %12.1f  %8.1f  %-17s  %s", i + 1,
+		       f->score, f->increase, f->match, buf, f->func->name);
+		if (f->within)
+			printf(" (within %s)", f->within->name);
+		printf("\n");
 		for (k = 0; k < f->nr_episodes && k < EPISODES_SHOWN; k++) {
 			const struct vs_infer_episode *e = &f->episodes[k];
 

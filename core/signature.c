@@ -460,6 +460,7 @@ out:
 struct sig_entry {
 	uint64_t key;
 	uint32_t func, support;
+	uint32_t functions;		/* signatures holding the key */
 };
 
 static int cmp_sig_entry(const void *a, const void *b)
@@ -492,6 +493,12 @@ static int index_signatures(const struct vs_signatures *s,
 				.func = i,
 				.support = s->funcs[i].episodes[k].support };
 	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_sig_entry);
+	for (i = 0; i < ix->n; i = k) {
+		for (k = i; k < ix->n && ix->e[k].key == ix->e[i].key; k++)
+			;
+		for (n = i; n < k; n++)
+			ix->e[n].functions = k - i;
+	}
 	return 0;
 }
 
@@ -512,13 +519,24 @@ static const struct sig_entry *index_find(const struct sig_index *ix,
 
 /* Per function, the matches of the unit being examined. */
 struct unit_match {
-	size_t matched;
+	size_t matched;			/* its signature's episodes matched */
 	uint64_t unit_total, sig_total;
-	double increase;
+	bool listed;
+};
+
+/*
+ * Per function, over the units: whether its whole signature matched in
+ * one of them, and the functions whose whole signature matched in every
+ * unit it was identified in while its own matched only in part.
+ */
+struct explained {
+	bool seen, full;
+	uint32_t *by;
+	size_t nr_by;
 };
 
 struct match {
-	uint32_t func, support;
+	uint32_t func, support, functions;
 	const struct vs_episode *ep;
 };
 
@@ -527,17 +545,16 @@ static double increase(uint32_t count, uint32_t support)
 	return 100.0 * ((double)count - support) / (support ? support : 1);
 }
 
-static int add_episode(struct vs_infer_function *f,
-		       const struct vs_episode *ep, uint32_t support)
+static int add_episode(struct vs_infer_function *f, const struct match *m)
 {
 	struct vs_infer_episode *tmp;
 	size_t i;
 
 	for (i = 0; i < f->nr_episodes; i++) {
-		if (vs_episode_key(&f->episodes[i].ep) != vs_episode_key(ep))
+		if (vs_episode_key(&f->episodes[i].ep) != vs_episode_key(m->ep))
 			continue;
-		if (ep->support > f->episodes[i].ep.support)
-			f->episodes[i].ep = *ep;
+		if (m->ep->support > f->episodes[i].ep.support)
+			f->episodes[i].ep = *m->ep;
 		return 0;
 	}
 	tmp = realloc(f->episodes, (f->nr_episodes + 1) * sizeof(*tmp));
@@ -545,16 +562,62 @@ static int add_episode(struct vs_infer_function *f,
 		return -1;
 	f->episodes = tmp;
 	f->episodes[f->nr_episodes++] = (struct vs_infer_episode){
-		.ep = *ep, .signature_support = support };
+		.ep = *m->ep, .signature_support = m->support,
+		.functions = m->functions };
+	return 0;
+}
+
+/*
+ * The functions identified in one unit, @id[0..@n): those whose whole
+ * signature matched explain the others there.
+ */
+static int explain(struct infer *in, const uint32_t *id, size_t n,
+		   const struct unit_match *um, struct explained *ex)
+{
+	size_t i, k, j, nf = 0;
+	uint32_t *full = malloc((n + 1) * sizeof(*full));
+
+	if (!full)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (um[id[i]].matched == in->sig->funcs[id[i]].nr_episodes)
+			full[nf++] = id[i];
+	for (i = 0; i < n; i++) {
+		struct explained *e = &ex[id[i]];
+
+		if (um[id[i]].matched == in->sig->funcs[id[i]].nr_episodes) {
+			e->full = true;
+		} else if (!e->seen) {
+			e->by = malloc((nf + 1) * sizeof(*e->by));
+			if (!e->by) {
+				free(full);
+				return -1;
+			}
+			memcpy(e->by, full, nf * sizeof(*full));
+			e->nr_by = nf;
+		} else {	/* keep those full here too */
+			for (k = 0, j = 0; k < e->nr_by; k++) {
+				size_t f;
+
+				for (f = 0; f < nf && full[f] != e->by[k]; f++)
+					;
+				if (f < nf)
+					e->by[j++] = e->by[k];
+			}
+			e->nr_by = j;
+		}
+		e->seen = true;
+	}
+	free(full);
 	return 0;
 }
 
 /* Mine abnormal unit @u and fold its identified functions into @out. */
 static int match_unit(struct infer *in, const struct unit *u,
 		      const struct sig_index *ix, struct unit_match *um,
-		      struct vs_infer_function *out)
+		      struct vs_infer_function *out, struct explained *ex)
 {
-	size_t n = u->end - u->begin, i, ne, nm = 0, mcap = 0;
+	size_t n = u->end - u->begin, i, ne, nm = 0, mcap = 0, nid = 0;
 	const struct vs_call *c = unit_calls(in, u);
 	uint16_t *nr = malloc((n + 1) * sizeof(*nr));
 	uint64_t *t0 = malloc((n + 1) * sizeof(*t0));
@@ -562,6 +625,7 @@ static int match_unit(struct infer *in, const struct unit *u,
 	size_t start[2] = { 0, n };
 	struct vs_episode *ep = NULL;
 	struct match *m = NULL;
+	uint32_t *id = NULL;
 	int ret = -1;
 
 	if (!nr || !t0 || !t1)
@@ -584,50 +648,70 @@ static int match_unit(struct infer *in, const struct unit *u,
 		for (; e && e < ix->e + ix->n &&
 		       e->key == vs_episode_key(&ep[i]); e++) {
 			struct unit_match *f = &um[e->func];
-			double inc = increase(ep[i].support, e->support);
 
-			if (!f->matched || inc > f->increase)
-				f->increase = inc;
 			f->matched++;
 			f->unit_total += ep[i].support;
 			f->sig_total += e->support;
 			if (vs_grow(&m, &mcap, nm + 1, sizeof(*m)) < 0)
 				goto out;
-			m[nm++] = (struct match){ e->func, e->support, &ep[i] };
+			m[nm++] = (struct match){ e->func, e->support,
+						  e->functions, &ep[i] };
 		}
 	}
+	id = malloc((nm + 1) * sizeof(*id));
+	if (!id)
+		goto out;
 	for (i = 0; i < nm; i++) {
 		struct unit_match *f = &um[m[i].func];
 		struct vs_infer_function *o = &out[m[i].func];
-		const struct vs_sig_function *sf = &in->sig->funcs[m[i].func];
-		double match;
 
 		if (!f->matched || f->unit_total < f->sig_total)
 			continue;
-		match = 100.0 * f->matched / sf->nr_episodes;
-		if (!o->func || f->increase > o->score ||
-		    (f->increase == o->score && match > o->match)) {
-			o->score = f->increase;
-			o->match = match;
-		}
+		if (!f->listed)
+			id[nid++] = m[i].func;
+		f->listed = true;
 		if (!o->func || m[i].ep->first < o->first)
 			o->first = m[i].ep->first;
 		if (m[i].ep->last > o->last)
 			o->last = m[i].ep->last;
-		o->func = sf;
-		if (add_episode(o, m[i].ep, m[i].support) < 0)
+		o->func = &in->sig->funcs[m[i].func];
+		if (add_episode(o, &m[i]) < 0)
 			goto out;
 	}
+	if (explain(in, id, nid, um, ex) < 0)
+		goto out;
 	ret = 0;
 out:
 	for (i = 0; i < nm; i++)
 		um[m[i].func] = (struct unit_match){ 0 };
+	free(id);
 	free(m);
 	free(ep);
 	free(nr);
 	free(t0);
 	free(t1);
 	return ret;
+}
+
+/* The increase, match, specificity and score of @f from its episodes. */
+static void score_function(struct vs_infer_function *f)
+{
+	size_t k, n = f->func->nr_episodes;
+	double sum = 0, spec = 0, inc;
+
+	f->increase = 0;
+	for (k = 0; k < f->nr_episodes; k++) {
+		const struct vs_infer_episode *e = &f->episodes[k];
+
+		inc = increase(e->ep.support, e->signature_support);
+		if (!k || inc > f->increase)
+			f->increase = inc;
+		spec += 1.0 / e->functions;
+		sum += log2(1 + (inc > 0 ? inc : 0) / 100) / e->functions;
+	}
+	f->match = 100.0 * f->nr_episodes / (n ? n : 1);
+	f->specificity = f->nr_episodes ? spec / f->nr_episodes : 0;
+	f->score = sum / (n ? n : 1);
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -639,6 +723,45 @@ static int cmp_rank(const void *a, const void *b)
 	if (x->match != y->match)
 		return x->match < y->match ? 1 : -1;
 	return strcmp(x->func->name, y->func->name);
+}
+
+/*
+ * Move every function matched only in part below the last of the
+ * functions whose whole signature explains its units (@ex, by signature
+ * index).  Those never move themselves (their signature matched whole
+ * somewhere), so one pass places every function.
+ */
+static void rank_explained(struct vs_infer_function *f, size_t n,
+			   const struct vs_signatures *sig,
+			   const struct explained *ex)
+{
+	struct vs_infer_function tmp;
+	size_t i = 0, k, j, last;
+
+	while (i < n) {
+		const struct explained *e = &ex[f[i].func - sig->funcs];
+
+		last = i;
+		for (k = 0; !e->full && k < e->nr_by; k++)
+			for (j = i + 1; j < n; j++)
+				if (f[j].func == &sig->funcs[e->by[k]] &&
+				    j > last)
+					last = j;
+		if (last == i) {
+			i++;
+			continue;
+		}
+		tmp = f[i];
+		tmp.within = f[last].func;
+		memmove(&f[i], &f[i + 1], (last - i) * sizeof(*f));
+		f[last] = tmp;
+	}
+	for (i = 0; i < n; i++) {
+		const struct explained *e = &ex[f[i].func - sig->funcs];
+
+		if (!f[i].within && !e->full && e->nr_by)
+			f[i].within = &sig->funcs[e->by[0]];
+	}
 }
 
 static int cmp_episode_increase(const void *a, const void *b)
@@ -663,6 +786,7 @@ static int cmp_first(const void *a, const void *b)
 static int rank_functions(struct infer *in)
 {
 	struct vs_infer_function *out;
+	struct explained *ex;
 	struct unit_match *um;
 	struct sig_index ix = { 0 };
 	size_t i, n = 0;
@@ -670,19 +794,24 @@ static int rank_functions(struct infer *in)
 
 	out = calloc(in->sig->nr + 1, sizeof(*out));
 	um = calloc(in->sig->nr + 1, sizeof(*um));
-	if (!out || !um || index_signatures(in->sig, &ix) < 0)
+	ex = calloc(in->sig->nr + 1, sizeof(*ex));
+	if (!out || !um || !ex || index_signatures(in->sig, &ix) < 0)
 		goto out;
 	for (i = 0; i < in->nu; i++)
 		if (in->u[i].abnormal &&
-		    match_unit(in, &in->u[i], &ix, um, out) < 0)
+		    match_unit(in, &in->u[i], &ix, um, out, ex) < 0)
 			goto out;
 	for (i = 0; i < in->sig->nr; i++)
 		if (out[i].func)
 			out[n++] = out[i];
-	for (i = 0; i < n; i++)
+	memset(out + n, 0, (in->sig->nr - n) * sizeof(*out));
+	for (i = 0; i < n; i++) {
+		score_function(&out[i]);
 		qsort(out[i].episodes, out[i].nr_episodes,
 		      sizeof(*out[i].episodes), cmp_episode_increase);
+	}
 	qsort(out, n, sizeof(*out), cmp_rank);
+	rank_explained(out, n, in->sig, ex);
 	in->res->time_order = malloc((n + 1) * sizeof(size_t));
 	if (!in->res->time_order)
 		goto out;
@@ -700,6 +829,9 @@ out:
 			free(out[i].episodes);
 		free(out);
 	}
+	for (i = 0; ex && i < in->sig->nr; i++)
+		free(ex[i].by);
+	free(ex);
 	free(um);
 	free(ix.e);
 	return ret;

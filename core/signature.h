@@ -16,8 +16,10 @@
  * the nearest-neighbour outliers of their cluster on the execution-time
  * and the frequency vector, and every unit of a cluster smaller than 4;
  * the closed frequent episodes of abnormal units are matched against the
- * signatures, and the functions found are ranked by the maximum
- * percentage increase of a matched episode's count over its support.
+ * signatures, and the functions found are ranked by how much of the
+ * abnormal behaviour their own signature explains (struct
+ * vs_infer_function), not by the paper's maximum percentage increase of
+ * a matched episode's count over its support alone.
  */
 #ifndef VS_CORE_SIGNATURE_H
 #define VS_CORE_SIGNATURE_H
@@ -149,12 +151,29 @@ struct vs_infer_opts {
 struct vs_infer_episode {
 	struct vs_episode ep;		/* with the unit's count and times */
 	uint32_t signature_support;
+	uint32_t functions;		/* signatures that hold it */
 };
 
+/*
+ * A function identified in abnormal units (its matched episodes count at
+ * least as often in a unit as in its signature: the paper's rule).  Its
+ * rank score weighs each matched episode's increase by how specific the
+ * episode is and spreads it over the whole signature:
+ *
+ *   score = sum over matched e of log2(1 + increase(e) / 100) / F(e),
+ *           divided by the number of episodes of the signature
+ *
+ * where F(e) is the number of signatures that hold e.  A function matched
+ * only in part in units where another function's whole signature matched
+ * ranks below that function (@within).
+ */
 struct vs_infer_function {
 	const struct vs_sig_function *func;
-	double score;			/* maximum percentage increase */
+	double score;			/* the rank score above */
+	double increase;		/* maximum percentage increase (paper) */
 	double match;			/* % of its episodes matched */
+	double specificity;		/* mean 1/F(e) of the matched ones */
+	const struct vs_sig_function *within;	/* explained by, or NULL */
 	uint64_t first, last;		/* when its episodes were active */
 	size_t nr_episodes;
 	struct vs_infer_episode *episodes;	/* by increase, largest first */

@@ -228,7 +228,7 @@ s1_return"
 	run "$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/bs.sig" -i hang.data
 	assert_success
 	assert_line --regexp '^# [0-9]+ system calls of [0-9]+ threads?: [0-9]+ execution units'
-	assert_line --regexp '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +wait_reply$'
+	assert_line --regexp '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +wait_reply$'
 	assert_line --regexp '^ +\{ppoll, ppoll, ppoll, ppoll\} +[0-9]+ times?, signature [0-9]+$'
 	assert_line --regexp '^# active in time order: .*wait_reply'
 }
