@@ -20,6 +20,7 @@
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
+#include "../core/type-names.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
 #include "../ui/svg.h"
@@ -67,6 +68,7 @@ struct diff {
 	struct side a, b;
 	struct type_diff *types;
 	unsigned int nr_types;
+	struct vs_type_names names;	/* those A's tasks and B's read */
 };
 
 static const char *const diff_usage[] = {
@@ -93,14 +95,16 @@ static double pct(double share)
  * "sched.blocked.time (type 0: impact 1.0% -> 45.2%, its p99 9.1 us ->
  * 2.0 ms; as much: sched.blocked.count)" for the top event @d of @t
  */
-static void describe(const struct type_diff *t, const struct vs_event_diff *d,
-		     char *buf, size_t len)
+static void describe(const struct diff *df, const struct type_diff *t,
+		     const struct vs_event_diff *d, char *buf, size_t len)
 {
-	char a[32], b[32];
+	char a[32], b[32], type[VS_TYPE_NAME_MAX + 16];
 	size_t n, i;
 
-	n = snprintf(buf, len, "%s (type %u: impact %.1f%% -> %.1f%%",
-		     d->name, t->type, pct(d->impact_a), pct(d->impact_b));
+	n = snprintf(buf, len, "%s (type %s: impact %.1f%% -> %.1f%%",
+		     d->name, vs_type_label(&df->names, t->type, type,
+					    sizeof(type)),
+		     pct(d->impact_a), pct(d->impact_b));
 	if (d->has_a && d->has_b && n < len)
 		n += snprintf(buf + n, len - n, ", its p99 %s -> %s",
 			      vs_format_value(a, sizeof(a), d->p99_a, d->unit),
@@ -151,13 +155,13 @@ static void print_headline(const struct diff *df)
 		grew = top_change(t, true);
 		shrank = top_change(t, false);
 		if (grew) {
-			describe(t, grew, buf, sizeof(buf));
+			describe(df, t, grew, buf, sizeof(buf));
 			printf("%s grew most with %s", any ? ";" :
 			       "In B the tail", buf);
 			any = true;
 		}
 		if (shrank && (!grew || -shrank->delta > grew->delta)) {
-			describe(t, shrank, buf, sizeof(buf));
+			describe(df, t, shrank, buf, sizeof(buf));
 			printf("%s shrank most with %s", any ? ";" :
 			       "In B the tail", buf);
 			any = true;
@@ -260,7 +264,7 @@ static void print_changes(const struct diff *df, const struct type_diff *t)
 
 static void print_text(const struct diff *df)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], type[VS_TYPE_NAME_MAX + 16];
 	unsigned int i;
 
 	print_headline(df);
@@ -272,8 +276,9 @@ static void print_text(const struct diff *df)
 	for (i = 0; i < df->nr_types; i++) {
 		const struct type_diff *t = &df->types[i];
 
-		printf("# Task type %u: latency p50 %s -> %s, p%g %s -> %s "
-		       "(%zu -> %zu tasks)\n#\n", t->type,
+		printf("# Task type %s: latency p50 %s -> %s, p%g %s -> %s "
+		       "(%zu -> %zu tasks)\n#\n",
+		       vs_type_label(&df->names, t->type, type, sizeof(type)),
 		       vs_format_ns(a, sizeof(a), t->ra.latency_p50),
 		       vs_format_ns(b, sizeof(b), t->rb.latency_p50),
 		       100 * df->rank.ptarget,
@@ -367,6 +372,10 @@ static void print_json(const struct diff *df)
 		json_begin_object(&j);
 		json_key(&j, "type");
 		json_u64(&j, t->type);
+		if (vs_type_names_get(&df->names, t->type)) {
+			json_key(&j, "type_name");
+			json_string(&j, vs_type_names_get(&df->names, t->type));
+		}
 		json_side(&j, "a", &t->ra);
 		json_side(&j, "b", &t->rb);
 		json_key(&j, "events");
@@ -519,7 +528,7 @@ static int write_svg(const struct diff *df, const struct figure *fig)
 	       *xe = b + segs->nr, *c = xe + segs->nr, *d = c + segs->nr;
 	double y = 0;
 	struct vs_svg *svg = NULL;
-	char title[256];
+	char title[256], type[VS_TYPE_NAME_MAX + 16];
 	unsigned int i;
 	size_t n, k, ne;
 	int ret = -1;
@@ -551,8 +560,9 @@ static int write_svg(const struct diff *df, const struct figure *fig)
 			d[ne++] = pts[k].ev_p99;
 		}
 		vs_svg_text(svg, 12, y + 24, 15, "start",
-			    "Task type %u: %zu segments sorted by p99 latency "
-			    "(A = %s, B = %s)", t->type, n, df->a.seg->label,
+			    "Task type %s: %zu segments sorted by p99 latency "
+			    "(A = %s, B = %s)", vs_type_label(&df->names,
+			    t->type, type, sizeof(type)), n, df->a.seg->label,
 			    df->b.seg->label);
 		y += SVG_TYPE_HEAD;
 		fig_panel(svg, y, "Latency", "ns", n, xs, a, b, n, pts);
@@ -669,6 +679,7 @@ static int load_segments(struct diff *df)
 /* Rank and compare the types found in both segments. */
 static int compare(struct diff *df)
 {
+	char type[VS_TYPE_NAME_MAX + 16];
 	unsigned int i;
 
 	df->types = calloc(df->a.ts->nr_types ? df->a.ts->nr_types : 1,
@@ -682,8 +693,9 @@ static int compare(struct diff *df)
 		struct type_diff *t = &df->types[df->nr_types];
 
 		if (!tt_b) {
-			fprintf(stderr, "varscope diff: task type %u is only "
-				"in A\n", tt_a->type);
+			fprintf(stderr, "varscope diff: task type %s is only "
+				"in A\n", vs_type_label(&df->names, tt_a->type,
+							type, sizeof(type)));
 			continue;
 		}
 		t->type = tt_a->type;
@@ -701,8 +713,10 @@ static int compare(struct diff *df)
 	}
 	for (i = 0; i < df->b.ts->nr_types; i++)
 		if (!vs_taskset_type(df->a.ts, df->b.ts->types[i].type))
-			fprintf(stderr, "varscope diff: task type %u is only "
-				"in B\n", df->b.ts->types[i].type);
+			fprintf(stderr, "varscope diff: task type %s is only "
+				"in B\n", vs_type_label(&df->names,
+					df->b.ts->types[i].type, type,
+					sizeof(type)));
 	return 0;
 }
 
@@ -726,12 +740,17 @@ static void check_options(struct diff *df)
 	df->rank.min_tasks = df->min_tasks;
 	df->load.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
 	df->rank.threads = df->load.parts;
+}
+
+/* --type, a name or a number: the names of A's and B's files. */
+static int type_option(struct diff *df)
+{
+	const char *paths[2] = { df->list.seg[0].path, df->list.seg[1].path };
+
 	if (!df->type)
-		return;
-	if (vs_parse_task_type(df->type, &df->load.type))
-		option_error("type", "'%s' is not a task type number",
-			     df->type);
+		return 0;
 	df->load.one_type = true;
+	return vs_type_option_of(df->type, paths, 2, &df->load.type);
 }
 
 static void free_diff(struct diff *df)
@@ -750,6 +769,7 @@ static void free_diff(struct diff *df)
 	free(df->drawn_at);
 	vs_segment_list_release(&df->drawn);
 	vs_segment_list_release(&df->list);
+	vs_type_names_release(&df->names);
 }
 
 int cmd_diff(int argc, const char **argv)
@@ -795,13 +815,18 @@ int cmd_diff(int argc, const char **argv)
 		if (ret)
 			fprintf(stderr, "varscope diff: %s\n", err);
 	}
+	if (!ret && type_option(&df)) {
+		fprintf(stderr, "varscope diff: out of memory\n");
+		ret = 1;
+	}
 	if (!ret && df.svg && svg_segments(&df))
 		ret = 1;
 	if (!ret)
 		ret = load_segments(&df);
 	if (ret)
 		goto out;
-	if (compare(&df)) {
+	if (vs_type_names_merge(&df.names, &df.a.ts->names) ||
+	    vs_type_names_merge(&df.names, &df.b.ts->names) || compare(&df)) {
 		fprintf(stderr, "varscope diff: out of memory\n");
 		ret = 1;
 		goto out;

@@ -23,6 +23,7 @@
 #include "../core/taskset.h"
 #include "../core/trace-head.h"
 #include "../core/trace.h"
+#include "../core/type-names.h"
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/json.h"
@@ -268,12 +269,13 @@ static void print_text_type(const struct report *rep,
 	enum { RANK, EVENT, IMPACT, ADJUSTED, CI, THRESHOLD, PTHR, TASKS, HIGH,
 	       SLOW50, SLOW99, OTHER50, OTHER99, NOTES, NR_COLS };
 	struct vs_table *t = vs_table_new(NR_COLS);
-	char a[32], b[32], notes[512];
+	char a[32], b[32], notes[512], label[VS_TYPE_NAME_MAX + 16];
 	size_t i, shown = nr_shown(rep, tr);
 
 	if (!t)
 		return;
-	printf("# Task type %u: %zu tasks, latency p50 %s, p%g %s\n", tr->type,
+	printf("# Task type %s: %zu tasks, latency p50 %s, p%g %s\n",
+	       vs_type_label(&rep->ts->names, tr->type, label, sizeof(label)),
 	       tr->tasks, vs_format_ns(a, sizeof(a), tr->latency_p50),
 	       100 * tr->ptarget,
 	       vs_format_ns(b, sizeof(b), tr->latency_ptarget));
@@ -374,11 +376,14 @@ static void print_text_head(const struct report *rep)
 static void print_text_tree(const struct report *rep,
 			    const struct vs_type_rank *tr)
 {
+	char label[VS_TYPE_NAME_MAX + 16];
+
 	if (rep->view.vt)
 		vs_vtree_print_text(stdout, &rep->view);
 	else
-		printf("No variance tree of type %u: %s\n", tr->type,
-		       rep->no_tree);
+		printf("No variance tree of type %s: %s\n",
+		       vs_type_label(&rep->ts->names, tr->type, label,
+				     sizeof(label)), rep->no_tree);
 	printf("\n");
 }
 
@@ -533,6 +538,10 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_begin_object(j);
 	json_key(j, "type");
 	json_u64(j, tr->type);
+	if (vs_type_names_get(&rep->ts->names, tr->type)) {
+		json_key(j, "type_name");
+		json_string(j, vs_type_names_get(&rep->ts->names, tr->type));
+	}
 	json_key(j, "tasks");
 	json_u64(j, tr->tasks);
 	json_key(j, "flagged_tasks");
@@ -711,11 +720,13 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 	for (t = 0; t < n; t++) {
 		const struct vs_type_rank *tr = &trs[t];
 		char title[160], label[96], v[32];
+		char type[VS_TYPE_NAME_MAX + 16];
 		size_t panels = 1 + svg_events(rep, tr);
 
 		vs_svg_text(svg, 12, y + 24, 15, "start",
-			    "Task type %u: %zu tasks, p%g latency %s  (%s)",
-			    tr->type, tr->tasks, 100 * tr->ptarget,
+			    "Task type %s: %zu tasks, p%g latency %s  (%s)",
+			    vs_type_label(&rep->ts->names, tr->type, type,
+					  sizeof(type)), tr->tasks, 100 * tr->ptarget,
 			    vs_format_ns(v, sizeof(v), tr->latency_ptarget),
 			    rep->input);
 		y += SVG_TYPE_HEAD;
@@ -948,9 +959,8 @@ int cmd_report(int argc, const char **argv)
 		usage_with_options(report_usage, options);
 	check_options(&rep);
 	if (rep.type) {
-		if (vs_parse_task_type(rep.type, &lo.type))
-			option_error("type", "'%s' is not a task type number",
-				     rep.type);
+		if (vs_type_option_of(rep.type, &rep.input, 1, &lo.type))
+			goto nomem;
 		lo.one_type = true;
 	}
 	ret = load(&rep, &lo);

@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "core/parse-options.h"
 #include "core/trace.h"
+#include "core/type-names.h"
 #include "ui/record-print.h"
 
 static const char *const script_usage[] = {
@@ -27,7 +28,8 @@ int cmd_script(int argc, const char **argv)
 		OPT_END()
 	};
 	void (*print)(FILE *, const struct vs_reader *,
-		      const struct vs_record *);
+		      const struct vs_type_names *, const struct vs_record *);
+	struct vs_type_names names = { 0 };
 	struct vs_reader *r;
 	struct vs_record rec;
 	char err[512];
@@ -54,12 +56,17 @@ int cmd_script(int argc, const char **argv)
 		fprintf(stderr, "varscope script: %s\n", err);
 		return 2;
 	}
+	if (vs_type_names_read(&names, input)) {
+		fprintf(stderr, "varscope script: out of memory\n");
+		vs_reader_close(r);
+		return 1;
+	}
 	if (print == vs_print_record_json)
 		vs_print_header_json(stdout, vs_reader_header(r));
 	else
 		vs_print_header_text(stdout, vs_reader_header(r));
 	while ((ret = vs_reader_next(r, &rec)) > 0)
-		print(stdout, r, &rec);
+		print(stdout, r, &names, &rec);
 	fflush(stdout);
 	if (ret < 0)
 		fprintf(stderr, "varscope script: %s\n", vs_reader_error(r));
@@ -67,5 +74,6 @@ int cmd_script(int argc, const char **argv)
 		fprintf(stderr, "varscope script: warning: %s\n",
 			vs_reader_warning(r));
 	vs_reader_close(r);
+	vs_type_names_release(&names);
 	return ret < 0 ? 2 : 0;
 }

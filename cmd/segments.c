@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "../core/parse-options.h"
 #include "../core/segments.h"
+#include "../core/type-names.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
 #include "../ui/table.h"
@@ -42,6 +43,7 @@ struct segments {
 	struct vs_segment_list list;
 	unsigned int nr_types;
 	struct seg_type *types;
+	struct vs_type_names names;	/* of the segments' files */
 };
 
 static const char *const segments_usage[] = {
@@ -104,6 +106,8 @@ static int measure_segment(void *arg, size_t s, struct vs_taskset *ts)
 		t->p99[s] = t->stats[s].p99;
 		t->counted[s] = t->stats[s].tasks >= (size_t)sg->min_tasks;
 	}
+	if (!ret)
+		ret = vs_type_names_merge(&sg->names, &ts->names);
 	vs_taskset_free(ts);
 	return ret;
 }
@@ -159,13 +163,14 @@ static void print_text_type(const struct segments *sg,
 {
 	enum { SEG, FROM, TO, TASKS, P50, P99, COV, MARK, NR_COLS };
 	struct vs_table *tab = vs_table_new(NR_COLS);
-	char a[32], b[32], c[32], m[32];
+	char a[32], b[32], c[32], m[32], type[VS_TYPE_NAME_MAX + 16];
 	size_t s;
 
 	if (!tab)
 		return;
-	printf("# Task type %u: %zu of %zu segments with at least %d tasks\n",
-	       t->type, t->sum.nr, sg->list.nr, sg->min_tasks);
+	printf("# Task type %s: %zu of %zu segments with at least %d tasks\n",
+	       vs_type_label(&sg->names, t->type, type, sizeof(type)),
+	       t->sum.nr, sg->list.nr, sg->min_tasks);
 	vs_table_column(tab, SEG, "Segment", VS_ALIGN_LEFT);
 	vs_table_column(tab, FROM, "From", VS_ALIGN_RIGHT);
 	vs_table_column(tab, TO, "To", VS_ALIGN_RIGHT);
@@ -298,6 +303,10 @@ static void print_json(const struct segments *sg)
 		json_begin_object(&j);
 		json_key(&j, "type");
 		json_u64(&j, t->type);
+		if (vs_type_names_get(&sg->names, t->type)) {
+			json_key(&j, "type_name");
+			json_string(&j, vs_type_names_get(&sg->names, t->type));
+		}
 		json_key(&j, "segments");
 		json_begin_array(&j);
 		for (s = 0; s < sg->list.nr; s++) {
@@ -409,12 +418,27 @@ static void check_options(struct segments *sg, struct vs_taskset_opts *lo)
 		option_error("format", "'%s' is not text, json or csv",
 			     sg->format_name);
 	lo->latency_only = true;
+}
+
+/* --type, a name or a number: the names of the segments' files. */
+static int type_option(struct segments *sg, struct vs_taskset_opts *lo)
+{
+	const char **paths;
+	size_t s, n = 0;
+	int ret;
+
 	if (!sg->type)
-		return;
-	if (vs_parse_task_type(sg->type, &lo->type))
-		option_error("type", "'%s' is not a task type number",
-			     sg->type);
+		return 0;
+	paths = calloc(sg->list.nr, sizeof(*paths));
+	if (!paths)
+		return -1;
+	for (s = 0; s < sg->list.nr; s++)	/* the slices of a file: once */
+		if (!n || strcmp(paths[n - 1], sg->list.seg[s].path))
+			paths[n++] = sg->list.seg[s].path;
+	ret = vs_type_option_of(sg->type, paths, n, &lo->type);
+	free(paths);
 	lo->one_type = true;
+	return ret;
 }
 
 int cmd_segments(int argc, const char **argv)
@@ -442,6 +466,10 @@ int cmd_segments(int argc, const char **argv)
 	argc = parse_options(argc, argv, options, segments_usage, 0);
 	check_options(&sg, &lo);
 	ret = collect(&sg, argc, argv);
+	if (!ret && type_option(&sg, &lo)) {
+		fprintf(stderr, "varscope segments: out of memory\n");
+		ret = 1;
+	}
 	if (!ret)
 		ret = measure(&sg, &lo);
 	if (!ret && !sg.nr_types) {
@@ -465,5 +493,6 @@ int cmd_segments(int argc, const char **argv)
 	}
 	free(sg.types);
 	vs_segment_list_release(&sg.list);
+	vs_type_names_release(&sg.names);
 	return ret;
 }

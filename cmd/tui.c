@@ -15,6 +15,7 @@
 #include "../core/segments.h"
 #include "../core/taskset.h"
 #include "../core/trace-head.h"
+#include "../core/type-names.h"
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/browser.h"
@@ -35,6 +36,7 @@ struct tui {
 	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
 	size_t nr_seg;
+	char type_label[VS_TYPE_NAME_MAX + 16];
 };
 
 static const char *const tui_usage[] = {
@@ -90,16 +92,13 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	size_t i;
 	int ret;
 
-	if (tui->type) {
-		if (vs_parse_task_type(tui->type, &o.type))
-			option_error("type", "'%s' is not a task type number",
-				     tui->type);
-		o.one_type = true;
-	}
-	if (vs_trace_head_read(tui->input, &head)) {
+	if ((tui->type && vs_type_option_of(tui->type, &tui->input, 1,
+					     &o.type)) ||
+	    vs_trace_head_read(tui->input, &head)) {
 		snprintf(err, errlen, "out of memory");
 		return VS_LOAD_ERROR;
 	}
+	o.one_type = tui->type != NULL;
 	vs_trace_head_release(&head);	/* its flags are enough here */
 	ret = vs_func_sources_load(tui->input, &head, VS_FUNC_COUNT,
 				   &tui->funcs, err, errlen);
@@ -214,6 +213,8 @@ int cmd_tui(int argc, const char **argv)
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
 					 tui.funcs->samples, tui.wakeups);
 	in.path = tui.input;
+	in.type = vs_type_label(&tui.ts->names, tui.tr.type, tui.type_label,
+				sizeof(tui.type_label));
 	in.ts = tui.ts;
 	in.rank = &tui.tr;
 	in.tree = tui.view.vt ? &tui.view : NULL;

@@ -20,6 +20,7 @@
 #include "core/task-ring.h"
 #include "core/trace.h"
 #include "core/tracepoints.h"
+#include "core/type-names.h"
 
 /* epoll data of the recorder's descriptors */
 #define VS_WAKE_LISTEN		0	/* a thread registers */
@@ -97,6 +98,7 @@ struct vs_record_stats {
 	uint64_t unmatched_ends;	/* vs_task_end() without begin */
 	uint64_t fds_closed;		/* threads whose program closed the
 					 * descriptors they were passed */
+	uint64_t names_refused;		/* task type names not written */
 };
 
 struct vs_rthread;
@@ -117,6 +119,7 @@ struct vs_session {
 	unsigned int nr_buckets;
 	unsigned int nr_threads;
 	struct vs_record_stats stats;
+	struct vs_type_names type_names;	/* written so far */
 	uint64_t tasks_taken;		/* handed to the writer */
 	uint64_t last_time;		/* latest event time seen */
 	struct vs_probe *probe;		/* --task-func, or NULL */
@@ -323,6 +326,33 @@ void vs_probe_stop(struct vs_session *s, uint64_t time);
 void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all);
 
 void vs_probe_free(struct vs_session *s);
+
+/* vs_session_name_type() of each --task-func type: its function. */
+void vs_probe_name_types(struct vs_session *s);
+
+/* --- task type names (core/record-names.c) --- */
+
+/*
+ * Types named at most: a flood of names costs a bounded table (the
+ * record summary says the number).
+ */
+#define VS_MAX_TYPE_NAMES	4096
+
+/**
+ * vs_session_name_type - write the name of task type @type: the @len
+ * bytes of @name (untrusted), unless the type has a name, the name is
+ * not valid (vs_type_name_valid()) or VS_MAX_TYPE_NAMES types have one;
+ * what is refused counts in stats.names_refused.  True when written.
+ */
+bool vs_session_name_type(struct vs_session *s, uint32_t type,
+			  const char *name, size_t len);
+
+/**
+ * vs_session_name_type_msg - vs_session_name_type() of a program's
+ * vs_task_type_name() message
+ */
+bool vs_session_name_type_msg(struct vs_session *s,
+			      const struct vs_type_name_msg *msg);
 
 /* Session helpers used by the thread and sampling parts. */
 struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid);

@@ -228,6 +228,18 @@ bool vs_probe_func_stats(const struct vs_session *s, int i,
 	return true;
 }
 
+/* Each --task-func type is named after its function. */
+void vs_probe_name_types(struct vs_session *s)
+{
+	struct vs_probe *p = s->probe;
+	int i;
+
+	for (i = 0; p && i < p->nr_task_func; i++)
+		vs_session_name_type(s, i + 1, p->func[i].symbol,
+				     strnlen(p->func[i].symbol,
+					     VS_TYPE_NAME_MAX));
+}
+
 /* The VS_REC_SYMBOL_DEF of every measured function. */
 void vs_probe_write_symbols(struct vs_session *s)
 {

@@ -1430,10 +1430,17 @@ static void out_of_fds(struct vs_recorder *r, int err)
  * A thread registers: check that it belongs to the command (the peer's
  * credentials, its thread group), open its events, pass the descriptors.
  * The ids it sends are its own pid namespace's; the peer's pid is ours.
+ * Or a program names a task type (vs_task_type_name()).  @names_only at
+ * the end of the recording: the names sent last are written, and a
+ * thread registering then is told no.
  */
-static bool register_thread(struct vs_recorder *r)
+static bool register_thread(struct vs_recorder *r, bool names_only)
 {
-	struct vs_reg_request req;
+	union {
+		struct vs_reg_request req;
+		struct vs_type_name_msg name;
+	} msg;
+	struct vs_reg_request *req = &msg.req;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct vs_rthread *rt, *old;
@@ -1441,15 +1448,30 @@ static bool register_thread(struct vs_recorder *r)
 	unsigned int nr_fds;
 	struct timeval tv = { .tv_sec = 1 };
 	pid_t pid = 0, tid = 0;
+	ssize_t n;
 
 	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return false;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (recv(fd, &req, sizeof(req), 0) != sizeof(req) ||
-	    req.magic != VS_REG_MAGIC ||
+	n = recv(fd, &msg, sizeof(msg), 0);
+	if (n == sizeof(msg.name) && msg.name.magic == VS_NAME_MAGIC) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    !in_command(r, cred.pid))
+			r->s.stats.names_refused++;
+		else
+			vs_session_name_type_msg(&r->s, &msg.name);
+		close(fd);
+		return true;
+	}
+	if (names_only) {
+		reply(fd, ENOSPC, NULL, 0, 0, 0);
+		close(fd);
+		return true;
+	}
+	if (n != sizeof(*req) || req->magic != VS_REG_MAGIC ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    !(tid = peer_tid(cred.pid, req.pid, req.tid)) ||
+	    !(tid = peer_tid(cred.pid, req->pid, req->tid)) ||
 	    !in_command(r, pid = cred.pid)) {
 		reply(fd, EPERM, NULL, 0, 0, 0);
 		r->s.stats.refused++;
@@ -1760,7 +1782,7 @@ static void loop(struct vs_recorder *r)
 		drain_tracking(r, false);
 		for (i = 0; i < n; i++)
 			if (evs[i].data.u64 == VS_WAKE_LISTEN)
-				while (register_thread(r))
+				while (register_thread(r, false))
 					;
 		drain_syscalls(r, false);
 		busy = drain_threads(r);
@@ -1948,6 +1970,11 @@ static void summary(struct vs_recorder *r)
 	if (r->late_threads)
 		count_line(r->late_threads, "thread", "threads",
 			   "began after the output error: not recorded");
+	if (r->s.stats.names_refused)
+		count_line(r->s.stats.names_refused, "task type name",
+			   "task type names", "refused (not 1 to 64 printable "
+			   "characters, all digits, a second name of a type, "
+			   "or past 4096 types)");
 	fprintf(stderr, "varscope record: %s\n", fault_time_note);
 	left_running(r);
 }
@@ -2164,6 +2191,7 @@ static int setup(struct vs_recorder *r)
 		vs_rthread_sw_counters(&r->s);
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
+	vs_probe_name_types(&r->s);
 	if (check_pmu(r))
 		return -1;
 	if (vs_sample_setup(&r->s, err, sizeof(err))) {
@@ -2252,6 +2280,8 @@ int vs_record(const struct vs_record_opts *opts)
 	}
 	tick(r);
 	loop(r);
+	while (register_thread(r, true))
+		;
 	finish(r);
 	summary(r);
 	status = exit_status(r);
@@ -2261,6 +2291,7 @@ out:
 			strerror(errno));
 	vs_syscall_trace_close(r->syscalls);
 	vs_acct_free(r->s.acct);
+	vs_type_names_release(&r->s.type_names);
 	vs_hwcount_free(r->s.hw);
 	vs_catalog_free(r->s.cat);
 	vs_probe_free(&r->s);

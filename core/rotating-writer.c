@@ -204,6 +204,7 @@ static int remember(struct vs_rotwriter *rw, const struct vs_record *rec)
 	case VS_REC_SYMBOL_DEF:
 	case VS_REC_SIG_FUNC:
 	case VS_REC_SIG_EPISODE:
+	case VS_REC_TYPE_NAME:
 		return keep(rw, rec, 0, 0);
 	case VS_REC_EPOCH:
 		if (rw->nr_epochs == KEPT_EPOCHS) {

@@ -130,17 +130,15 @@ static int recording_span(const char *path, uint64_t *start, uint64_t *last,
 	r = vs_reader_open(path, err, errlen);
 	if (!r)
 		return VS_LOAD_CORRUPT;
-	*start = vs_reader_header(r)->start_time;
+	*start = vs_reader_start_time(r);
 	if (vs_reader_time_range(r, &first, last)) {
 		if (vs_reader_error(r)) {
 			snprintf(err, errlen, "%s", vs_reader_error(r));
 			vs_reader_close(r);
 			return VS_LOAD_CORRUPT;
 		}
-		first = *last = *start;
+		*last = *start;
 	}
-	if (!*start || *start > first)
-		*start = first;
 	vs_reader_close(r);
 	return VS_LOAD_OK;
 }

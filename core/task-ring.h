@@ -37,6 +37,22 @@ struct vs_reg_request {
 	uint32_t tid;
 };
 
+/*
+ * vs_task_type_name(): the other message the recorder takes, on a
+ * connection of its own, without an answer.  @name holds the name's
+ * bytes, NUL-padded (not NUL-terminated when it fills the field); the
+ * recorder checks them (core/type-names.h), keeps a type's first name
+ * and counts what it refuses.
+ */
+#define VS_NAME_MAGIC		0x76736e31u	/* "vsn1" */
+#define VS_NAME_MSG_MAX		64		/* VS_TYPE_NAME_MAX */
+
+struct vs_type_name_msg {
+	uint32_t magic;
+	uint32_t type;
+	char name[VS_NAME_MSG_MAX];
+};
+
 /* Order of the descriptors passed back with SCM_RIGHTS. */
 enum vs_reg_fd {
 	VS_REG_FD_RING,		/* leader of the thread's group writing its

@@ -935,6 +935,7 @@ struct part {
 	struct vs_attach_map *attach;	/* the attach records read */
 	struct vs_wake_build *wake;	/* opts->wakeups: records in
 					 * [start_off, end_off) */
+	struct vs_type_names names;	/* type_name records read */
 };
 
 #define MAX_EXTRA_VALUES	64
@@ -1006,6 +1007,9 @@ static int take_record(struct part *p, const struct vs_record *rec)
 
 	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
 		return vs_taskset_add_epoch(p->ts[0], &rec->epoch);
+	if (rec->kind == VS_REC_TYPE_NAME)
+		return vs_type_names_add(&p->names, rec->type_name.type,
+					 rec->type_name.name) < 0 ? -1 : 0;
 	if (rec->kind == VS_REC_ATTACH)
 		return vs_attach_map_add(p->attach, rec);
 	if (rec->kind == VS_REC_WAKEUP)
@@ -1094,6 +1098,10 @@ static int start_part(struct part *p, uint64_t time)
 		}
 		if (p->rec.kind == VS_REC_EPOCH && !p->opts->latency_only &&
 		    vs_taskset_add_epoch(p->ts[0], &p->rec.epoch))
+			return -1;
+		if (p->rec.kind == VS_REC_TYPE_NAME &&
+		    vs_type_names_add(&p->names, p->rec.type_name.type,
+				      p->rec.type_name.name) < 0)
 			return -1;
 		if (vs_attach_map_add(p->attach, &p->rec))
 			return -1;
@@ -1217,6 +1225,7 @@ static void free_parts(struct part *parts, unsigned int n, size_t nr_ranges)
 		free(parts[k].hits);
 		vs_attach_map_free(parts[k].attach);
 		vs_wake_build_free(parts[k].wake);
+		vs_type_names_release(&parts[k].names);
 		for (i = 0; parts[k].ts && i < nr_ranges; i++)
 			vs_taskset_free(parts[k].ts[i]);
 		free(parts[k].ts);
@@ -1255,7 +1264,8 @@ static int join_parts(struct part *parts, unsigned int used,
 			if (vs_taskset_add_event(ts, &o->extra_events[k]))
 				return -1;
 		for (k = 0; k < used; k++) {
-			if (add_catalog(ts, parts[k].r))
+			if (add_catalog(ts, parts[k].r) ||
+			    vs_type_names_merge(&ts->names, &parts[k].names))
 				return -1;
 			set_warning(ts, vs_reader_warning(parts[k].r));
 		}
@@ -1400,6 +1410,7 @@ void vs_taskset_free(struct vs_taskset *ts)
 	free(ts->events);
 	free(ts->warning);
 	vs_wake_build_free(ts->wake);
+	vs_type_names_release(&ts->names);
 	free(ts);
 }
 

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "trace.h"
+#include "type-names.h"
 
 struct vs_wake_build;
 
@@ -69,6 +70,10 @@ struct vs_taskset {
 	struct vs_wake_build *wake;	/* opts->wakeups: every record the
 					 * wake-up analysis needs, for
 					 * vs_wake_build_finish(); or NULL */
+	struct vs_type_names names;	/* the type_name records read: the
+					 * whole file's when it was read to
+					 * the end, else those before the
+					 * range's end */
 	char *warning;			/* the reader's (truncation), or NULL */
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
 };

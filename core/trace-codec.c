@@ -158,6 +158,11 @@ static const struct vs_field switch_fields[] = {
 	FLD("preempt", VS_F_U8, switch_.preempt),
 };
 
+static const struct vs_field type_name_fields[] = {
+	FLD("type", VS_F_U32, type_name.type),
+	FLD("name", VS_F_STR, type_name.name),
+};
+
 static const struct vs_field sig_func_fields[] = {
 	FLD("id", VS_F_U32, sig_func.id),
 	FLD("executions", VS_F_U32, sig_func.executions),
@@ -193,6 +198,7 @@ static const struct vs_kind_desc kinds[] = {
 	KIND(VS_REC_ATTACH, "attach", false, attach_fields),
 	KIND(VS_REC_WAKEUP, "wakeup", false, wakeup_fields),
 	KIND(VS_REC_SWITCH, "switch", false, switch_fields),
+	KIND(VS_REC_TYPE_NAME, "type_name", true, type_name_fields),
 	KIND(VS_REC_SIG_FUNC, "sig_func", true, sig_func_fields),
 	KIND(VS_REC_SIG_EPISODE, "sig_episode", true, sig_episode_fields),
 };

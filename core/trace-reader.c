@@ -584,6 +584,15 @@ int vs_reader_time_range(struct vs_reader *r, uint64_t *first, uint64_t *last)
 	return *first == UINT64_MAX ? -1 : 0;
 }
 
+uint64_t vs_reader_start_time(struct vs_reader *r)
+{
+	uint64_t start = r->hdr.start_time, first, last;
+
+	if (vs_reader_time_range(r, &first, &last))
+		return start;
+	return !start || start > first ? first : start;
+}
+
 const struct vs_header *vs_reader_header(const struct vs_reader *r)
 {
 	return &r->hdr;

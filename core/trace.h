@@ -19,7 +19,7 @@
 #define VS_DEFAULT_FILE		"varscope.data"
 
 #define VS_FORMAT_MAJOR		2	/* readers read majors 1 and 2 */
-#define VS_FORMAT_MINOR		0
+#define VS_FORMAT_MINOR		1
 
 /* Event groups (VarMRI Table 1, plus kernel, software and function events). */
 enum vs_event_group {
@@ -57,6 +57,7 @@ enum vs_record_kind {
 	VS_REC_SWITCH		= 16,	/* a thread left or regained its CPU */
 	VS_REC_PACKED_TASK	= 17,	/* a task, packed (format 2): on disk
 					   only, read back as VS_REC_TASK */
+	VS_REC_TYPE_NAME	= 18,	/* a task type's name (format 2.1) */
 	/* 32..47: signature files (varscope signature) */
 	VS_REC_SIG_FUNC		= 32,	/* a profiled function */
 	VS_REC_SIG_EPISODE	= 33,	/* a closed frequent episode of one */
@@ -227,6 +228,12 @@ struct vs_switch {
 	uint8_t preempt;	/* switched out while still runnable */
 };
 
+/* vs_task_type_name(), or the function of a --task-func type. */
+struct vs_type_name {
+	uint32_t type;
+	const char *name;
+};
+
 struct vs_sig_func {
 	uint32_t id;
 	uint32_t executions;	/* N, the number of calls profiled */
@@ -264,6 +271,7 @@ struct vs_record {
 		struct vs_attach attach;
 		struct vs_wakeup wakeup;
 		struct vs_switch switch_;
+		struct vs_type_name type_name;
 		struct vs_sig_func sig_func;
 		struct vs_sig_episode sig_episode;
 	};
@@ -423,6 +431,14 @@ uint64_t vs_reader_offset_until(struct vs_reader *r, uint64_t time);
  * Returns 0, or -1 on corruption or when no chunk holds a timed record.
  */
 int vs_reader_time_range(struct vs_reader *r, uint64_t *first, uint64_t *last);
+
+/**
+ * vs_reader_start_time - when the recording started, which the times
+ * given relative to it count from (segments FILE@START..END, script
+ * --time): the header's start time, or the earliest record time when the
+ * header has none or a later one (an empty trace: the header's)
+ */
+uint64_t vs_reader_start_time(struct vs_reader *r);
 
 /**
  * vs_reader_rewind - start again from the first record

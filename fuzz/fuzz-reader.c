@@ -25,8 +25,8 @@ static void read_all(struct vs_reader *r)
 	int n = 0;
 
 	while (n++ < MAX_RECORDS && vs_reader_next(r, &rec) > 0) {
-		vs_print_record_json(sink, r, &rec);
-		vs_print_record_text(sink, r, &rec);
+		vs_print_record_json(sink, r, NULL, &rec);
+		vs_print_record_text(sink, r, NULL, &rec);
 	}
 }
 

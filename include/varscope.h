@@ -48,6 +48,19 @@ void vs_task_detach(void);
  */
 uint64_t vs_task_id(void);
 
+/**
+ * vs_task_type_name - name the task type @type for the report
+ * @type: a task type, as given to vs_task_begin()
+ * @name: 1 to 64 printable ASCII characters, not all digits (the report's
+ *        --type takes a name or a number); a longer one is cut at 64
+ *
+ * Call it once per type, from any thread, before or after the type's
+ * first task.  The recorder keeps a type's first name and ignores
+ * names that break these rules.  Outside "varscope record" it does
+ * nothing.
+ */
+void vs_task_type_name(uint32_t type, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -206,6 +206,33 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 }
 
 /*
+ * One message on a new connection to the recorder's socket: the
+ * connected socket (receive timeout 10 s), or -1.
+ */
+static int vs_send_to_recorder(const void *msg, size_t size)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	size_t len = strlen(vs_sock_name);
+	int sock;
+
+	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -1;
+	memcpy(addr.sun_path + 1, vs_sock_name, len);
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (TEMP_FAILURE_RETRY(connect(sock, (struct sockaddr *)&addr,
+				       offsetof(struct sockaddr_un, sun_path) +
+				       1 + len)) ||
+	    TEMP_FAILURE_RETRY(send(sock, msg, size, MSG_NOSIGNAL)) !=
+	    (ssize_t)size) {
+		close(sock);
+		return -1;
+	}
+	return sock;
+}
+
+/*
  * vs_register - get the calling thread's descriptors from the recorder.
  * Once per thread; blocks for the round trip (a few ms while the recorder
  * opens the events).  A signal that interrupts it (a program's interval
@@ -217,26 +244,16 @@ static bool vs_register(struct vs_thread *t)
 {
 	struct vs_reg_request req = { VS_REG_MAGIC, getpid(), gettid() };
 	struct vs_reg_reply reply;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 10 };
-	size_t len = strlen(vs_sock_name);
 	int fds[VS_REG_MAX_FDS] = { -1, -1, -1 };
 	int sock;
 	void *ring;
 
 	t->state = VS_T_DISABLED;
 	t->ring_fd = t->hw_sock = t->hw_fd = -1;
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	sock = vs_send_to_recorder(&req, sizeof(req));
 	if (sock < 0)
 		return false;
-	memcpy(addr.sun_path + 1, vs_sock_name, len);
-	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (TEMP_FAILURE_RETRY(connect(sock, (struct sockaddr *)&addr,
-				       offsetof(struct sockaddr_un, sun_path) +
-				       1 + len)) ||
-	    TEMP_FAILURE_RETRY(send(sock, &req, sizeof(req), MSG_NOSIGNAL)) !=
-	    sizeof(req) ||
-	    vs_recv_fds(sock, &reply, fds)) {
+	if (vs_recv_fds(sock, &reply, fds)) {
 		close(sock);
 		return false;
 	}
@@ -602,6 +619,24 @@ VS_API void vs_task_detach(void)
 	if (likely(!vs_on))
 		return;
 	vs_end(0, true);
+}
+
+/*
+ * One message to the recorder, which checks the name and writes it into
+ * the trace; nothing comes back.  Any thread, any time: the type's tasks
+ * need not have begun.
+ */
+VS_API void vs_task_type_name(uint32_t type, const char *name)
+{
+	struct vs_type_name_msg msg = { VS_NAME_MAGIC, type, { 0 } };
+	int sock;
+
+	if (likely(!vs_on) || !name)
+		return;
+	memcpy(msg.name, name, strnlen(name, sizeof(msg.name)));
+	sock = vs_send_to_recorder(&msg, sizeof(msg));
+	if (sock >= 0)
+		close(sock);
 }
 
 /*

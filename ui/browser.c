@@ -123,8 +123,8 @@ static void build_ranking(struct browser *b)
 	size_t i;
 
 	list_clear(ls);
-	list_add(ls, -1, "Type %u: %zu tasks, latency p50 %s, p%g %s", tr->type,
-		 tr->tasks, vs_format_ns(p50, sizeof(p50), tr->latency_p50),
+	list_add(ls, -1, "Type %s: %zu tasks, latency p50 %s, p%g %s",
+		 b->in->type, tr->tasks, vs_format_ns(p50, sizeof(p50), tr->latency_p50),
 		 tr->ptarget * 100,
 		 vs_format_ns(pt, sizeof(pt), tr->latency_ptarget));
 	list_add(ls, -1, "%4s %7s %8s %12s  %s", "#", "impact", "tasks",
@@ -395,9 +395,9 @@ static void draw(struct browser *b)
 {
 	erase();
 	attron(A_BOLD);
-	mvprintw(0, 0, "varscope tui: %s - %s (type %u)   h: help  Tab: "
+	mvprintw(0, 0, "varscope tui: %s - %s (type %s)   h: help  Tab: "
 		 "views  q: quit", b->in->path, view_name[b->view],
-		 b->in->rank->type);
+		 b->in->type);
 	attroff(A_BOLD);
 	if (b->view == V_CDF)
 		draw_cdf(b);

@@ -21,6 +21,7 @@ struct vs_browser_segment {
 
 struct vs_browser_input {
 	const char *path;
+	const char *type;			/* "NAME (N)" or "N" */
 	const struct vs_taskset *ts;
 	const struct vs_type_rank *rank;	/* the type's ranking */
 	const struct vs_vtree_view *tree;	/* NULL: no tree ... */

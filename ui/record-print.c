@@ -3,8 +3,9 @@
  * record-print.c - text and JSON lines for trace records (varscope script).
  *
  * Both walk the record table of core/trace-codec.c, so a new kind or field
- * prints without a change here.  Tasks get two extras: "latency_ns"
- * (end - start) and their values keyed by event name.
+ * prints without a change here.  Tasks get three extras: "type_name"
+ * when their type has one, "latency_ns" (end - start) and their values
+ * keyed by event name.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -186,7 +187,18 @@ static const struct vs_field *time_field(const struct vs_kind_desc *d)
 	return NULL;
 }
 
+/* The name of task @rec's type, or NULL: type_name after the type. */
+static const char *type_name(const struct vs_type_names *names,
+			     const struct vs_record *rec,
+			     const struct vs_field *f)
+{
+	if (rec->kind != VS_REC_TASK || !names || strcmp(f->name, "type"))
+		return NULL;
+	return vs_type_names_get(names, rec->task.type);
+}
+
 void vs_print_record_text(FILE *fp, const struct vs_reader *r,
+			  const struct vs_type_names *names,
 			  const struct vs_record *rec)
 {
 	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
@@ -242,6 +254,10 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 			put_key(fp, f->name);
 			put_number(fp, f, vs_field_u64(rec, f));
 		}
+		if (type_name(names, rec, f)) {
+			put_key(fp, "type_name");
+			json_put_string(fp, type_name(names, rec, f));
+		}
 		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns")) {
 			put_key(fp, "latency_ns");
 			put_u64(fp, rec->task.end - rec->task.start);
@@ -281,6 +297,7 @@ static void json_array_field(struct json_out *j, const struct vs_reader *r,
 }
 
 void vs_print_record_json(FILE *fp, const struct vs_reader *r,
+			  const struct vs_type_names *names,
 			  const struct vs_record *rec)
 {
 	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
@@ -317,6 +334,10 @@ void vs_print_record_json(FILE *fp, const struct vs_reader *r,
 			break;
 		default:
 			json_u64(&j, vs_field_u64(rec, f));
+		}
+		if (type_name(names, rec, f)) {
+			json_key(&j, "type_name");
+			json_string(&j, type_name(names, rec, f));
 		}
 		if (rec->kind == VS_REC_TASK && !strcmp(f->name, "end_ns")) {
 			json_key(&j, "latency_ns");

@@ -57,6 +57,7 @@ struct gen {
 	uint64_t cause_ns, epoch_tasks, live_events;
 	uint64_t cause_from, cause_to;	/* window of the cause, from start */
 	const char *cause;
+	const char *type_names;	/* names of types 0, 1, ... */
 	double cause_frac;
 	int level;
 	bool every_kind, unknown_kind, wakeups, no_wakeups_meta;
@@ -316,6 +317,7 @@ static void write_every_kind(struct gen *g)
 			.ip = 0x401234, .period = 20011, .addr = 0x7ffd0000,
 			.weight = 312, .data_src = 0x68100142,
 			.nr_callchain = 3, .callchain = chain } },
+		{ .kind = VS_REC_TYPE_NAME, .type_name = { 7, "checkout" } },
 		{ .kind = VS_REC_SIG_FUNC, .sig_func = { 3, 1000, 52000,
 							 "PortalRun" } },
 		{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 3, 870, 4,
@@ -325,6 +327,21 @@ static void write_every_kind(struct gen *g)
 
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
 		add(g, &recs[i]);
+}
+
+/* --type-names: after the tasks, as a program may name a type late. */
+static void write_type_names(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_TYPE_NAME };
+	char *names = strdup(g->type_names), *name, *save = NULL;
+	uint32_t type = 0;
+
+	for (name = strtok_r(names, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		rec.type_name = (struct vs_type_name){ type++, name };
+		add(g, &rec);
+	}
+	free(names);
 }
 
 static void parse_cause(struct gen *g)
@@ -392,6 +409,8 @@ int main(int argc, const char **argv)
 		OPT_U64(0, "live-events", &g.live_events,
 			"events live in each epoch (default all)"),
 		OPT_INTEGER(0, "level", &g.level, "zlib level"),
+		OPT_STRING(0, "type-names", &g.type_names, "name,...",
+			   "name task types 0, 1, ... at the end of the trace"),
 		OPT_BOOLEAN(0, "every-kind", &g.every_kind,
 			    "write at least one record of every kind"),
 		OPT_BOOLEAN(0, "wakeups", &g.wakeups,
@@ -453,6 +472,8 @@ int main(int argc, const char **argv)
 	}
 	for (n = 0; g.size ? vs_writer_bytes(g.w) < g.size : n < g.tasks; n++)
 		write_task(&g, n);
+	if (g.type_names)
+		write_type_names(&g);
 	if (vs_writer_close(g.w)) {
 		fprintf(stderr, "gen-trace: %s: %s\n", g.output, strerror(errno));
 		return 1;

@@ -76,6 +76,7 @@ static const struct vs_record recs[] = {
 		0xfedcba9876543210ull } },
 	{ .kind = VS_REC_WAKEUP, .wakeup = { 17000, 11, 12, 1 } },
 	{ .kind = VS_REC_SWITCH, .switch_ = { 17500, 11, 1, 1, 1 } },
+	{ .kind = VS_REC_TYPE_NAME, .type_name = { 0xfffffffeu, "checkout" } },
 	{ .kind = VS_REC_SIG_FUNC, .sig_func = { 4, 1000, 52000, "PortalRun" } },
 	{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 4, 999, 3, syscalls } },
 };
@@ -185,6 +186,11 @@ static int same_record(const struct vs_record *x, const struct vs_record *y)
 
 		return EQ(time) && EQ(tid) && EQ(cpu) && EQ(out) &&
 		       EQ(preempt);
+	}
+	case VS_REC_TYPE_NAME: {
+		const struct vs_type_name *a = &x->type_name, *b = &y->type_name;
+
+		return EQ(type) && STR(name);
 	}
 	case VS_REC_SIG_FUNC: {
 		const struct vs_sig_func *a = &x->sig_func, *b = &y->sig_func;
