@@ -1,79 +1,196 @@
 // SPDX-License-Identifier: MIT
 /*
- * script.c - varscope script: dump every record of a trace as text or JSON.
+ * script.c - varscope script: dump the records of a trace as text or
+ * JSON, all of them or those the filters of perf script select
+ * (core/record-filter.h).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "core/parse-options.h"
+#include "core/record-filter.h"
 #include "core/trace.h"
 #include "core/type-names.h"
 #include "ui/record-print.h"
 
 static const char *const script_usage[] = {
-	"varscope script [-i FILE] [--format text|json]",
+	"varscope script [-i FILE] [--format text|json] [--type T] [--tid TID]",
+	"                [--min-latency TIME] [--slowest N] [--time START,END]",
 	NULL
 };
 
-int cmd_script(int argc, const char **argv)
-{
-	const char *input = VS_DEFAULT_FILE, *format = "text";
-	const struct vs_option options[] = {
-		OPT_STRING('i', "input", &input, "file",
-			   "trace to read (default " VS_DEFAULT_FILE ")"),
-		OPT_STRING(0, "format", &format, "text|json", "output format"),
-		OPT_END()
-	};
+#define NO_TID	UINT64_MAX	/* --tid not given (0 is a thread id too) */
+
+struct script {
+	const char *input, *format, *type, *time;
+	uint64_t tid;
+	struct vs_record_filter filter;
+	uint64_t from, to;		/* --time, from the recording's start */
+	bool open_end;
+	struct vs_type_names names;
 	void (*print)(FILE *, const struct vs_reader *,
 		      const struct vs_type_names *, const struct vs_record *);
-	struct vs_type_names names = { 0 };
-	struct vs_reader *r;
+};
+
+/* --time START,END: durations from the recording's start, a side empty. */
+static void parse_time(struct script *sc)
+{
+	const char *comma = strchr(sc->time, ',');
+	char from[64] = "";
+
+	if (!comma || (size_t)(comma - sc->time) >= sizeof(from))
+		option_error("time", "expects START,END (durations from the "
+			     "recording's start, like 1s,2.5s or 500ms,), "
+			     "not '%s'", sc->time);
+	memcpy(from, sc->time, comma - sc->time);
+	sc->open_end = !comma[1];
+	if ((*from && vs_parse_duration(from, &sc->from)) ||
+	    (!sc->open_end && vs_parse_duration(comma + 1, &sc->to)))
+		option_error("time", "'%s': START and END are durations like "
+			     "10s or 500ms", sc->time);
+	if (!sc->open_end && sc->to <= sc->from)
+		option_error("time", "'%s': END must come after START",
+			     sc->time);
+	sc->filter.by_time = true;
+}
+
+static void check_options(struct script *sc)
+{
+	if (!strcmp(sc->format, "text"))
+		sc->print = vs_print_record_text;
+	else if (!strcmp(sc->format, "json"))
+		sc->print = vs_print_record_json;
+	else
+		option_error("format", "must be text or json");
+	if (sc->tid != NO_TID) {
+		if (sc->tid > UINT32_MAX)
+			option_error("tid", "%llu is not a thread id",
+				     (unsigned long long)sc->tid);
+		sc->filter.tid = sc->tid;
+		sc->filter.by_tid = true;
+	}
+	if (sc->time)
+		parse_time(sc);
+}
+
+/* The selected records from where --time starts to where it ends. */
+static int print_records(struct script *sc, struct vs_reader *r,
+			 struct vs_slowest *slow)
+{
+	uint64_t end_off = UINT64_MAX, start;
 	struct vs_record rec;
+	int ret;
+
+	if (sc->filter.by_time) {
+		start = vs_reader_start_time(r);
+		sc->filter.from_ns = start + sc->from;
+		sc->filter.to_ns = sc->open_end ? UINT64_MAX : start + sc->to;
+		if (vs_reader_seek_time(r, sc->filter.from_ns))
+			return -1;
+		if (!sc->open_end)
+			end_off = vs_reader_offset_until(r, sc->filter.to_ns);
+	}
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (vs_reader_offset(r) >= end_off)
+			break;
+		if (!vs_record_filter_match(&sc->filter, &rec))
+			continue;
+		if (!slow)
+			sc->print(stdout, r, &sc->names, &rec);
+		else if (vs_slowest_add(slow, &rec.task))
+			return -2;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+static void print_slowest(struct script *sc, struct vs_reader *r,
+			  struct vs_slowest *slow)
+{
+	struct vs_record rec = { .kind = VS_REC_TASK };
+	size_t i;
+
+	vs_slowest_sort(slow);
+	for (i = 0; i < slow->nr; i++) {
+		rec.task = slow->heap[i].task;
+		sc->print(stdout, r, &sc->names, &rec);
+	}
+}
+
+int cmd_script(int argc, const char **argv)
+{
+	struct script sc = { .input = VS_DEFAULT_FILE, .format = "text",
+			     .tid = NO_TID };
+	const struct vs_option options[] = {
+		OPT_STRING('i', "input", &sc.input, "file",
+			   "trace to read (default " VS_DEFAULT_FILE ")"),
+		OPT_STRING(0, "format", &sc.format, "text|json",
+			   "output format"),
+		OPT_STRING(0, "type", &sc.type, "type",
+			   "only the tasks of this type (a number or a name)"),
+		OPT_U64(0, "tid", &sc.tid, "only the records of this thread"),
+		OPT_DURATION(0, "min-latency", &sc.filter.min_latency_ns,
+			     "only the tasks that took this long or longer"),
+		OPT_U64(0, "slowest", &sc.filter.slowest,
+			"the N slowest tasks of the selection, slowest "
+			"first"),
+		OPT_STRING(0, "time", &sc.time, "start,end",
+			   "only the records in this time range, durations "
+			   "from the recording's start (1s,2.5s; a side may "
+			   "be empty)"),
+		OPT_END()
+	};
+	struct vs_slowest slow;
+	struct vs_reader *r;
 	char err[512];
 	int fd, ret;
 
 	argc = parse_options(argc, argv, options, script_usage, 0);
 	if (argc)
 		usage_with_options(script_usage, options);
-	if (!strcmp(format, "text"))
-		print = vs_print_record_text;
-	else if (!strcmp(format, "json"))
-		print = vs_print_record_json;
-	else
-		option_error("format", "must be text or json");
+	check_options(&sc);
+	vs_slowest_init(&slow, sc.filter.slowest);
 
-	fd = vs_trace_open_fd(input);
+	fd = vs_trace_open_fd(sc.input);
 	if (fd < 0) {
-		fprintf(stderr, "varscope script: %s: %s\n", input,
+		fprintf(stderr, "varscope script: %s: %s\n", sc.input,
 			strerror(errno));
 		return 1;
 	}
-	r = vs_reader_fdopen(fd, input, err, sizeof(err));
+	r = vs_reader_fdopen(fd, sc.input, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "varscope script: %s\n", err);
 		return 2;
 	}
-	if (vs_type_names_read(&names, input)) {
+	if (vs_type_names_read(&sc.names, sc.input)) {
 		fprintf(stderr, "varscope script: out of memory\n");
 		vs_reader_close(r);
 		return 1;
 	}
-	if (print == vs_print_record_json)
+	if (sc.type) {
+		sc.filter.type = vs_type_option(&sc.names, sc.type);
+		sc.filter.by_type = true;
+	}
+	if (sc.print == vs_print_record_json)
 		vs_print_header_json(stdout, vs_reader_header(r));
 	else
 		vs_print_header_text(stdout, vs_reader_header(r));
-	while ((ret = vs_reader_next(r, &rec)) > 0)
-		print(stdout, r, &names, &rec);
+	ret = print_records(&sc, r, sc.filter.slowest ? &slow : NULL);
+	if (!ret && sc.filter.slowest)
+		print_slowest(&sc, r, &slow);
 	fflush(stdout);
-	if (ret < 0)
+	if (ret == -2)
+		fprintf(stderr, "varscope script: out of memory\n");
+	else if (ret < 0)
 		fprintf(stderr, "varscope script: %s\n", vs_reader_error(r));
 	else if (vs_reader_warning(r))
 		fprintf(stderr, "varscope script: warning: %s\n",
 			vs_reader_warning(r));
 	vs_reader_close(r);
-	vs_type_names_release(&names);
-	return ret < 0 ? 2 : 0;
+	vs_slowest_release(&slow);
+	vs_type_names_release(&sc.names);
+	return ret == -2 ? 1 : ret < 0 ? 2 : 0;
 }
