@@ -13,7 +13,7 @@
 #include "bitmap.h"
 #include "sort.h"
 #include "taskset.h"
-#include "type-index.h"
+#include "id-index.h"
 #include "wakeup.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
@@ -73,7 +73,7 @@ struct vs_taskset_build {
 	struct vs_taskset *ts;
 	struct vs_task_type *last;	/* type of the previous task */
 	size_t alloc_types;		/* capacity of ts->types */
-	struct vs_type_index type_index;	/* type number -> ts->types[] */
+	struct vs_id_index type_index;	/* type number -> ts->types[] */
 	struct task_context own;
 	struct task_context *ctx;	/* &own, or another task set's */
 	bool latency_only;		/* no values, epochs, attached ones,
@@ -110,7 +110,7 @@ static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 
 	if (l->last && l->last->type == type)
 		return l->last;
-	i = vs_type_index_find(&l->type_index, type);
+	i = vs_id_index_find(&l->type_index, type);
 	if (i >= 0)
 		return l->last = &ts->types[i];
 	types = grow(ts->types, &l->alloc_types, ts->nr_types + 1,
@@ -118,7 +118,7 @@ static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 	if (!types)
 		return NULL;
 	ts->types = types;
-	if (vs_type_index_add(&l->type_index, type, ts->nr_types))
+	if (vs_id_index_add(&l->type_index, type, ts->nr_types))
 		return NULL;
 	memset(&types[ts->nr_types], 0, sizeof(*types));
 	types[ts->nr_types].type = type;
@@ -648,7 +648,7 @@ static void free_build(struct vs_taskset_build *l)
 		free(l->own.epochs[i].events);
 	free(l->own.epochs);
 	free(l->stamp);
-	vs_type_index_release(&l->type_index);
+	vs_id_index_release(&l->type_index);
 	free(l->own.attached);
 	free(l->own.att_values);
 	free(l);

@@ -32,13 +32,13 @@ int vs_type_names_add(struct vs_type_names *tn, uint32_t type,
 {
 	char *copy;
 
-	if (vs_type_index_find(&tn->index, type) >= 0 ||
+	if (vs_id_index_find(&tn->index, type) >= 0 ||
 	    !vs_type_name_valid(name, strnlen(name, VS_TYPE_NAME_MAX + 1)))
 		return 0;
 	if (vs_grow(&tn->names, &tn->cap, tn->nr + 1, sizeof(*tn->names)) ||
 	    !(copy = strdup(name)))
 		return -1;
-	if (vs_type_index_add(&tn->index, type, tn->nr)) {
+	if (vs_id_index_add(&tn->index, type, tn->nr)) {
 		free(copy);
 		return -1;
 	}
@@ -78,7 +78,7 @@ int vs_type_names_read(struct vs_type_names *tn, const char *path)
 
 const char *vs_type_names_get(const struct vs_type_names *tn, uint32_t type)
 {
-	long i = vs_type_index_find(&tn->index, type);
+	long i = vs_id_index_find(&tn->index, type);
 
 	return i < 0 ? NULL : tn->names[i].name;
 }
@@ -143,6 +143,6 @@ void vs_type_names_release(struct vs_type_names *tn)
 	for (i = 0; i < tn->nr; i++)
 		free((char *)tn->names[i].name);
 	free(tn->names);
-	vs_type_index_release(&tn->index);
+	vs_id_index_release(&tn->index);
 	*tn = (struct vs_type_names){ 0 };
 }

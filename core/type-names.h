@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "trace.h"
-#include "type-index.h"
+#include "id-index.h"
 
 /* Longest name, in bytes without the NUL. */
 #define VS_TYPE_NAME_MAX	64
@@ -26,7 +26,7 @@
 struct vs_type_names {
 	size_t nr, cap;
 	struct vs_type_name *names;	/* in the order added, strings owned */
-	struct vs_type_index index;	/* type -> names[] */
+	struct vs_id_index index;	/* type -> names[] */
 };
 
 /**

@@ -28,7 +28,7 @@
 #include "core/sort.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
-#include "core/type-index.h"
+#include "core/id-index.h"
 #include "core/wakeup.h"
 
 /*
@@ -148,7 +148,7 @@ struct vs_wake_build {
 	size_t *ts_by_tid;		/* ts task indices by thread, start */
 	uint64_t wait_at;		/* the wait of a task being blamed */
 	struct vs_wake_blame *wb;
-	struct vs_type_index type_index;	/* wb->types by type number,
+	struct vs_id_index type_index;	/* wb->types by type number,
 						 * unsorted until the end */
 	size_t cap_types;
 };
@@ -211,7 +211,7 @@ void vs_wake_build_free(struct vs_wake_build *b)
 	for (i = 0; i < b->nr_comms; i++)
 		free(b->comms[i].comm);
 	free(b->comms);
-	vs_type_index_release(&b->type_index);
+	vs_id_index_release(&b->type_index);
 	free(b);
 }
 
@@ -616,13 +616,13 @@ static struct vs_wake_type *type_counts(struct vs_wake_build *b,
 					struct vs_wake_blame *wb,
 					uint32_t type)
 {
-	long i = vs_type_index_find(&b->type_index, type);
+	long i = vs_id_index_find(&b->type_index, type);
 
 	if (i >= 0)
 		return &wb->types[i];
 	if (vs_grow(&wb->types, &b->cap_types, wb->nr_types + 1,
 		    sizeof(*wb->types)) ||
-	    vs_type_index_add(&b->type_index, type, wb->nr_types))
+	    vs_id_index_add(&b->type_index, type, wb->nr_types))
 		return NULL;
 	wb->types[wb->nr_types] = (struct vs_wake_type){ .type = type };
 	return &wb->types[wb->nr_types++];
@@ -1140,7 +1140,7 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 			goto fail;
 	drop_walked(b);
 	vs_qsort(wb->types, wb->nr_types, sizeof(*wb->types), cmp_wake_type);
-	vs_type_index_release(&b->type_index);	/* the order changed */
+	vs_id_index_release(&b->type_index);	/* the order changed */
 	for (i = 0; i < wb->nr_types; i++)
 		if (rank_type(&wb->types[i]))
 			goto fail;
