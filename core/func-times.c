@@ -16,13 +16,15 @@
 #include "core/array.h"
 #include "core/attach.h"
 #include "core/func-times.h"
+#include "core/id-index.h"
 #include "core/sort.h"
 #include "core/symbols.h"
 
 struct ft_call {
 	uint64_t time;
 	uint64_t order;		/* trace order among equal times */
-	uint32_t tid, symbol;
+	uint32_t tid;
+	uint32_t symbol;	/* the record's id, then its index */
 	uint8_t dir;
 };
 
@@ -38,9 +40,10 @@ struct vs_func_times {
 	struct vs_ft_task **by_type;	/* sorted by type, trace order */
 	struct ft_call *calls;
 	size_t nr_calls, cap_calls;
-	char **symbols;
+	char **symbols;			/* by index, in order of declaration */
 	char **sources;			/* "file.c:12" or NULL, per symbol */
 	size_t nr_symbols, cap_symbols, cap_sources;
+	struct vs_id_index symbol_index;	/* symbol id -> index */
 	struct vs_symbols *syms;	/* while reading: the sources */
 	uint64_t unmatched;
 };
@@ -76,34 +79,60 @@ static int cmp_task_type(const void *a, const void *b)
 	return (x > y) - (x < y);	/* in ft->tasks: trace order */
 }
 
+/*
+ * A symbol definition: a new id gets the next index (the id is the file's
+ * number, any 32-bit one: it indexes nothing), a known one its new name.
+ */
 static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
 {
-	size_t i, n = (size_t)d->id + 1;
+	long i = vs_id_index_find(&ft->symbol_index, d->id);
 	const char *src;
 
-	if (n > ft->nr_symbols) {
-		if (vs_grow(&ft->symbols, &ft->cap_symbols, n,
+	if (i < 0) {
+		i = ft->nr_symbols;
+		if (vs_grow(&ft->symbols, &ft->cap_symbols, i + 1,
 			    sizeof(*ft->symbols)) ||
-		    vs_grow(&ft->sources, &ft->cap_sources, n,
-			    sizeof(*ft->sources)))
+		    vs_grow(&ft->sources, &ft->cap_sources, i + 1,
+			    sizeof(*ft->sources)) ||
+		    vs_id_index_add(&ft->symbol_index, d->id, i))
 			return -1;
-		for (i = ft->nr_symbols; i < n; i++)
-			ft->symbols[i] = ft->sources[i] = NULL;
-		ft->nr_symbols = n;
+		ft->symbols[i] = ft->sources[i] = NULL;
+		ft->nr_symbols++;
 	}
-	free(ft->symbols[d->id]);
-	free(ft->sources[d->id]);
-	ft->sources[d->id] = NULL;
-	ft->symbols[d->id] = strdup(d->name);
-	if (!ft->symbols[d->id])
+	free(ft->symbols[i]);
+	free(ft->sources[i]);
+	ft->sources[i] = NULL;
+	ft->symbols[i] = strdup(d->name);
+	if (!ft->symbols[i])
 		return -1;
 	if (!ft->syms && !(ft->syms = vs_symbols_new()))
 		return -1;
 	src = d->binary ? vs_symbols_func_srcline(ft->syms, d->binary,
 						  d->name) : NULL;
-	if (src && !(ft->sources[d->id] = strdup(src)))
+	if (src && !(ft->sources[i] = strdup(src)))
 		return -1;
 	return 0;
+}
+
+/*
+ * The calls' symbol ids become the indices of their definitions; a call
+ * of a symbol the trace never defined is unmatched and dropped.
+ */
+static void index_calls(struct vs_func_times *ft)
+{
+	size_t i, n = 0;
+	long k;
+
+	for (i = 0; i < ft->nr_calls; i++) {
+		k = vs_id_index_find(&ft->symbol_index, ft->calls[i].symbol);
+		if (k < 0) {
+			ft->unmatched++;
+			continue;
+		}
+		ft->calls[n] = ft->calls[i];
+		ft->calls[n++].symbol = k;
+	}
+	ft->nr_calls = n;
 }
 
 static int collect(struct vs_func_times *ft, struct vs_reader *r,
@@ -392,6 +421,7 @@ struct vs_func_times *vs_func_times_read(struct vs_reader *r, char *err,
 	vs_attach_map_free(attach);
 	vs_symbols_free(ft->syms);
 	ft->syms = NULL;
+	index_calls(ft);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", vs_reader_error(r) ?
 			 vs_reader_error(r) : "out of memory");
@@ -422,6 +452,7 @@ void vs_func_times_free(struct vs_func_times *ft)
 	}
 	free(ft->symbols);
 	free(ft->sources);
+	vs_id_index_release(&ft->symbol_index);
 	vs_symbols_free(ft->syms);
 	free(ft->tasks);
 	free(ft->by_tid);

@@ -12,7 +12,7 @@
  *    sampled estimate of the same name when both exist for a task
  *    (core/func-events.h merges the two);
  *  - its call paths: each distinct stack of probed functions, root to leaf
- *    as symbol ids, with the inclusive time of the leaf along that path
+ *    as symbol indices, with the inclusive time of the leaf along that path
  *    (the input of the variance tree: a path's children are the paths one
  *    longer that start with it, and its self time is its time less theirs).
  *
@@ -20,8 +20,13 @@
  * core/attach.h) count for that task too: an attached interval's functions
  * and paths are added to the served task's.
  *
- * An exit without a matching enter, and calls still open at the end of
- * the data, are counted in vs_func_times_unmatched() and otherwise left out.
+ * A function is named by its symbol index: the definitions
+ * (VS_REC_SYMBOL_DEF) numbered 0, 1, ... in the order of their first one
+ * in the trace, whatever ids the file gave them; the ids index nothing.
+ *
+ * An exit without a matching enter, calls still open at the end of the
+ * data and records of a function the trace never defined are counted in
+ * vs_func_times_unmatched() and otherwise left out.
  */
 #ifndef VS_CORE_FUNC_TIMES_H
 #define VS_CORE_FUNC_TIMES_H
@@ -34,7 +39,7 @@
 #define VS_FT_MAX_DEPTH		32	/* deeper calls are cut to the root 32 */
 
 struct vs_ft_func {
-	uint32_t symbol;	/* VS_REC_SYMBOL_DEF id */
+	uint32_t symbol;	/* symbol index (vs_func_times_symbol()) */
 	uint32_t calls;		/* calls overlapping the task */
 	uint64_t time;		/* inclusive ns inside the task */
 };
@@ -103,13 +108,14 @@ struct vs_ft_stack_query {
 void vs_func_times_stacks(const struct vs_func_times *ft,
 			  struct vs_ft_stack_query *q, size_t n);
 
-/* The name of symbol @id ("?" when the trace did not define it). */
+/* The name of symbol index @id ("?" past the last one). */
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id);
+/* Symbol indices are 0 .. this - 1: one per symbol id defined. */
 uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft);
 /* Where function @id is declared ("file.c:12", core/symbols.h), or NULL */
 const char *vs_func_times_source(const struct vs_func_times *ft, uint32_t id);
 
-/* Enter or exit records that did not pair into a call. */
+/* Enter or exit records that did not pair into a call, or of no symbol. */
 uint64_t vs_func_times_unmatched(const struct vs_func_times *ft);
 
 /**

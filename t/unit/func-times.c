@@ -3,8 +3,9 @@
  * func-times - exact function times per task from a synthetic stream of
  * FUNC records: nesting into paths, clipping to the task, recursion
  * counted once, calls of threads without tasks ignored, unpaired records
- * counted, calls of an attached thread added to the task it serves; and
- * the one name of a function's event.
+ * counted, calls of an attached thread added to the task it serves;
+ * symbol ids that index nothing (a huge one costs no memory, an undefined
+ * one is unmatched); and the one name of a function's event.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -45,6 +46,9 @@ static void add_task(struct vs_writer *w, uint64_t id, uint32_t tid,
 
 enum { A, B, C };
 
+#define HUGE_ID		378000000u	/* a file's id: no array that big */
+#define UNDEFINED_ID	999u
+
 static void write_stream(int fd)
 {
 	struct vs_writer *w = vs_writer_fdopen(fd, &(struct vs_header){ 0 });
@@ -81,6 +85,13 @@ static void write_stream(int fd)
 	add_func(w, 320, 20, B, VS_FUNC_ENTER);
 	add_func(w, 420, 20, B, VS_FUNC_EXIT);
 	add_task(w, 5, 20, 300, 500);
+	/* task 6 on thread 13: a call of D (a huge id), one of no symbol */
+	add_symbol(w, HUGE_ID, "D");
+	add_func(w, 4100, 13, HUGE_ID, VS_FUNC_ENTER);
+	add_func(w, 4200, 13, UNDEFINED_ID, VS_FUNC_ENTER);
+	add_func(w, 4300, 13, UNDEFINED_ID, VS_FUNC_EXIT);
+	add_func(w, 4400, 13, HUGE_ID, VS_FUNC_EXIT);
+	add_task(w, 6, 13, 4000, 5000);
 	vs_writer_close(w);
 }
 
@@ -110,7 +121,7 @@ int main(void)
 	ft = r ? vs_func_times_read(r, err, sizeof(err)) : NULL;
 	if (!ok(ft != NULL, "the stream is read: %s", ft ? "" : err))
 		return done_testing();
-	is_u64(vs_func_times_nr_tasks(ft), 4, "three tasks and an interval");
+	is_u64(vs_func_times_nr_tasks(ft), 5, "four tasks and an interval");
 	t1 = vs_func_times_task(ft, 0);
 	t2 = vs_func_times_task(ft, 1);
 	t3 = vs_func_times_task(ft, 2);
@@ -138,8 +149,15 @@ int main(void)
 	is_u64(vs_ft_func_time(t2, C), 0, "task 2: C never returned");
 
 	is_u64(t3->nr_funcs + t3->nr_paths, 0, "task 3: no calls");
-	is_u64(vs_func_times_unmatched(ft), 2,
-	       "an exit without enter and a call left open are unmatched");
+	is_u64(vs_func_times_unmatched(ft), 4,
+	       "an exit without enter, a call left open and the two records "
+	       "of no symbol are unmatched");
+
+	is_u64(vs_func_times_nr_symbols(ft), 4, "four symbols: A, B, C, D");
+	is_str(vs_func_times_symbol(ft, 3), "D",
+	       "symbol id 378 million is index 3");
+	is_u64(vs_ft_func_time(vs_func_times_task(ft, 4), 3), 300,
+	       "task 6: D's call, the undefined one inside left out");
 
 	vs_func_event_name(name, sizeof(name), "handle");
 	is_str(name, "func:handle.time", "the event name of a function");
