@@ -28,8 +28,13 @@
 			 VS_TASK_NO_RETURN | VS_TASK_THREAD_EXIT | \
 			 VS_TASK_NESTED_BEGIN)
 
-/* A column while it grows; becomes a struct vs_column at the end. */
-struct growing_column {
+/*
+ * A column while it grows; becomes a struct vs_column at the end.  A
+ * type's are found through a hash of their event ids: an id the file
+ * chose indexes nothing, so a type costs what its columns hold, whatever
+ * their ids.
+ */
+struct vs_growing_column {
 	struct vs_column col;
 	size_t alloc_values, alloc_words;
 };
@@ -125,35 +130,38 @@ static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 	return l->last = &types[ts->nr_types++];
 }
 
-static struct growing_column *find_column(struct vs_task_type *tt,
-					  uint16_t event)
+/* The growing column of @event in @tt, made when new (it may move then). */
+static struct vs_growing_column *find_column(struct vs_task_type *tt,
+					     uint16_t event)
 {
-	struct growing_column *gc;
+	long i = vs_id_index_find(&tt->column_index, event);
+	struct vs_growing_column *gc;
 
-	if (event >= tt->alloc_col_of) {
-		unsigned int n = event + 16;
-		struct vs_column **p = realloc(tt->col_of, n * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		memset(p + tt->alloc_col_of, 0,
-		       (n - tt->alloc_col_of) * sizeof(*p));
-		tt->col_of = p;
-		tt->alloc_col_of = n;
-	}
-	gc = (struct growing_column *)tt->col_of[event];
-	if (gc)
-		return gc;
-	gc = calloc(1, sizeof(*gc));
+	if (i >= 0)
+		return &tt->growing[i];
+	gc = grow(tt->growing, &tt->alloc_growing, tt->nr_columns + 1,
+		  sizeof(*gc));
 	if (!gc)
 		return NULL;
+	tt->growing = gc;
+	if (vs_id_index_add(&tt->column_index, event, tt->nr_columns))
+		return NULL;
+	gc += tt->nr_columns++;
+	memset(gc, 0, sizeof(*gc));
 	gc->col.event = event;
-	tt->col_of[event] = &gc->col;
-	tt->nr_columns++;
 	return gc;
 }
 
-static int column_append(struct growing_column *gc, size_t task, float value)
+/* Forget @tt's growing columns (their arrays moved or freed). */
+static void drop_growing(struct vs_task_type *tt)
+{
+	free(tt->growing);
+	tt->growing = NULL;
+	tt->alloc_growing = 0;
+	vs_id_index_release(&tt->column_index);
+}
+
+static int column_append(struct vs_growing_column *gc, size_t task, float value)
 {
 	struct vs_column *col = &gc->col;
 	size_t words = vs_bitmap_words(task + 1), old = gc->alloc_words;
@@ -232,17 +240,14 @@ static int see_event(struct vs_taskset_build *l, uint16_t event)
 static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t task,
 		     uint16_t event, float value)
 {
-	struct growing_column *gc;
+	struct vs_growing_column *gc;
 
 	if (__builtin_expect(event >= l->alloc_stamp, 0) && see_event(l, event))
 		return -1;
 	if (l->stamp[event] == l->seq)
 		return 0;
 	l->stamp[event] = l->seq;
-	if (__builtin_expect(event < tt->alloc_col_of && tt->col_of[event], 1))
-		gc = (struct growing_column *)tt->col_of[event];
-	else
-		gc = find_column(tt, event);
+	gc = find_column(tt, event);
 	return gc ? column_append(gc, task, value) : -1;
 }
 
@@ -305,25 +310,35 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 	return 0;
 }
 
+static int cmp_growing(const void *a, const void *b)
+{
+	const struct vs_growing_column *x = a, *y = b;
+
+	return (x->col.event > y->col.event) - (x->col.event < y->col.event);
+}
+
 /* Turn the growing columns of a type into its final, tight arrays. */
 static int finish_type(struct vs_task_type *tt)
 {
 	size_t words = vs_bitmap_words(tt->nr_tasks), w;
-	unsigned int e, c = 0;
+	unsigned int c;
 	void *p;
 
 	tt->columns = calloc(tt->nr_columns ? tt->nr_columns : 1,
 			     sizeof(*tt->columns));
 	if (!tt->columns)
 		return -1;
-	for (e = 0; e < tt->alloc_col_of; e++) {
-		struct growing_column *gc = (void *)tt->col_of[e];
+	vs_id_index_release(&tt->column_index);	/* the order changes */
+	vs_qsort(tt->growing, tt->nr_columns, sizeof(*tt->growing),
+		 cmp_growing);
+	for (c = 0; c < tt->nr_columns; c++) {
+		struct vs_growing_column *gc = &tt->growing[c];
 		struct vs_column *col = &tt->columns[c];
 		uint32_t sum = 0;
 
-		if (!gc)
-			continue;
 		*col = gc->col;
+		gc->col.present = NULL;		/* @col owns them now */
+		gc->col.values = NULL;
 		if (gc->alloc_words != words) {	/* tight, as the values */
 			p = realloc(col->present, (words ? words : 1) *
 				    sizeof(*col->present));
@@ -346,13 +361,8 @@ static int finish_type(struct vs_task_type *tt)
 			col->rank[w] = sum;
 			sum += vs_popcount64(col->present[w]);
 		}
-		free(gc);
-		tt->col_of[e] = NULL;
-		c++;
 	}
-	free(tt->col_of);
-	tt->col_of = NULL;
-	tt->alloc_col_of = 0;
+	drop_growing(tt);
 
 	free(tt->ids);
 	tt->ids = NULL;
@@ -434,7 +444,7 @@ static const struct attached *first_serving(const struct task_context *c,
 static int column_add(struct vs_task_type *tt, uint16_t event,
 		      const struct addition *a, size_t n)
 {
-	struct growing_column *gc = find_column(tt, event), sum = { 0 };
+	struct vs_growing_column *gc = find_column(tt, event), sum = { 0 };
 	size_t task, k = 0, j = 0;
 
 	if (!gc)
@@ -490,7 +500,7 @@ static int add_event_additions(struct vs_taskset *ts, struct vs_task_type *tt,
 			       const struct addition *a, size_t n)
 {
 	int att = attached_event(ts, a[0].event);
-	struct growing_column *gc;
+	struct vs_growing_column *gc;
 	size_t j;
 
 	if (column_add(tt, a[0].event, a, n))
@@ -674,7 +684,7 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 {
 	struct vs_task_type *dt = find_type(l, st->type);
 	size_t na, nb = st->nr_tasks, words, base, sh, w;
-	unsigned int e;
+	unsigned int c;
 	void *p;
 
 	if (!dt)
@@ -692,13 +702,11 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	words = vs_bitmap_words(na + nb) + 1;
 	base = na / VS_BITS_PER_WORD;
 	sh = na % VS_BITS_PER_WORD;
-	for (e = 0; e < st->alloc_col_of; e++) {
-		struct growing_column *gs = (void *)st->col_of[e], *gd;
+	for (c = 0; c < st->nr_columns; c++) {
+		struct vs_growing_column *gs = &st->growing[c], *gd;
 		size_t old;
 
-		if (!gs)
-			continue;
-		gd = find_column(dt, e);
+		gd = find_column(dt, gs->col.event);
 		if (!gd)
 			return -1;
 		old = gd->alloc_words;
@@ -730,9 +738,11 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 		/* free as we go: the peak stays one column above the total */
 		free(gs->col.present);
 		free(gs->col.values);
-		free(gs);
-		st->col_of[e] = NULL;
+		gs->col.present = NULL;
+		gs->col.values = NULL;
 	}
+	drop_growing(st);
+	st->nr_columns = 0;
 	free(st->latency);
 	st->latency = NULL;
 	free(st->ids);
@@ -1371,16 +1381,11 @@ static void free_type(struct vs_task_type *tt)
 {
 	unsigned int i;
 
-	for (i = 0; i < tt->alloc_col_of; i++) {
-		struct growing_column *gc = (void *)tt->col_of[i];
-
-		if (!gc)
-			continue;
-		free(gc->col.present);
-		free(gc->col.values);
-		free(gc);
+	for (i = 0; tt->growing && i < tt->nr_columns; i++) {
+		free(tt->growing[i].col.present);
+		free(tt->growing[i].col.values);
 	}
-	free(tt->col_of);
+	drop_growing(tt);
 	for (i = 0; tt->columns && i < tt->nr_columns; i++) {
 		free(tt->columns[i].present);
 		free(tt->columns[i].values);

@@ -32,10 +32,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "id-index.h"
 #include "trace.h"
 #include "type-names.h"
 
 struct vs_wake_build;
+struct vs_growing_column;
 
 struct vs_column {
 	uint16_t event;		/* id in the catalog */
@@ -54,8 +56,10 @@ struct vs_task_type {
 	unsigned int nr_columns;
 	struct vs_column *columns;	/* by event id, ascending */
 	size_t alloc_tasks;		/* capacity of @latency */
-	struct vs_column **col_of;	/* event id -> column, while loading */
-	unsigned int alloc_col_of;
+	/* while loading: @nr_columns columns, found by event id */
+	struct vs_growing_column *growing;
+	size_t alloc_growing;
+	struct vs_id_index column_index;	/* event id -> @growing[] */
 	uint64_t *ids;			/* task ids, while loading */
 };
 
