@@ -370,6 +370,25 @@ size_t vs_record_encoded_size(const struct vs_record *rec)
 	return size;
 }
 
+void vs_record_time_span(const struct vs_record *rec, uint64_t *t_min,
+			 uint64_t *t_max)
+{
+	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
+	unsigned int i;
+	uint64_t v;
+
+	for (i = 0; d && i < d->nr_fields; i++) {
+		if (d->fields[i].type != VS_F_TIME ||
+		    !vs_field_present(rec, &d->fields[i]))
+			continue;
+		v = vs_field_u64(rec, &d->fields[i]);
+		if (v < *t_min)
+			*t_min = v;
+		if (v > *t_max)
+			*t_max = v;
+	}
+}
+
 static uint8_t *encode_field(const struct vs_record *rec,
 			     const struct vs_field *f, uint8_t *b,
 			     uint64_t *t_min, uint64_t *t_max)

@@ -119,6 +119,14 @@ void vs_record_encode(const struct vs_record *rec, uint8_t *buf,
 		      uint64_t *t_min, uint64_t *t_max);
 
 /**
+ * vs_record_time_span - widen [*@t_min, *@t_max] with the time fields of
+ * @rec (a known kind; VS_REC_TASK for a packed task), as the writer does
+ * for its chunk header
+ */
+void vs_record_time_span(const struct vs_record *rec, uint64_t *t_min,
+			 uint64_t *t_max);
+
+/**
  * vs_record_decode - decode a body of @size bytes into @rec
  * @scratch: aligned memory for the arrays, at least 2 * @size + 16 bytes
  *

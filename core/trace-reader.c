@@ -6,7 +6,9 @@
  * capped by VS_CHUNK_RAW_MAX), so memory does not grow with the file.  The
  * time index is built on the first vs_reader_seek_time() from the chunk
  * headers alone (pread, no decompression).  Every length read from the
- * file is checked against what surrounds it before it is used.  Packed
+ * file is checked against what surrounds it before it is used, and every
+ * record's times against its chunk's header (the time index must not lie:
+ * a time-range read skips chunks by it).  Packed
  * tasks are decoded against the task before them in their chunk, so the
  * packing state starts afresh with every chunk.
  */
@@ -45,6 +47,7 @@ struct vs_reader {
 	uint8_t *comp, *raw;
 	size_t comp_cap, raw_cap, raw_len, raw_pos;
 	uint32_t chunk_nr, chunk_seen;
+	uint64_t chunk_t_min, chunk_t_max;	/* the chunk header's */
 	void *scratch;
 	size_t scratch_cap;
 	struct vs_task_pack pack;	/* the chunk's packed tasks so far */
@@ -371,6 +374,8 @@ static int next_chunk(struct vs_reader *r)
 		if (inflate_chunk(r, &h))
 			return -1;
 		vs_task_pack_reset(&r->pack);
+		r->chunk_t_min = h.t_min;
+		r->chunk_t_max = h.t_max;
 		r->chunk_nr = h.nr_records;
 		r->chunk_seen = 0;
 		return 1;
@@ -444,6 +449,7 @@ int vs_reader_next(struct vs_reader *r, struct vs_record *rec)
 	const uint8_t *p;
 	const char *err;
 	size_t left, rec_off;
+	uint64_t t_min, t_max;
 	uint32_t size;
 	uint16_t kind;
 	int ret;
@@ -481,6 +487,15 @@ int vs_reader_next(struct vs_reader *r, struct vs_record *rec)
 			return fail(r, r->chunk_off,
 				    "record %u (%s, raw offset %zu): %s",
 				    r->chunk_seen - 1, d->name, rec_off, err);
+		t_min = UINT64_MAX;
+		t_max = 0;
+		vs_record_time_span(rec, &t_min, &t_max);
+		if (t_min <= t_max && (t_min < r->chunk_t_min ||
+				       t_max > r->chunk_t_max))
+			return fail(r, r->chunk_off,
+				    "record %u (%s, raw offset %zu): time "
+				    "outside its chunk's", r->chunk_seen - 1,
+				    d->name, rec_off);
 		if (kind == VS_REC_EVENT_DEF && catalog_add(r, &rec->event_def))
 			return -1;
 		return 1;
@@ -534,19 +549,28 @@ static int build_index(struct vs_reader *r)
 	return 0;
 }
 
+/*
+ * The chunks before the first with a record at or after @time are read for
+ * their context records alone; but those before any timed chunk are read
+ * whole (their records precede every time), so that a read from the start
+ * decodes every record a whole read does.
+ */
 int vs_reader_seek_time(struct vs_reader *r, uint64_t time)
 {
 	uint64_t target = r->size;
+	bool timed_before = false;
 	size_t i;
 
 	if (r->failed || (!r->have_index && build_index(r)))
 		return -1;
 	for (i = 0; i < r->nr_index; i++) {
-		if (r->index[i].t_min != UINT64_MAX &&
-		    r->index[i].t_max >= time) {
-			target = r->index[i].off;
+		if (r->index[i].t_min == UINT64_MAX)
+			continue;
+		if (r->index[i].t_max >= time) {
+			target = timed_before ? r->index[i].off : r->data_off;
 			break;
 		}
+		timed_before = true;
 	}
 	restart(r, target);
 	return 0;

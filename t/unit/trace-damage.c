@@ -7,10 +7,13 @@
  * with the warning and no error.  Every single bit flip must be reported
  * as an error naming a byte offset (every byte of the format is under a
  * CRC or checked before that), never crash or hang; run it under
- * `make SANITIZE=1` for the memory side.
+ * `make SANITIZE=1` for the memory side.  A chunk header whose times
+ * leave out its records (its CRC made good) is an error too: the time
+ * index must not lie.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <zlib.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -234,12 +237,44 @@ static void test_bit_flips(void)
 	free(copy);
 }
 
+/*
+ * The third chunk's header says its records are later (or earlier) than
+ * they are, its CRC made good: reading it, and seeking to it, is an error
+ * naming the byte where the chunk starts.
+ */
+static void test_lying_index(void)
+{
+	uint8_t *copy = malloc(file_len);
+	size_t at = boundary[2];
+	struct outcome o;
+	char want[64];
+	int i;
+
+	if (!copy)
+		exit(1);
+	snprintf(want, sizeof(want), "time outside its chunk's at byte %zu", at);
+	for (i = 0; i < 2; i++) {
+		memcpy(copy, file, file_len);
+		if (i == 0)	/* t_min past every record of the chunk */
+			vs_put64(copy + at + 24, vs_get64(copy + at + 32) + 1);
+		else		/* t_max before them */
+			vs_put64(copy + at + 32, vs_get64(copy + at + 24) - 1);
+		vs_put32(copy + at + 44, crc32(0, copy + at, 44));
+		read_trace(copy, file_len, &o);
+		ok(o.ret == -1 && strstr(o.error, want),
+		   "a chunk header whose %s leaves out its records: '%s'",
+		   i ? "end time" : "start time", o.error);
+	}
+	free(copy);
+}
+
 int main(void)
 {
 	make_trace();
 	test_whole();
 	test_truncation();
 	test_bit_flips();
+	test_lying_index();
 	free(file);
 	return done_testing();
 }
