@@ -1270,11 +1270,15 @@ static int join_parts(struct part *parts, unsigned int used,
 	for (i = nr_ranges; i-- > 0;) {
 		ts = parts[0].ts[i];
 		ts->nr_wakeups = parts[0].ts[0]->nr_wakeups;
-		for (k = 0; k < o->nr_extra_events; k++)
+		/* a set of latencies has no columns to name: no catalog (a
+		 * copy per range would cost the ranges times the catalog) */
+		for (k = 0; !ts->build->latency_only &&
+			    k < o->nr_extra_events; k++)
 			if (vs_taskset_add_event(ts, &o->extra_events[k]))
 				return -1;
 		for (k = 0; k < used; k++) {
-			if (add_catalog(ts, parts[k].r) ||
+			if ((!ts->build->latency_only &&
+			     add_catalog(ts, parts[k].r)) ||
 			    vs_type_names_merge(&ts->names, &parts[k].names))
 				return -1;
 			set_warning(ts, vs_reader_warning(parts[k].r));

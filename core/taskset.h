@@ -98,7 +98,8 @@ struct vs_taskset_opts {
 					 * (vs_taskset_read() alone) */
 	bool one_type;			/* only tasks of @type */
 	uint32_t type;
-	bool latency_only;		/* no event columns: latencies alone */
+	bool latency_only;		/* no event columns, no catalog:
+					 * latencies alone */
 	/*
 	 * Collect what the wake-up analysis needs (core/wakeup.h) in the
 	 * same pass, into ts->wake: for a trace that says it recorded
