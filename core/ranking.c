@@ -251,9 +251,11 @@ static void time_bound(const struct vs_taskset *ts, struct vs_event_rank *er)
  * explain a few percent of it.  A time recorded as 0 in every task was
  * not measured (fault.page.time without kprobes) and bounds nothing.
  */
-static void count_bound(const struct vs_taskset *ts, struct vs_type_rank *tr)
+static void count_bound(const struct vs_taskset *ts,
+			const struct vs_task_type *tt, struct vs_type_rank *tr)
 {
-	size_t i, j, len;
+	const struct vs_column *col;
+	size_t i, len;
 	char name[256];
 	int twin;
 
@@ -268,12 +270,14 @@ static void count_bound(const struct vs_taskset *ts, struct vs_type_rank *tr)
 		snprintf(name, sizeof(name), "%.*s.time", (int)(len - 6),
 			 a->name);
 		twin = vs_taskset_event_by_name(ts, name);
-		for (j = 0; twin >= 0 && j < tr->nr_events; j++) {
-			const struct vs_event_rank *b = &tr->events[j];
+		col = twin >= 0 ? vs_column_find(tt, twin) : NULL;
+		if (col) {
+			const struct vs_event_rank *b =
+				&tr->events[col - tt->columns];
 
 			/* cdf[last]: its largest value */
-			if (b->event != twin || b->status == VS_RANK_TOO_FEW ||
-			    !b->cdf || !b->cdf[VS_CDF_POINTS - 1])
+			if (b->status == VS_RANK_TOO_FEW || !b->cdf ||
+			    !b->cdf[VS_CDF_POINTS - 1])
 				continue;
 			if (b->adjusted < a->adjusted) {
 				a->adjusted = b->adjusted;
@@ -300,34 +304,74 @@ static int cmp_rank(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Correlations, Rule 1, Rule 2 and the notes over the ranked events. */
+/* Higher impact first, then column order (the events of a type). */
+static int cmp_impact(const void *a, const void *b, void *arg)
+{
+	const struct vs_event_rank *ev = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (ev[x].impact != ev[y].impact)
+		return ev[x].impact > ev[y].impact ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The events of @tr whose pairs Rule 1 and the notes look at, into @idx
+ * (their indices, which are also their columns'): the ranked ones, the
+ * VS_RANK_PAIRS_MAX of highest impact when there are more.  Returns how
+ * many; the ranked events left out keep their impact.
+ */
+static size_t paired_events(const struct vs_taskset *ts,
+			    struct vs_type_rank *tr, size_t *idx)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tr->nr_events; i++)
+		if (tr->events[i].status == VS_RANK_RANKED)
+			idx[n++] = i;
+	if (n <= VS_RANK_PAIRS_MAX)
+		return n;
+	vs_qsort_r(idx, n, sizeof(*idx), cmp_impact, tr->events);
+	for (i = VS_RANK_PAIRS_MAX; i < n; i++) {
+		tr->events[idx[i]].adjusted = tr->events[idx[i]].impact;
+		time_bound(ts, &tr->events[idx[i]]);
+	}
+	return VS_RANK_PAIRS_MAX;
+}
+
+/*
+ * Correlations, Rule 1, Rule 2 and the notes over the ranked events: the
+ * pairs of the paired_events() alone, Rule 2's parent found by its id.
+ */
 static int apply_rules(const struct vs_taskset *ts,
 		       const struct vs_task_type *tt, struct vs_type_rank *tr,
 		       uint64_t **high, size_t min_tasks)
 {
-	size_t n = tr->nr_events, i, j;
-	double *corr = calloc(n * n, sizeof(*corr));
-	double *impact = calloc(n, sizeof(*impact));
-	double *adjusted = calloc(n, sizeof(*adjusted));
-	size_t *both = calloc(n * n, sizeof(*both));
-	uint8_t *group = calloc(n, sizeof(*group));
-	int *cause = calloc(n, sizeof(*cause)), ret = -1;
+	size_t *idx = malloc((tr->nr_events + 1) * sizeof(*idx));
+	size_t n = idx ? paired_events(ts, tr, idx) : 0, i, j;
+	double *corr = calloc(n * n + 1, sizeof(*corr));
+	double *impact = calloc(n + 1, sizeof(*impact));
+	double *adjusted = calloc(n + 1, sizeof(*adjusted));
+	size_t *both = calloc(n * n + 1, sizeof(*both));
+	uint8_t *group = calloc(n + 1, sizeof(*group));
+	int *cause = calloc(n + 1, sizeof(*cause)), ret = -1;
+	int *parent = calloc(n + 1, sizeof(*parent));
 
-	if (!corr || !impact || !adjusted || !both || !group || !cause)
+	if (!idx || !corr || !impact || !adjusted || !both || !group ||
+	    !cause || !parent)
 		goto out;
 	for (i = 0; i < n; i++) {
-		struct vs_event_rank *a = &tr->events[i];
+		struct vs_event_rank *a = &tr->events[idx[i]];
 
-		impact[i] = a->status == VS_RANK_RANKED ? a->impact : 0;
+		impact[i] = a->impact;
 		group[i] = a->group;
-		for (j = i + 1; a->status == VS_RANK_RANKED && j < n; j++) {
-			struct vs_event_rank *b = &tr->events[j];
+		parent[i] = vs_rule2_parent(ts, a->event);
+		for (j = i + 1; j < n; j++) {
+			struct vs_event_rank *b = &tr->events[idx[j]];
 
-			if (b->status != VS_RANK_RANKED)
-				continue;
 			corr[i * n + j] = corr[j * n + i] = vs_jaccard(
-				tt->columns[i].present, high[i],
-				tt->columns[j].present, high[j],
+				tt->columns[idx[i]].present, high[idx[i]],
+				tt->columns[idx[j]].present, high[idx[j]],
 				tt->nr_tasks, &both[i * n + j]);
 			both[j * n + i] = both[i * n + j];
 			/* 5.3: a pair recorded together too rarely says nothing */
@@ -344,24 +388,21 @@ static int apply_rules(const struct vs_taskset *ts,
 	vs_rule1_adjust(n, impact, group, corr, adjusted, cause);
 
 	for (i = 0; i < n; i++) {
-		struct vs_event_rank *a = &tr->events[i];
-		int parent;
+		struct vs_event_rank *a = &tr->events[idx[i]];
+		const struct vs_column *pcol;
 
-		if (a->status != VS_RANK_RANKED)
-			continue;
 		a->adjusted = adjusted[i];
 		time_bound(ts, a);
 		if (cause[i] >= 0) {
-			a->cause = tr->events[cause[i]].event;
+			a->cause = tr->events[idx[cause[i]]].event;
 			a->cause_corr = corr[cause[i] * n + i];
 		}
-		parent = vs_rule2_parent(ts, a->event);
 		for (j = 0; j < n; j++) {
-			struct vs_event_rank *b = &tr->events[j];
+			struct vs_event_rank *b = &tr->events[idx[j]];
 			bool related = vs_rule1_may_cause(group[i], group[j]) ||
 				       vs_rule1_may_cause(group[j], group[i]) ||
-				       b->event == parent ||
-				       vs_rule2_parent(ts, b->event) == a->event;
+				       b->event == parent[i] ||
+				       parent[j] == a->event;
 
 			if (j == i || b->status != VS_RANK_RANKED || related)
 				continue;
@@ -372,28 +413,24 @@ static int apply_rules(const struct vs_taskset *ts,
 				a->corr_tasks = both[i * n + j];
 			}
 		}
-		if (parent < 0)
+		pcol = parent[i] >= 0 ? vs_column_find(tt, parent[i]) : NULL;
+		if (!pcol ||
+		    tr->events[pcol - tt->columns].status == VS_RANK_TOO_FEW)
 			continue;
-		for (j = 0; j < n; j++) {
-			struct vs_event_rank *b = &tr->events[j];
-
-			if (b->event != parent || b->status == VS_RANK_TOO_FEW)
-				continue;
-			a->parent_r2 = rule2_r2(tt, &tt->columns[i],
-						&tt->columns[j],
-						&a->parent_alpha,
-						&a->parent_tasks);
-			if (a->parent_tasks < min_tasks)
-				a->pairs_too_few++;
-			else if (a->parent_r2 > VS_RULE2_R2) {
-				a->status = VS_RANK_REMOVED;
-				a->parent = parent;
-			}
+		a->parent_r2 = rule2_r2(tt, &tt->columns[idx[i]], pcol,
+					&a->parent_alpha, &a->parent_tasks);
+		if (a->parent_tasks < min_tasks)
+			a->pairs_too_few++;
+		else if (a->parent_r2 > VS_RULE2_R2) {
+			a->status = VS_RANK_REMOVED;
+			a->parent = parent[i];
 		}
 	}
-	count_bound(ts, tr);
+	count_bound(ts, tt, tr);
 	ret = 0;
 out:
+	free(idx);
+	free(parent);
 	free(corr);
 	free(impact);
 	free(adjusted);

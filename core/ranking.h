@@ -18,6 +18,13 @@
 
 #define VS_CDF_POINTS		1001	/* CDF kept per event: p = 0, .001 .. 1 */
 #define VS_CORR_NOTE		0.5	/* correlations shown from here on */
+/*
+ * Rule 1's correlations and the notes come from pairs of ranked events:
+ * of a type with more than this many, the pairs of the highest impacts
+ * alone (the others keep their impact), so that memory and time stay
+ * bounded whatever number of events a trace gives one type.
+ */
+#define VS_RANK_PAIRS_MAX	1024
 
 struct vs_rank_opts {
 	double ptarget;		/* pTarget, e.g. 0.99 */
