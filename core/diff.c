@@ -34,57 +34,89 @@ int vs_event_percentiles(const struct vs_task_type *tt, int event,
 	return 0;
 }
 
-/* The row of @name in @rows[0..n-1], or NULL. */
-static struct vs_event_diff *find_row(struct vs_event_diff *rows, size_t n,
-				      const char *name)
-{
-	size_t i;
+/* An event of side A or B of a diff, while the rows are made. */
+struct side_event {
+	const char *name;
+	bool b;				/* of side B */
+	size_t i;			/* in its ranking's events */
+};
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].name, name))
-			return &rows[i];
-	return NULL;
+/* By name, then side A first, then ranking order. */
+static int cmp_side_event(const void *x, const void *y)
+{
+	const struct side_event *p = x, *q = y;
+	int c = strcmp(p->name, q->name);
+
+	if (c)
+		return c;
+	if (p->b != q->b)
+		return p->b ? 1 : -1;
+	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Fill side A (@b false) or B of the rows from one segment. */
-static int add_side(struct vs_event_diff *rows, size_t *n, bool b,
-		    const struct vs_taskset *ts, const struct vs_task_type *tt,
-		    const struct vs_type_rank *tr)
+/* Fill side A (@b false) or B of row @d from event @i of ranking @tr. */
+static int fill_side(struct vs_event_diff *d, bool b,
+		     const struct vs_taskset *ts, const struct vs_task_type *tt,
+		     const struct vs_type_rank *tr, size_t i)
 {
-	size_t i;
+	const struct vs_event_rank *er = &tr->events[i];
+	const struct vs_event_def *def = vs_taskset_event(ts, er->event);
+	size_t rank = er->status == VS_RANK_RANKED ? i + 1 : 0;
+	/* below 0: its high tasks are fast ones, it takes no tail */
+	double impact = rank && er->adjusted > 0 ? er->adjusted : 0;
+	int ret;
 
-	for (i = 0; i < tr->nr_events; i++) {
-		const struct vs_event_rank *er = &tr->events[i];
-		const struct vs_event_def *def = vs_taskset_event(ts, er->event);
-		struct vs_event_diff *d = find_row(rows, *n, er->name);
-		size_t rank = er->status == VS_RANK_RANKED ? i + 1 : 0;
-		/* below 0: its high tasks are fast ones, it takes no tail */
-		double impact = rank && er->adjusted > 0 ? er->adjusted : 0;
-		int ret;
-
-		if (!d) {
-			d = &rows[(*n)++];
-			memset(d, 0, sizeof(*d));
-			d->name = er->name;
-			d->unit = def ? def->unit : "";
-		}
-		if (b) {
-			d->rank_b = rank;
-			d->impact_b = impact;
-			ret = vs_event_percentiles(tt, er->event, &d->p50_b,
-						   &d->p99_b);
-			d->has_b = !ret;
-		} else {
-			d->rank_a = rank;
-			d->impact_a = impact;
-			ret = vs_event_percentiles(tt, er->event, &d->p50_a,
-						   &d->p99_a);
-			d->has_a = !ret;
-		}
-		if (ret < 0)
-			return -1;
+	if (!d->name) {
+		d->name = er->name;
+		d->unit = def ? def->unit : "";
 	}
-	return 0;
+	if (b) {
+		d->rank_b = rank;
+		d->impact_b = impact;
+		ret = vs_event_percentiles(tt, er->event, &d->p50_b, &d->p99_b);
+		d->has_b = !ret;
+	} else {
+		d->rank_a = rank;
+		d->impact_a = impact;
+		ret = vs_event_percentiles(tt, er->event, &d->p50_a, &d->p99_a);
+		d->has_a = !ret;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * One row per event name of either side: the events of both sorted by
+ * name, so that a type of many events costs n log n, not n^2.  A name
+ * twice on one side fills its row twice, the later winning.
+ */
+static int make_rows(struct vs_event_diff *rows, size_t *n,
+		     const struct vs_taskset *ts_a,
+		     const struct vs_task_type *tt_a,
+		     const struct vs_type_rank *ra,
+		     const struct vs_taskset *ts_b,
+		     const struct vs_task_type *tt_b,
+		     const struct vs_type_rank *rb)
+{
+	size_t nr = ra->nr_events + rb->nr_events, i, k = 0;
+	struct side_event *ev = malloc((nr + 1) * sizeof(*ev));
+	int ret = 0;
+
+	if (!ev)
+		return -1;
+	for (i = 0; i < ra->nr_events; i++)
+		ev[k++] = (struct side_event){ ra->events[i].name, false, i };
+	for (i = 0; i < rb->nr_events; i++)
+		ev[k++] = (struct side_event){ rb->events[i].name, true, i };
+	vs_qsort(ev, nr, sizeof(*ev), cmp_side_event);
+	for (i = 0; i < nr && !ret; i++) {
+		if (!i || strcmp(ev[i].name, ev[i - 1].name))
+			memset(&rows[(*n)++], 0, sizeof(*rows));
+		ret = ev[i].b ?
+		      fill_side(&rows[*n - 1], true, ts_b, tt_b, rb, ev[i].i) :
+		      fill_side(&rows[*n - 1], false, ts_a, tt_a, ra, ev[i].i);
+	}
+	free(ev);
+	return ret;
 }
 
 static bool is_time(const struct vs_event_diff *d)
@@ -123,8 +155,7 @@ int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,
 	*n = 0;
 	if (!rows)
 		return -1;
-	if (add_side(rows, n, false, ts_a, tt_a, ra) ||
-	    add_side(rows, n, true, ts_b, tt_b, rb)) {
+	if (make_rows(rows, n, ts_a, tt_a, ra, ts_b, tt_b, rb)) {
 		free(rows);
 		*n = 0;
 		return -1;
