@@ -54,7 +54,7 @@ struct gen {
 	/* options */
 	const char *output;
 	uint64_t tasks, types, events, seed, chunk_records, samples, size;
-	uint64_t cause_ns, epoch_tasks, live_events;
+	uint64_t cause_ns, epoch_tasks, live_events, symbol_id, task_values;
 	uint64_t cause_from, cause_to;	/* window of the cause, from start */
 	const char *cause;
 	const char *type_names;	/* names of types 0, 1, ... */
@@ -274,6 +274,29 @@ static void write_task(struct gen *g, uint64_t n)
 	add(g, &rec);
 }
 
+/*
+ * A task of type 0 with @g->task_values values, their event ids going
+ * round the catalog (so most are repeats): more than a packed task holds.
+ */
+static void write_big_task(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_TASK };
+	struct vs_value *v = calloc(g->task_values, sizeof(*v));
+	uint64_t i;
+
+	if (!v) {
+		fprintf(stderr, "gen-trace: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < g->task_values; i++)
+		v[i] = (struct vs_value){ i % g->events, i };
+	rec.task = (struct vs_task){ .id = UINT32_MAX, .pid = 1000,
+		.tid = 1000, .start = g->now, .end = g->now + 1000,
+		.nr_values = g->task_values, .values = v };
+	add(g, &rec);
+	free(v);
+}
+
 /* One record of every kind that tasks and samples do not cover. */
 static void write_every_kind(struct gen *g)
 {
@@ -292,16 +315,16 @@ static void write_every_kind(struct gen *g)
 			.build_id = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 				      7, 8, 9, 10, 11, 12, 13, 14, 15, 0xff },
 			.filename = "/usr/bin/synthetic" } },
-		{ .kind = VS_REC_SYMBOL_DEF, .symbol_def = { 7, 0x401200, "f3",
-							     "/usr/bin/synthetic" } },
+		{ .kind = VS_REC_SYMBOL_DEF, .symbol_def = { g->symbol_id,
+			0x401200, "f3", "/usr/bin/synthetic" } },
 		{ .kind = VS_REC_SYSCALL, .syscall = { g->now + 1, 1001, 1, 232,
 						       VS_SYSCALL_ENTER, 0 } },
 		{ .kind = VS_REC_SYSCALL, .syscall = { g->now + 2, 1001, 1, 232,
 						       VS_SYSCALL_EXIT, -4 } },
-		{ .kind = VS_REC_FUNC, .func = { g->now + 3, 1001, 1, 7,
-						 VS_FUNC_ENTER } },
-		{ .kind = VS_REC_FUNC, .func = { g->now + 4, 1001, 1, 7,
-						 VS_FUNC_EXIT } },
+		{ .kind = VS_REC_FUNC, .func = { g->now + 3, 1001, 1,
+						 g->symbol_id, VS_FUNC_ENTER } },
+		{ .kind = VS_REC_FUNC, .func = { g->now + 4, 1001, 1,
+						 g->symbol_id, VS_FUNC_EXIT } },
 		{ .kind = VS_REC_ATTACH, .attach = { g->now + 5, 1002, VS_ATTACH,
 						     1 } },
 		{ .kind = VS_REC_ATTACH, .attach = { g->now + 6, 1002, VS_DETACH,
@@ -379,7 +402,7 @@ int main(int argc, const char **argv)
 	struct gen g = {
 		.output = VS_DEFAULT_FILE, .tasks = 1000, .types = 3,
 		.events = 8, .seed = 1, .cause_frac = 0.05,
-		.cause_ns = 1000000, .level = 1,
+		.cause_ns = 1000000, .level = 1, .symbol_id = 7,
 	};
 	const struct vs_option options[] = {
 		OPT_STRING('o', "output", &g.output, "file", "trace to write"),
@@ -413,6 +436,10 @@ int main(int argc, const char **argv)
 			   "name task types 0, 1, ... at the end of the trace"),
 		OPT_BOOLEAN(0, "every-kind", &g.every_kind,
 			    "write at least one record of every kind"),
+		OPT_U64(0, "symbol-id", &g.symbol_id,
+			"id of --every-kind's function (default 7)"),
+		OPT_U64(0, "task-values", &g.task_values,
+			"add a task of type 0 with this many values"),
 		OPT_BOOLEAN(0, "wakeups", &g.wakeups,
 			    "each task blocks once and another thread wakes it"),
 		OPT_BOOLEAN(0, "no-wakeups-meta", &g.no_wakeups_meta,
@@ -432,6 +459,10 @@ int main(int argc, const char **argv)
 	vs_cmd_name = "gen-trace";
 	if (parse_options(argc, argv, options, gen_usage, 0))
 		usage_with_options(gen_usage, options);
+	if (g.task_values > UINT32_MAX)
+		option_error("task-values", "must fit in 32 bits");
+	if (g.symbol_id > UINT32_MAX)
+		option_error("symbol-id", "must fit in 32 bits");
 	if (!g.types || !g.events || g.events > VS_EVENT_MAX)
 		option_error("events", "--types and --events must be at least 1");
 	if (g.cause_frac < 0 || g.cause_frac > 1)
@@ -470,6 +501,8 @@ int main(int argc, const char **argv)
 			return 1;
 		}
 	}
+	if (g.task_values)
+		write_big_task(&g);
 	for (n = 0; g.size ? vs_writer_bytes(g.w) < g.size : n < g.tasks; n++)
 		write_task(&g, n);
 	if (g.type_names)

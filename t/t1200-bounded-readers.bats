@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# t1200-bounded-readers: traces whose ids and counts are crafted to be
+# huge cost every reader (report, report --tree, tui, diff, segments,
+# script) time and memory bounded by the file's size.  Each reader runs
+# with its address space capped (ulimit -v) well below what believing an
+# id would take; the time limit only guards against a hang.  A record
+# whose time its chunk header leaves out is corruption for every reader,
+# segments included.
+
+load test-lib
+
+GEN=$BUILD/t/helper/gen-trace
+# The traces are under 1 MB; every reader reads them in a few tens of MB.
+BOUND_KB=400000
+
+# bounded CMD...: CMD with its address space capped at $BOUND_KB (not in
+# the sanitizer build, whose shadow memory reserves terabytes of address
+# space) and a time limit, a guard against a hang (not a speed test)
+bounded() {
+	if [ "${BUILD##*/}" = build-asan ]; then
+		timeout 300 "$@"
+	else
+		(ulimit -v "$BOUND_KB" && exec timeout 300 "$@")
+	fi
+}
+
+# tui_quits FILE: varscope tui opens FILE in a terminal (script(1)), bounded,
+# and quits on q
+tui_quits() {
+	require_cmd script
+	printf q | TERM=xterm bounded script -qec "'$VARSCOPE' tui -i '$1'" \
+		/dev/null >tui.out
+}
+
+@test "a symbol id of 378 million: report and report --tree" {
+	"$GEN" -o sym.data --every-kind --symbol-id 378000000 --tasks 300
+	[ "$(stat -c %s sym.data)" -lt 100000 ]
+	run --separate-stderr bounded "$VARSCOPE" report -i sym.data
+	assert_success
+	assert_output --partial "# Task type 2:"
+	run --separate-stderr bounded "$VARSCOPE" report --tree -i sym.data
+	assert_success
+	assert_output --partial "# Task type 2:"
+}
+
+@test "a symbol id of 378 million: tui" {
+	"$GEN" -o sym.data --every-kind --symbol-id 378000000 --tasks 300
+	run tui_quits sym.data
+	assert_success
+	grep -q "run.time" tui.out
+}
+
+@test "20,000 task types, each with an event id of its own: every reader" {
+	# each task lives in an epoch of its own where one event, its task's
+	# number, is live: type N has one column, of event N
+	"$GEN" -o cols.data --events 65000 --live-events 1 --epoch-tasks 1 \
+		--types 20000 --tasks 20000
+	[ "$(stat -c %s cols.data)" -lt 1000000 ]
+	run --separate-stderr bounded "$VARSCOPE" report -i cols.data
+	assert_success
+	assert_output --partial "# Task type 19999: "
+	run --separate-stderr bounded "$VARSCOPE" segments -i cols.data \
+		--min-tasks 1 --format csv
+	assert_success
+	run --separate-stderr bounded "$VARSCOPE" diff --min-tasks 1 \
+		cols.data cols.data
+	assert_success
+	run tui_quits cols.data
+	assert_success
+}
+
+@test "a task with 100,000 values of 65,000 events: every reader" {
+	# its type has 65,000 columns: no pairs of them all are compared
+	"$GEN" -o big.data --task-values 100000 --tasks 300 --events 65000 \
+		--live-events 8
+	run --separate-stderr bounded "$VARSCOPE" report -i big.data --type 0
+	assert_success
+	assert_output --partial "# not ranked: run.time, recorded by"
+	run --separate-stderr bounded "$VARSCOPE" report --tree -i big.data
+	assert_success
+	run --separate-stderr bounded "$VARSCOPE" diff big.data big.data
+	assert_success
+	run --separate-stderr bounded "$VARSCOPE" script -i big.data
+	assert_success
+	run tui_quits big.data
+	assert_success
+}
+
+# lie_about_times FILE: make the second chunk's header say its records
+# end before they begin, its CRC made good
+lie_about_times() {
+	require_cmd python3
+	python3 - "$1" <<-'EOF'
+	import struct, sys, zlib
+	path = sys.argv[1]
+	b = bytearray(open(path, 'rb').read())
+	first = b.find(b'VSCK')
+	off = first + 48 + struct.unpack_from('<I', b, first + 12)[0]
+	assert b[off:off + 4] == b'VSCK'
+	t_min = struct.unpack_from('<Q', b, off + 24)[0]
+	struct.pack_into('<Q', b, off + 32, t_min - 1)
+	struct.pack_into('<I', b, off + 44, zlib.crc32(bytes(b[off:off + 44])))
+	open(path, 'wb').write(b)
+	EOF
+}
+
+@test "a chunk header that lies about its times: every reader, segments too" {
+	"$GEN" -o lie.data --tasks 3000 --chunk-records 200
+	lie_about_times lie.data
+	for cmd in report segments "segments --length 1ms" tui script; do
+		[ "$cmd" = tui ] && continue
+		run --separate-stderr bounded "$VARSCOPE" $cmd -i lie.data
+		[ "$status" -eq 2 ] || { echo "$cmd: exit $status"; false; }
+		[[ "$stderr" == *"lie.data: record 0 (packed_task, raw offset 0): time outside its chunk's at byte"* ]] ||
+			{ echo "$cmd: $stderr"; false; }
+	done
+	run --separate-stderr bounded "$VARSCOPE" diff lie.data lie.data
+	[ "$status" -eq 2 ]
+	assert_equal "$(grep -c "time outside its chunk's" <<<"$stderr")" 1
+}
