@@ -20,6 +20,7 @@
 #include "../core/parse-options.h"
 #include "../core/plural.h"
 #include "../core/ranking.h"
+#include "../core/tail-hint.h"
 #include "../core/taskset.h"
 #include "../core/trace-head.h"
 #include "../core/trace.h"
@@ -67,6 +68,7 @@ struct report {
 	struct json_out json;		/* --format json */
 	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
 	struct vs_trace_head head;	/* the recorder's notes */
+	struct vs_tail_hint tail;	/* of the type being printed */
 };
 
 static const char *const report_usage[] = {
@@ -147,6 +149,51 @@ static const char *event_notes(const struct report *rep,
 		     er->tasks_needed);
 #undef NOTE
 	return buf;
+}
+
+/* The tail past pTarget, when a deeper target shows what it hides. */
+static void print_text_tail(const struct report *rep,
+			    const struct vs_type_rank *tr)
+{
+	const struct vs_tail_hint *h = &rep->tail;
+	char a[32];
+
+	if (!h->found)
+		return;
+	printf("# the slowest %.2g%% (%zu %s) take %s, %.0fx the p%g: their "
+	       "top event is %s; see --ptarget %g\n", 100 * h->share,
+	       h->tasks, vs_plural(h->tasks, "task", "tasks"),
+	       vs_format_ns(a, sizeof(a), h->median_ns), h->times_ptarget,
+	       100 * tr->ptarget, h->name, h->ptarget);
+}
+
+static void json_tail(struct json_out *j, const struct vs_tail_hint *h)
+{
+	json_key(j, "tail_hint");
+	if (!h->found) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_key(j, "tasks");
+	json_u64(j, h->tasks);
+	json_key(j, "share");
+	json_double(j, h->share);
+	json_key(j, "median_ns");
+	json_u64(j, h->median_ns);
+	json_key(j, "times_ptarget");
+	json_double(j, h->times_ptarget);
+	json_key(j, "event");
+	json_string(j, h->name);
+	json_key(j, "high_tasks");
+	json_u64(j, h->high);
+	json_key(j, "ptarget");
+	json_double(j, h->ptarget);
+	json_key(j, "impact");
+	json_double(j, h->impact);
+	json_key(j, "impact_at_ptarget");
+	json_double(j, h->impact_now);
+	json_end_object(j);
 }
 
 /* The wake-up edges that ended waits of a type's tasks, by waker. */
@@ -283,6 +330,7 @@ static void print_text_type(const struct report *rep,
 		printf("# %zu %s flagged: lost events, distorted counters "
 		       "or cut short\n", tr->flagged,
 		       vs_plural(tr->flagged, "task", "tasks"));
+	print_text_tail(rep, tr);
 	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
 
@@ -559,6 +607,7 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_end_array(j);
 	json_unranked(rep, j, tr, VS_RANK_REMOVED, "removed");
 	json_unranked(rep, j, tr, VS_RANK_TOO_FEW, "not_ranked");
+	json_tail(j, &rep->tail);
 	json_wakeups(j, rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	if (rep->tree) {
 		json_key(j, "variance_tree");
@@ -852,7 +901,9 @@ static int rank_types(struct report *rep, struct vs_type_rank *trs)
 	for (i = 0; i < rep->ts->nr_types && !ret; i++) {
 		struct vs_type_rank *tr = trs ? &trs[i] : &one;
 
-		if (vs_rank_type(rep->ts, &rep->ts->types[i], &rep->rank, tr))
+		if (vs_rank_type(rep->ts, &rep->ts->types[i], &rep->rank, tr) ||
+		    vs_tail_hint(rep->ts, &rep->ts->types[i], &rep->rank, tr,
+				 &rep->tail))
 			return -1;
 		ret = rep->tree ? make_tree(rep, tr) : 0;
 		if (!ret)

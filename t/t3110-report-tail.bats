@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# t3110-report-tail: the tail past pTarget on a real process
+# (t/t3110/tail.c): a 0.3% tail of 20 ms sleeps behind a p99 of about
+# 100 us gets the hint with the deeper target, and a tail that thins out
+# smoothly gets none.
+
+load test-lib
+load record-lib
+
+setup_file() {
+	[ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/sched ] || return 0
+	cd "$BATS_FILE_TMPDIR"
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o tail \
+		"$SRC/t/t3110/tail.c" "$VS_LIBDIR/libvarscope.a"
+	"$VARSCOPE" record -o t.data -- ./tail > truth 2> err ||
+		{ cat err; return 1; }
+}
+
+@test "report: a far 0.3% tail names its event and the target to use" {
+	cd "$BATS_FILE_TMPDIR"
+	[ "$(cat truth)" = "far 18" ]
+	run "$VARSCOPE" report -i t.data --type far --top 3
+	assert_success
+	# the 18 sleeps, far past a p99 of well under 20 ms / 4
+	assert_line --regexp '^# the slowest 0\.3% \(18 tasks\) take [2-9][0-9]\.[0-9] ms, [0-9]+x the p99: their top event is sched\.blocked\.time; see --ptarget 0\.999$'
+	run "$VARSCOPE" report -i t.data --type far --format json
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+h = t["tail_hint"]
+assert h["tasks"] == 18 and h["high_tasks"] == 6, h
+assert h["event"] == "sched.blocked.time", h
+assert h["ptarget"] == 0.999 and h["impact"] > h["impact_at_ptarget"], h
+assert 20e6 <= h["median_ns"] < 100e6, h
+assert h["times_ptarget"] >= 4, h' <<<"$output"
+	# at that target the tail is explained, and nothing points deeper
+	run "$VARSCOPE" report -i t.data --type far --ptarget 0.999 --top 3
+	assert_success
+	assert_line --regexp '^ +[1-3] +sched\.blocked\.time '
+	refute_line --partial "the slowest"
+}
+
+@test "report: a tail that thins out smoothly gets no hint" {
+	cd "$BATS_FILE_TMPDIR"
+	run "$VARSCOPE" report -i t.data --type smooth --top 3
+	assert_success
+	assert_line --regexp '^# Task type smooth \(2\): 6000 tasks'
+	refute_line --partial "the slowest"
+	run "$VARSCOPE" report -i t.data --type smooth --format json
+	python3 -c 'import json, sys
+assert json.load(sys.stdin)["task_types"][0]["tail_hint"] is None' <<<"$output"
+}
