@@ -3,6 +3,7 @@
 # (t/t3110/tail.c): a 0.3% tail of 20 ms sleeps behind a p99 of about
 # 100 us gets the hint with the deeper target, and a tail that thins out
 # smoothly gets none.
+# varscope-test: exclusive
 
 load test-lib
 load record-lib
