@@ -151,6 +151,14 @@ static const char *event_notes(const struct report *rep,
 	return buf;
 }
 
+/* The probes' own cost over the type's median latency (--task-func). */
+static double probe_share(const struct report *rep,
+			  const struct vs_type_rank *tr)
+{
+	return tr->latency_p50 ? (double)rep->head.probe_cost_ns /
+				 tr->latency_p50 : 0;
+}
+
 /* The tail past pTarget, when a deeper target shows what it hides. */
 static void print_text_tail(const struct report *rep,
 			    const struct vs_type_rank *tr)
@@ -330,6 +338,11 @@ static void print_text_type(const struct report *rep,
 		printf("# %zu %s flagged: lost events, distorted counters "
 		       "or cut short\n", tr->flagged,
 		       vs_plural(tr->flagged, "task", "tasks"));
+	if (rep->head.probe_cost_ns)
+		printf("# --task-func: about %s of each task is its probes' own "
+		       "cost, %.0f%% of the median\n",
+		       vs_format_ns(a, sizeof(a), rep->head.probe_cost_ns),
+		       100 * probe_share(rep, tr));
 	print_text_tail(rep, tr);
 	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
 	printf("#\n");
@@ -574,6 +587,11 @@ static void print_json_head(struct report *rep)
 	for (i = 0; i < rep->head.nr_notes; i++)
 		json_string(j, rep->head.notes[i]);
 	json_end_array(j);
+	json_key(j, "probe_cost_ns");
+	if (rep->head.probe_cost_ns)
+		json_u64(j, rep->head.probe_cost_ns);
+	else
+		json_null(j);
 	json_key(j, "task_types");
 	json_begin_array(j);
 }
@@ -600,6 +618,11 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_u64(j, tr->latency_ptarget);
 	json_key(j, "latency_p50_ns");
 	json_u64(j, tr->latency_p50);
+	json_key(j, "probe_cost_share_p50");
+	if (rep->head.probe_cost_ns)
+		json_double(j, probe_share(rep, tr));
+	else
+		json_null(j);
 	json_key(j, "ranking");
 	json_begin_array(j);
 	for (i = 0; i < nr_shown(rep, tr); i++)

@@ -330,6 +330,9 @@ void vs_probe_free(struct vs_session *s);
 /* vs_session_name_type() of each --task-func type: its function. */
 void vs_probe_name_types(struct vs_session *s);
 
+/* --task-func: META VS_META_PROBE_COST, measured now (core/probe-cost.h). */
+void vs_probe_write_cost(struct vs_session *s);
+
 /* --- task type names (core/record-names.c) --- */
 
 /*

@@ -46,7 +46,9 @@
 #include <asm/perf_regs.h>
 
 #include "core/array.h"
+#include "core/probe-cost.h"
 #include "core/record-int.h"
+#include "core/trace-head.h"
 #include "core/uprobe.h"
 
 /* Records of all CPUs are in their rings this long after their time. */
@@ -238,6 +240,28 @@ void vs_probe_name_types(struct vs_session *s)
 		vs_session_name_type(s, i + 1, p->func[i].symbol,
 				     strnlen(p->func[i].symbol,
 					     VS_TYPE_NAME_MAX));
+}
+
+/*
+ * With --task-func: META probe_cost_ns, what the probe pair adds to each
+ * task on this machine; a note when it could not be measured.
+ */
+void vs_probe_write_cost(struct vs_session *s)
+{
+	char system[64], buf[512], err[400];
+	uint64_t ns;
+
+	if (!vs_probe_tasks(s))
+		return;
+	snprintf(system, sizeof(system), VS_UPROBE_GROUP "%d", getpid());
+	if (vs_probe_cost_measure(system, &ns, err, sizeof(err))) {
+		snprintf(buf, sizeof(buf), "the probes' own cost was not "
+			 "measured: %s", err);
+		vs_session_write_meta(s, "note", buf);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ns);
+	vs_session_write_meta(s, VS_META_PROBE_COST, buf);
 }
 
 /* The VS_REC_SYMBOL_DEF of every measured function. */

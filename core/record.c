@@ -75,6 +75,8 @@ struct vs_recorder {
 	struct vs_workload workload;	/* the command, before its exec */
 	char ctl[160];			/* VARSCOPE_CTL=... for it */
 	int child_status;
+	char child_comm[16];		/* its name once it ran, "" before */
+	bool child_reaped;
 	bool child_done;
 	bool child_left;		/* it outlived its SIGTERM: left running */
 	int listen_fd;
@@ -304,7 +306,8 @@ static int start_child(struct vs_recorder *r)
 	snprintf(r->ctl, sizeof(r->ctl), "%s=%s,rate=%.9g,sock=%s", VS_CTL_ENV,
 		 VS_CTL_VERSION, r->opts->rate, r->sock_name);
 	if (vs_workload_fork(&r->workload, r->opts->argv,
-			     vs_probe_tasks(&r->s) ? NULL : r->ctl, 0))
+			     vs_probe_tasks(&r->s) ? NULL : r->ctl,
+			     VS_WORKLOAD_OWN_GROUP))
 		return -1;
 	r->child = r->workload.pid;
 	return 0;
@@ -319,6 +322,52 @@ static int release_child(struct vs_recorder *r)
 		r->opts->argv[0], strerror(errno));
 	r->child_done = true;
 	return -1;
+}
+
+/*
+ * The command's own name for messages: what it exec'd last, not the
+ * wrapper it was started with (taskset, nice, env...), read from /proc
+ * while it is there and not reaped (its pid is not another's yet);
+ * argv[0] until then.
+ */
+static const char *command_name(struct vs_recorder *r)
+{
+	char path[64];
+	ssize_t n;
+	int fd = -1;
+
+	if (r->child > 0 && !r->child_reaped) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->child);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0) {
+		n = read(fd, r->child_comm, sizeof(r->child_comm) - 1);
+		if (n > 0) {
+			r->child_comm[n] = '\0';
+			r->child_comm[strcspn(r->child_comm, "\n")] = '\0';
+		}
+		close(fd);
+	}
+	return *r->child_comm ? r->child_comm : r->opts->argv[0];
+}
+
+/*
+ * waitpid() of the command: its name is read first, while it is still a
+ * zombie that /proc shows (the messages after its end name it).
+ */
+static pid_t reap_command(struct vs_recorder *r, int flags)
+{
+	siginfo_t si = { 0 };
+
+	pid_t pid;
+
+	if (!waitid(P_PID, r->child, &si, WEXITED | WNOWAIT | flags) &&
+	    si.si_pid == r->child)
+		command_name(r);
+	pid = waitpid(r->child, &r->child_status, flags);
+	if (pid == r->child)
+		r->child_reaped = true;
+	return pid;
 }
 
 /* --- tracking: comm, fork, exit, mmap ------------------------------------ */
@@ -1689,7 +1738,7 @@ static void check_child(struct vs_recorder *r)
 		r->child_done = process_gone(r->child);
 		return;
 	}
-	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child)
+	if (reap_command(r, WNOHANG) == r->child)
 		r->child_done = true;
 }
 
@@ -1808,7 +1857,7 @@ static const char *signal_name(int sig)
  * The recording ends with the command: a daemon's parent exits at once
  * and leaves its server running, unrecorded.  Say so, with what to do.
  */
-static void left_running(const struct vs_recorder *r)
+static void left_running(struct vs_recorder *r)
 {
 	unsigned int i, n = 0;
 	pid_t first = 0;
@@ -1818,7 +1867,7 @@ static void left_running(const struct vs_recorder *r)
 	if (r->child_left) {
 		fprintf(stderr, "varscope record: '%s' (pid %d) did not exit "
 			"after SIGTERM: left running, with its processes\n",
-			r->opts->argv[0], (int)r->child);
+			command_name(r), (int)r->child);
 		return;
 	}
 	for (i = 0; i < r->nr_procs; i++)
@@ -1987,7 +2036,7 @@ static int exit_status(struct vs_recorder *r)
 		return 0;
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
-			r->opts->argv[0], WTERMSIG(st), signal_name(WTERMSIG(st)));
+			command_name(r), WTERMSIG(st), signal_name(WTERMSIG(st)));
 		return 128 + WTERMSIG(st);
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -2009,7 +2058,7 @@ static void wait_command(struct vs_recorder *r)
 
 	stop_signal = 0;
 	for (i = 0;; i++) {
-		pid = waitpid(r->child, &r->child_status, WNOHANG);
+		pid = reap_command(r, WNOHANG);
 		if (pid == r->child || (pid < 0 && errno != EINTR))
 			break;
 		if (stop_signal) {
@@ -2025,7 +2074,7 @@ static void wait_command(struct vs_recorder *r)
 			fprintf(stderr, "varscope record: '%s' (pid %d) has not "
 				"exited %d s after SIGTERM: waiting for it; "
 				"interrupt again to leave it running\n",
-				r->opts->argv[0], (int)r->child, VS_TERM_NOTE_S);
+				command_name(r), (int)r->child, VS_TERM_NOTE_S);
 		nanosleep(&period, NULL);
 	}
 	r->child_done = true;
@@ -2192,6 +2241,7 @@ static int setup(struct vs_recorder *r)
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
 	vs_probe_name_types(&r->s);
+	vs_probe_write_cost(&r->s);
 	if (check_pmu(r))
 		return -1;
 	if (vs_sample_setup(&r->s, err, sizeof(err))) {

@@ -53,6 +53,8 @@ int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 		if (!strcmp(rec.meta.key, VS_META_WAKEUPS) && !wake_records &&
 		    !strcmp(rec.meta.value, VS_META_WAKEUPS_RECORDED))
 			h->wakeups = true;
+		if (!strcmp(rec.meta.key, VS_META_PROBE_COST))
+			h->probe_cost_ns = strtoull(rec.meta.value, NULL, 10);
 		if (!strcmp(rec.meta.key, "pmu") ||
 		    !strcmp(rec.meta.key, "note"))
 			ret = add_note(h, &cap, rec.meta.value);

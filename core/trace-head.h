@@ -9,6 +9,13 @@
 #define VS_CORE_TRACE_HEAD_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * META key: with --task-func, the ns that a function's probe pair adds to
+ * each of its calls, measured by record at its start (core/probe-cost.h).
+ */
+#define VS_META_PROBE_COST	"probe_cost_ns"
 
 struct vs_trace_head {
 	bool samples;		/* --sample: samples, or META "sample" */
@@ -17,6 +24,7 @@ struct vs_trace_head {
 				 * any wake-up or switch record: the task
 				 * set pass can collect the blame's records
 				 * (vs_taskset_opts.wakeups) */
+	uint64_t probe_cost_ns;	/* META VS_META_PROBE_COST, 0: none */
 	unsigned int nr_notes;
 	char **notes;		/* META "pmu" and "note" values, in order */
 };

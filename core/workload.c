@@ -38,6 +38,8 @@ int vs_workload_fork(struct vs_workload *w, const char *const *argv,
 		close(err[0]);
 		if (flags & VS_WORKLOAD_DIE_WITH_PARENT)
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (flags & VS_WORKLOAD_OWN_GROUP)
+			setpgid(0, 0);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		if (env)
@@ -48,6 +50,8 @@ int vs_workload_fork(struct vs_workload *w, const char *const *argv,
 			_exit(127);
 		_exit(127);
 	}
+	if (flags & VS_WORKLOAD_OWN_GROUP)
+		setpgid(w->pid, w->pid);	/* whichever runs first */
 	close(go[0]);
 	close(err[1]);
 	w->go_fd = go[1];

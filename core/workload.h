@@ -16,6 +16,12 @@ struct vs_workload {
 
 /* The child gets SIGTERM when the process that forked it dies. */
 #define VS_WORKLOAD_DIE_WITH_PARENT	1u
+/*
+ * The child leads a process group of its own: a kill(0, sig) of the
+ * command (a server's shutdown signalling its group) does not reach the
+ * process that started it, nor that one's shell.
+ */
+#define VS_WORKLOAD_OWN_GROUP		2u
 
 /**
  * vs_workload_fork - fork; the child waits at the gate, then execs
