@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
+#include "output-file.h"
 #include "trace-codec.h"
 #include "trace-pack.h"
 
@@ -204,10 +205,7 @@ struct vs_writer *vs_writer_open(const char *path, const struct vs_header *hdr)
 	struct vs_writer *w;
 	int fd, err;
 
-	if (!strcmp(path, "-"))
-		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-	else
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = vs_output_create(path, NULL);
 	if (fd < 0)
 		return NULL;
 	w = vs_writer_fdopen(fd, hdr);

@@ -295,7 +295,8 @@ struct vs_writer;
 
 /**
  * vs_writer_open - create a trace file (mode 0600) and write its header
- * @path: the file; an existing one is replaced (callers rename it first);
+ * @path: the file, made by vs_output_create() (core/output-file.h): an
+ *        existing one is replaced, never opened, a link never followed;
  *        "-" is the standard output (a pipe will do: the writer only
  *        appends)
  * @hdr: header fields; host/kernel/cpu_model/tool may be NULL to fill from

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/output-file.h"
 #include "svg.h"
 #include "units.h"
 
@@ -42,13 +44,17 @@ static void put_escaped(FILE *fp, const char *s)
 struct vs_svg *vs_svg_create(const char *path, double width, double height)
 {
 	struct vs_svg *svg = calloc(1, sizeof(*svg));
+	int fd;
 
 	if (!svg)
 		return NULL;
-	svg->fp = fopen(path, "w");
+	fd = vs_output_create(path, NULL);
+	svg->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!svg->fp) {
 		int e = errno;
 
+		if (fd >= 0)
+			close(fd);
 		free(svg);
 		errno = e;
 		return NULL;

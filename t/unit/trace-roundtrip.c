@@ -470,9 +470,16 @@ static void test_full_disk(void)
 	int ret = 0, saved = 0;
 	struct stat st;
 
+	int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+
 	errno = 0;
-	ok(!vs_writer_open("/dev/full", &test_hdr) && errno == ENOSPC,
+	ok(!vs_writer_open("/dev/full", &test_hdr) && errno == EEXIST,
+	   "a device is no output file: refused (EEXIST)");
+	errno = 0;
+	ok(full >= 0 && !vs_writer_fdopen(full, &test_hdr) && errno == ENOSPC,
 	   "a full device fails at the header with ENOSPC");
+	if (full >= 0)
+		close(full);
 
 	signal(SIGXFSZ, SIG_IGN);
 	getrlimit(RLIMIT_FSIZE, &old);
