@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "../core/diff.h"
+#include "../core/output-file.h"
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
@@ -730,6 +731,7 @@ static void check_options(struct diff *df)
 		option_error("top", "must be 0 (all) or more");
 	if (df->min_tasks < 1)
 		option_error("min-tasks", "must be at least 1");
+	vs_output_option("svg", df->svg);
 	if (!strcmp(df->format_name, "text"))
 		df->format = FORMAT_TEXT;
 	else if (!strcmp(df->format_name, "json"))

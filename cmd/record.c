@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "../core/output-file.h"
 #include "../core/parse-options.h"
 #include "../core/record.h"
+#include "../core/trace.h"
 
 static const char *const record_usage[] = {
 	"varscope record [<options>] [--] COMMAND [ARGS]",
@@ -132,6 +134,8 @@ int cmd_record(int argc, const char **argv)
 	if (opts.segment_ns && opts.output && !strcmp(opts.output, "-"))
 		option_error("output", "- (the standard output) cannot be cut "
 			     "into segment files");
+	vs_output_option("output", opts.output ? opts.output :
+			 VS_DEFAULT_FILE);
 	if (opts.max_size && !opts.segment_ns)
 		option_error("max-size", "needs --segment-length: only whole "
 			     "segment files are removed");

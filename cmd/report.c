@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "../core/func-events.h"
+#include "../core/output-file.h"
 #include "../core/parse-options.h"
 #include "../core/plural.h"
 #include "../core/ranking.h"
@@ -853,6 +854,7 @@ static void check_options(struct report *rep)
 		option_error("min-high", "must be at least 1");
 	if (rep->ci_rounds < 10)
 		option_error("ci-rounds", "must be at least 10");
+	vs_output_option("svg", rep->svg);
 	if (!strcmp(rep->format_name, "text"))
 		rep->format = FORMAT_TEXT;
 	else if (!strcmp(rep->format_name, "json"))

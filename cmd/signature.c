@@ -14,6 +14,7 @@
 #include "builtin.h"
 #include "arch/x86/syscalls.h"
 #include "core/cluster.h"
+#include "core/output-file.h"
 #include "core/parse-options.h"
 #include "core/plural.h"
 #include "core/signature-build.h"
@@ -87,7 +88,7 @@ static int check_writable(const char *path)
 	}
 	if (errno != EEXIST)
 		return -1;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -127,6 +128,7 @@ static int signature_build(int argc, const char **argv)
 	if (!strcmp(output, "-"))
 		option_error("output", "must be a file: the command's output "
 			     "goes to the standard output");
+	vs_output_option("output", output);
 	check_support(support);
 	if (!strcmp(method, "callchain"))
 		opts.method = VS_SIG_CALLCHAIN;

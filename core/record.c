@@ -258,7 +258,8 @@ static int open_output(struct vs_recorder *r)
 	struct stat st;
 	char old[4096];
 
-	if (!ro.segment_ns && strcmp(path, "-") && !stat(path, &st) &&
+	/* a regular file, not a link: what a link names is not ours */
+	if (!ro.segment_ns && strcmp(path, "-") && !lstat(path, &st) &&
 	    S_ISREG(st.st_mode)) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
