@@ -37,43 +37,6 @@ static void check_support(double p)
 
 /* --- build --- */
 
-static int write_signatures(const char *out, const struct vs_signatures *s,
-			    const char *const *argv, const char *method,
-			    const char *functions, double support,
-			    const struct vs_sig_build_stats *st)
-{
-	struct vs_header hdr = { .tool = "varscope signature build" };
-	char cmdline[4096] = "", num[64], gap[32];
-	struct vs_writer *w = vs_writer_open(out, &hdr);
-	const char *meta[][2] = {
-		{ "command", cmdline }, { "program", st->program },
-		{ "method", method }, { "functions", functions ? functions : "*" },
-		{ "support", num }, { "gap_limit_ns", gap },
-	};
-	struct vs_record rec = { .kind = VS_REC_META };
-	size_t i, n = 0;
-
-	if (!w)
-		return -1;
-	for (i = 0; argv[i] && n < sizeof(cmdline); i++)
-		n += snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s",
-			      i ? " " : "", argv[i]);
-	snprintf(num, sizeof(num), "%g", support);
-	snprintf(gap, sizeof(gap), "%llu", (unsigned long long)st->gap_limit);
-	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
-		rec.meta.key = meta[i][0];
-		rec.meta.value = meta[i][1];
-		if (vs_writer_add(w, &rec) < 0)
-			goto fail;
-	}
-	if (vs_signatures_write(s, w) < 0)
-		goto fail;
-	return vs_writer_close(w);
-fail:
-	vs_writer_close(w);
-	return -1;
-}
-
 /*
  * Whether @path can be written, before a profiling run that may last: a
  * file left as it was (an old signature survives a failed build).
@@ -179,8 +142,8 @@ static int signature_build(int argc, const char **argv)
 	}
 	for (i = 0; i < sig->nr; i++)
 		nep += sig->funcs[i].nr_episodes;
-	if (write_signatures(output, sig, argv, method, functions, support,
-			     &st) < 0) {
+	if (vs_signature_file_write(output, sig, argv, method, functions,
+				    support, &st) < 0) {
 		fprintf(stderr, "varscope signature: %s: %s\n", output,
 			strerror(errno));
 		vs_signatures_free(sig);

@@ -47,4 +47,14 @@ int vs_signature_profile(const char *const *argv,
 			 struct vs_profile *p, struct vs_sig_build_stats *st,
 			 char *err, size_t errlen);
 
+/**
+ * vs_signature_file_write - the signature file @out: META records (the
+ * command @argv, the program, @method, @functions, @support, the gap
+ * limit of @st), then @s (vs_signatures_write()); 0 or -1 with errno
+ */
+int vs_signature_file_write(const char *out, const struct vs_signatures *s,
+			    const char *const *argv, const char *method,
+			    const char *functions, double support,
+			    const struct vs_sig_build_stats *st);
+
 #endif /* VS_CORE_SIGNATURE_BUILD_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/signature-build.h"
 #include "core/signature.h"
 #include "core/trace.h"
 
@@ -46,6 +47,43 @@ int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)
 		}
 	}
 	return 0;
+}
+
+int vs_signature_file_write(const char *out, const struct vs_signatures *s,
+			    const char *const *argv, const char *method,
+			    const char *functions, double support,
+			    const struct vs_sig_build_stats *st)
+{
+	struct vs_header hdr = { .tool = "varscope signature build" };
+	char cmdline[4096] = "", num[64], gap[32];
+	struct vs_writer *w = vs_writer_open(out, &hdr);
+	const char *meta[][2] = {
+		{ "command", cmdline }, { "program", st->program },
+		{ "method", method }, { "functions", functions ? functions : "*" },
+		{ "support", num }, { "gap_limit_ns", gap },
+	};
+	struct vs_record rec = { .kind = VS_REC_META };
+	size_t i, n = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; argv[i] && n < sizeof(cmdline); i++)
+		n += snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s",
+			      i ? " " : "", argv[i]);
+	snprintf(num, sizeof(num), "%g", support);
+	snprintf(gap, sizeof(gap), "%llu", (unsigned long long)st->gap_limit);
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+		rec.meta.key = meta[i][0];
+		rec.meta.value = meta[i][1];
+		if (vs_writer_add(w, &rec) < 0)
+			goto fail;
+	}
+	if (vs_signatures_write(s, w) < 0)
+		goto fail;
+	return vs_writer_close(w);
+fail:
+	vs_writer_close(w);
+	return -1;
 }
 
 static int add_function(struct vs_signatures *s, const struct vs_sig_func *f)
