@@ -42,15 +42,6 @@
 #define CHAIN_TYPE	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
 			 PERF_SAMPLE_STACK_USER)
 
-/*
- * A record reaches its ring microseconds after its time stamp (longer if
- * the host preempts the virtual CPU in between): a read hands over the
- * records older than its start less this, all in the rings by then, and
- * keeps the younger ones for the next read, so that no record handed
- * over later is older than one handed over before.
- */
-#define WRITE_SLACK_NS	20000000ull	/* 20 ms */
-
 struct ring {
 	struct vs_perf_ring perf;	/* a sys_enter's, fd and ring */
 	uint8_t *copy;			/* drained records not handed over */
@@ -574,7 +565,7 @@ long vs_syscall_trace_read(struct vs_syscall_trace *t, int timeout_ms,
 		poll(pfd, np, timeout_ms);
 	/* before any drain: what is older is in the rings by then */
 	if (!all)
-		cut = vs_perf_clock_ns() - WRITE_SLACK_NS;
+		cut = vs_perf_clock_ns() - VS_SC_SLACK_NS;
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		if (!t->rings[cpu].perf.base) {
 			when[cpu] = UINT64_MAX;

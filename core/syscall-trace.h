@@ -76,6 +76,15 @@ static inline unsigned int vs_sc_stack_size(const struct vs_sc_opts *o)
 	return o->stack_size ? o->stack_size & ~7u : VS_SC_STACK_SIZE;
 }
 
+/*
+ * A record reaches its ring microseconds after its time stamp (longer if
+ * the host preempts the virtual CPU in between): a read hands over the
+ * records older than its start less this, all in the rings by then, and
+ * keeps the younger ones for the next read, so that no record handed
+ * over later is older than one handed over before.
+ */
+#define VS_SC_SLACK_NS	20000000ull	/* 20 ms */
+
 typedef int (*vs_sc_handler)(const struct vs_sc_event *ev, void *arg);
 
 struct vs_syscall_trace;
@@ -121,7 +130,7 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
  * order; waits up to @timeout_ms for data.
  *
  * Events reach the per-CPU rings a little after their time stamps: a
- * read hands over those older than a moment (20 ms) before it began and
+ * read hands over those older than VS_SC_SLACK_NS before it began and
  * keeps the others for the next read, so the order holds across reads
  * too (a child's fork and maps come before its calls, whatever CPUs they
  * were written on).  With @all, everything read is handed over: the last
