@@ -878,7 +878,7 @@ const char *const *vs_symbols_stale(const struct vs_symbols *s, size_t *nr)
 
 int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid)
 {
-	char path[64], line[PATH_MAX + 128], file[PATH_MAX];
+	char path[64], line[PATH_MAX + 128], file[PATH_MAX], perms[8];
 	unsigned long long start, end, off;
 	FILE *fp;
 	int ret = 0;
@@ -889,8 +889,9 @@ int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid)
 		return -1;
 	while (fgets(line, sizeof(line), fp)) {
 		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095[^\n]",
-			   &start, &end, &off, file) < 3 || file[0] != '/')
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]",
+			   &start, &end, perms, &off, file) < 4 ||
+		    file[0] != '/' || perms[2] != 'x')
 			continue;
 		if (vs_symbols_add_map(s, pid, start, end - start, off,
 				       file) < 0)

@@ -112,8 +112,9 @@ int vs_symbols_add_map_build_id(struct vs_symbols *s, uint32_t pid,
 const char *const *vs_symbols_stale(const struct vs_symbols *s, size_t *nr);
 
 /**
- * vs_symbols_read_proc_maps - add the file mappings of /proc/@pid/maps;
- * 0 or -1 (process gone)
+ * vs_symbols_read_proc_maps - add the executable file mappings of
+ * /proc/@pid/maps, those the kernel's MMAP records give; 0 or -1
+ * (process gone)
  */
 int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid);
 
