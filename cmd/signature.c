@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -18,6 +20,7 @@
 #include "core/parse-options.h"
 #include "core/plural.h"
 #include "core/signature-build.h"
+#include "core/signature-watch.h"
 #include "core/signature.h"
 #include "core/syscall-trace.h"
 #include "core/trace.h"
@@ -26,6 +29,7 @@
 static const char *const signature_usage[] = {
 	"varscope signature build -o FILE [<options>] -- CMD [ARGS]",
 	"varscope signature infer -s FILE [-i FILE] [--format text|json]",
+	"varscope signature watch -s FILE [<options>] (-p PID | -- CMD [ARGS])",
 	NULL
 };
 
@@ -195,55 +199,100 @@ static void episode_names(const struct vs_episode *e, const char **out,
 	}
 }
 
-static void print_json(const struct vs_infer_result *res)
+/* The call of a hang: its name, or "syscall_N" in @buf. */
+static const char *call_name(unsigned int nr, char *buf, size_t size)
+{
+	const char *name = vs_syscall_name(nr);
+
+	if (name)
+		return name;
+	snprintf(buf, size, "syscall_%u", nr);
+	return buf;
+}
+
+static void json_functions(struct json_out *j, const struct vs_infer_result *res)
 {
 	const char *names[2 * VS_EPISODE_MAX_LEN];
-	struct json_out j;
 	size_t i, k;
 	int n, m;
 
-	json_init(&j, stdout);
-	json_begin_object(&j);
-	json_key(&j, "functions");
-	json_begin_array(&j);
+	json_key(j, "functions");
+	json_begin_array(j);
 	for (i = 0; i < res->nr; i++) {
 		const struct vs_infer_function *f = &res->funcs[i];
 
-		json_begin_object(&j);
-		json_key(&j, "rank");
-		json_u64(&j, i + 1);
-		json_key(&j, "function");
-		json_string(&j, f->func->name);
-		json_key(&j, "score");
-		json_double(&j, f->score);
-		json_key(&j, "increase");
-		json_double(&j, f->increase);
-		json_key(&j, "match");
-		json_double(&j, f->match);
-		json_key(&j, "specificity");
-		json_double(&j, f->specificity);
-		json_key(&j, "within");
+		json_begin_object(j);
+		json_key(j, "rank");
+		json_u64(j, i + 1);
+		json_key(j, "function");
+		json_string(j, f->func->name);
+		json_key(j, "score");
+		json_double(j, f->score);
+		json_key(j, "increase");
+		json_double(j, f->increase);
+		json_key(j, "match");
+		json_double(j, f->match);
+		json_key(j, "specificity");
+		json_double(j, f->specificity);
+		json_key(j, "within");
 		if (f->within)
-			json_string(&j, f->within->name);
+			json_string(j, f->within->name);
 		else
-			json_null(&j);
-		json_key(&j, "first_ns");
-		json_u64(&j, f->first);
-		json_key(&j, "last_ns");
-		json_u64(&j, f->last);
-		json_key(&j, "episodes");
-		json_begin_array(&j);
+			json_null(j);
+		json_key(j, "first_ns");
+		json_u64(j, f->first);
+		json_key(j, "last_ns");
+		json_u64(j, f->last);
+		json_key(j, "episodes");
+		json_begin_array(j);
 		for (k = 0; k < f->nr_episodes; k++) {
 			episode_names(&f->episodes[k].ep, names, &n);
-			json_begin_array(&j);
+			json_begin_array(j);
 			for (m = 0; m < n; m++)
-				json_string(&j, names[m]);
-			json_end_array(&j);
+				json_string(j, names[m]);
+			json_end_array(j);
 		}
-		json_end_array(&j);
-		json_end_object(&j);
+		json_end_array(j);
+		json_end_object(j);
 	}
-	json_end_array(&j);
+	json_end_array(j);
+	json_key(j, "hangs");
+	json_begin_array(j);
+	for (i = 0; i < res->nr_hangs; i++) {
+		const struct vs_sig_hang *h = &res->hangs[i];
+		char buf[24];
+
+		json_begin_object(j);
+		json_key(j, "tid");
+		json_u64(j, h->tid);
+		json_key(j, "call");
+		json_string(j, call_name(h->nr, buf, sizeof(buf)));
+		json_key(j, "function");
+		if (h->function)
+			json_string(j, h->function);
+		else
+			json_null(j);
+		json_key(j, "enter_ns");
+		json_u64(j, h->enter);
+		json_key(j, "duration_ns");
+		json_u64(j, h->duration);
+		json_key(j, "normal_max_ns");
+		json_u64(j, h->normal_max);
+		json_key(j, "limit_ns");
+		json_u64(j, h->limit);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+static void print_json(const struct vs_infer_result *res)
+{
+	struct json_out j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_functions(&j, res);
 	json_key(&j, "time_order");
 	json_begin_array(&j);
 	for (i = 0; i < res->nr; i++)
@@ -267,27 +316,16 @@ static void print_json(const struct vs_infer_result *res)
 
 #define EPISODES_SHOWN	5
 
-static void print_text(const struct vs_infer_result *res, uint64_t t0,
-		       size_t nr_threads)
+/* The ranked functions, each with its first @shown episodes; the hangs. */
+static void print_ranking(const struct vs_infer_result *res, uint64_t t0,
+			  size_t shown)
 {
 	char buf[160];
 	size_t i, k;
 
-	printf("# %zu system calls of %zu %s: %zu execution units "
-	       "(split at gaps > %.1f us), %zu clusters\n", res->nr_calls,
-	       nr_threads, vs_plural(nr_threads, "thread", "threads"),
-	       res->nr_units, res->gap_limit / 1e3,
-	       res->nr_clusters);
-	printf("# abnormal units: %zu (%zu by time, %zu by frequency, %zu in "
-	       "clusters < %d)\n", res->nr_abnormal, res->nr_time_outliers,
-	       res->nr_freq_outliers, res->nr_small_cluster,
-	       VS_SIG_SMALL_CLUSTER);
-	if (!res->nr) {
-		printf("# no profiled function matches an abnormal unit\n");
-		return;
-	}
-	printf("%4s  %7s  %12s  %8s  %-17s  %s\n", "rank", "score",
-	       "increase(%)", "match(%)", "active (s)", "function");
+	if (res->nr)
+		printf("%4s  %7s  %12s  %8s  %-17s  %s\n", "rank", "score",
+		       "increase(%)", "match(%)", "active (s)", "function");
 	for (i = 0; i < res->nr; i++) {
 		const struct vs_infer_function *f = &res->funcs[i];
 
@@ -298,7 +336,7 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 		if (f->within)
 			printf(" (within %s)", f->within->name);
 		printf("\n");
-		for (k = 0; k < f->nr_episodes && k < EPISODES_SHOWN; k++) {
+		for (k = 0; k < f->nr_episodes && k < shown; k++) {
 			const struct vs_infer_episode *e = &f->episodes[k];
 
 			vs_episode_format(&e->ep, buf, sizeof(buf));
@@ -307,12 +345,46 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 			       vs_plural(e->ep.support, "time", "times"),
 			       e->signature_support);
 		}
-		if (f->nr_episodes > EPISODES_SHOWN)
+		if (f->nr_episodes > shown)
 			printf("%6s... %zu more %s\n", "",
-			       f->nr_episodes - EPISODES_SHOWN,
-			       vs_plural(f->nr_episodes - EPISODES_SHOWN,
+			       f->nr_episodes - shown,
+			       vs_plural(f->nr_episodes - shown,
 					 "episode", "episodes"));
 	}
+	for (i = 0; i < res->nr_hangs; i++) {
+		const struct vs_sig_hang *h = &res->hangs[i];
+
+		printf("# hung: thread %u in %s for %.3f s, from %.3f s (its "
+		       "longest in the normal run %.6f s, limit %.3f s), in %s\n",
+		       h->tid, call_name(h->nr, buf, sizeof(buf)),
+		       h->duration / 1e9, (h->enter - t0) / 1e9,
+		       h->normal_max / 1e9, h->limit / 1e9,
+		       h->function ? h->function :
+		       "a function the recording does not say (no call chains)");
+	}
+}
+
+static void print_text(const struct vs_infer_result *res, uint64_t t0,
+		       size_t nr_threads)
+{
+	size_t i;
+
+	printf("# %zu system calls of %zu %s: %zu execution units "
+	       "(split at gaps > %.1f us), %zu clusters\n", res->nr_calls,
+	       nr_threads, vs_plural(nr_threads, "thread", "threads"),
+	       res->nr_units, res->gap_limit / 1e3,
+	       res->nr_clusters);
+	printf("# abnormal units: %zu (%zu by time, %zu by frequency, %zu in "
+	       "clusters < %d)\n", res->nr_abnormal, res->nr_time_outliers,
+	       res->nr_freq_outliers, res->nr_small_cluster,
+	       VS_SIG_SMALL_CLUSTER);
+	if (!res->nr && !res->nr_hangs) {
+		printf("# no profiled function matches an abnormal unit\n");
+		return;
+	}
+	print_ranking(res, t0, EPISODES_SHOWN);
+	if (!res->nr)
+		return;
 	printf("# active in time order:");
 	for (i = 0; i < res->nr; i++)
 		printf("%s %s (%.3f s)", i ? "," : "",
@@ -391,6 +463,170 @@ static int signature_infer(int argc, const char **argv)
 	return ret < 0 ? 1 : 0;
 }
 
+/* --- watch --- */
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+struct watch_out {
+	bool json;
+	uint64_t t0;			/* CLOCK_MONOTONIC of the start */
+	int64_t to_realtime;		/* add to get CLOCK_REALTIME */
+};
+
+static void format_utc(const struct watch_out *o, uint64_t mono, char *buf,
+		       size_t size)
+{
+	time_t sec = (time_t)((mono + o->to_realtime) / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int print_window(const struct vs_sig_window *win, void *arg)
+{
+	const struct watch_out *o = arg;
+	const struct vs_infer_result *res = &win->res;
+	char when[32];
+
+	format_utc(o, win->start, when, sizeof(when));
+	if (o->json) {
+		struct json_out j;
+
+		json_init(&j, stdout);
+		json_begin_object(&j);
+		json_key(&j, "window");
+		json_u64(&j, win->number);
+		json_key(&j, "start");
+		json_string(&j, when);
+		json_key(&j, "start_s");
+		json_double(&j, (win->start - o->t0) / 1e9);
+		json_key(&j, "end_s");
+		json_double(&j, (win->end - o->t0) / 1e9);
+		json_key(&j, "start_ns");
+		json_u64(&j, win->start);
+		json_key(&j, "end_ns");
+		json_u64(&j, win->end);
+		json_key(&j, "calls");
+		json_u64(&j, res->nr_calls);
+		json_key(&j, "threads");
+		json_u64(&j, win->nr_threads);
+		json_key(&j, "abnormal_units");
+		json_u64(&j, res->nr_abnormal);
+		json_functions(&j, res);
+		json_end_object(&j);
+		json_newline(&j);
+	} else {
+		printf("# window %lu, %.3f-%.3f s (%s): %zu system calls of "
+		       "%zu %s, %zu abnormal %s\n", win->number,
+		       (win->start - o->t0) / 1e9, (win->end - o->t0) / 1e9,
+		       when, res->nr_calls, win->nr_threads,
+		       vs_plural(win->nr_threads, "thread", "threads"),
+		       res->nr_abnormal,
+		       vs_plural(res->nr_abnormal, "unit", "units"));
+		print_ranking(res, o->t0, 1);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int signature_watch(int argc, const char **argv)
+{
+	const char *sigfile = NULL, *format = "text";
+	int pid = 0;
+	uint64_t stack_size = 1024, window = VS_SIG_WATCH_WINDOW_NS;
+	struct vs_sig_watch_opts opts = {
+		.infer = { .support = VS_EPISODE_DEFAULT_P,
+			   .cluster_diameter = VS_CLUSTER_DEFAULT_DIAMETER },
+		.min_increase = VS_SIG_WATCH_MIN_INCREASE,
+	};
+	const struct vs_option options[] = {
+		OPT_STRING('s', "signatures", &sigfile, "file",
+			   "signature file of `signature build`"),
+		OPT_INTEGER('p', "pid", &pid, "watch this running process"),
+		OPT_DURATION(0, "window", &window,
+			     "length of a window of time (10s)"),
+		OPT_STRING(0, "format", &format, "text|json", "output format"),
+		OPT_DOUBLE(0, "min-increase", &opts.min_increase, "pct",
+			   "a window is abnormal from this increase (100)"),
+		OPT_DOUBLE(0, "support", &opts.infer.support, "p",
+			   "minimum support of the units' episodes (0.01)"),
+		OPT_DOUBLE(0, "cluster-diameter", &opts.infer.cluster_diameter,
+			   "d", "largest Jaccard distance inside a cluster (0.5)"),
+		OPT_SIZE(0, "stack-size", &stack_size,
+			 "user stack copied at each call (1k)"),
+		OPT_END()
+	};
+	struct watch_out out = { 0 };
+	struct vs_sig_watch_stats st;
+	struct vs_signatures *sig;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec mono, real;
+	char err[512];
+
+	argc = parse_options(argc, argv, options, signature_usage,
+			     VS_PARSE_STOP_AT_NON_OPTION);
+	if (!sigfile)
+		option_error("signatures", "is required");
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		option_error("format", "must be text or json");
+	check_support(opts.infer.support);
+	if (!(opts.infer.cluster_diameter > 0 &&
+	      opts.infer.cluster_diameter <= 1))
+		option_error("cluster-diameter", "must be in (0, 1]");
+	if (window < 1000000)
+		option_error("window", "must be 1ms or more");
+	if (!(opts.min_increase >= 0))
+		option_error("min-increase", "must be 0 or more");
+	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
+		option_error("stack-size", "must be from 8 to %d bytes",
+			     VS_SC_STACK_MAX);
+	if (pid < 0 || (pid && argc) || (!pid && !argc))
+		option_error("pid", "give either -p PID or a command");
+	opts.window_ns = window;
+	opts.stack_size = stack_size & ~7u;
+	out.json = !strcmp(format, "json");
+
+	sig = vs_signatures_read(sigfile, err, sizeof(err));
+	if (!sig) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		return 2;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	out.t0 = mono.tv_sec * 1000000000ull + mono.tv_nsec;
+	out.to_realtime = (int64_t)(real.tv_sec * 1000000000ull +
+				    real.tv_nsec) - (int64_t)out.t0;
+	if (vs_signature_watch(sig, pid ? NULL : argv, pid, &opts,
+			       print_window, &out, &watch_stop, &st, err,
+			       sizeof(err)) < 0) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		vs_signatures_free(sig);
+		return 1;
+	}
+	fprintf(stderr, "varscope signature: watched %.1f s, %lu %s (%lu "
+		"abnormal): %llu system calls traced (%.0f a second), the "
+		"watcher's CPU %.2f s (%.1f%% of one CPU), %llu %s lost\n",
+		st.seconds, st.counts.windows,
+		vs_plural(st.counts.windows, "window", "windows"),
+		st.counts.abnormal, (unsigned long long)st.counts.calls,
+		st.seconds > 0 ? st.counts.calls / st.seconds : 0,
+		st.cpu_seconds, st.seconds > 0 ?
+		100 * st.cpu_seconds / st.seconds : 0,
+		(unsigned long long)st.lost,
+		vs_plural(st.lost, "record", "records"));
+	vs_signatures_free(sig);
+	return 0;
+}
+
 int cmd_signature(int argc, const char **argv)
 {
 	const struct vs_option options[] = { OPT_END() };
@@ -399,11 +635,13 @@ int cmd_signature(int argc, const char **argv)
 		return signature_build(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "infer"))
 		return signature_infer(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "watch"))
+		return signature_watch(argc - 1, argv + 1);
 	argc = parse_options(argc, argv, options, signature_usage,
 			     VS_PARSE_STOP_AT_NON_OPTION);
 	if (argc) {
 		fprintf(stderr, "varscope signature: unknown subcommand '%s' "
-			"(build or infer)\n", argv[0]);
+			"(build, infer or watch)\n", argv[0]);
 		return 129;
 	}
 	usage_with_options(signature_usage, options);

@@ -111,6 +111,7 @@ struct build {
 	pid_t *pids;			/* the traced processes */
 	size_t nr_pids, cap_pids;
 	struct vs_gap_stats gaps;
+	uint64_t first_time, last_time;	/* of the events */
 	int failed;
 };
 
@@ -426,10 +427,30 @@ static void enter_call(struct build *b, const struct vs_sc_event *ev)
 	}
 }
 
+/*
+ * A call that lasted half the run or more (a join, an accept that waits
+ * for the whole run) waited for the end, not for a moment: it has no
+ * longest duration to hold a later one against (VS_SIG_CALL_UNBOUNDED).
+ */
+static void unbounded_waits(struct build *b)
+{
+	uint64_t run = b->last_time - b->first_time;
+	size_t nr;
+
+	for (nr = 0; nr < VS_NR_SYSCALLS; nr++)
+		if (b->st->call_max_ns[nr] && b->st->call_max_ns[nr] >= run / 2)
+			b->st->call_max_ns[nr] = VS_SIG_CALL_UNBOUNDED;
+}
+
 static int on_event(const struct vs_sc_event *ev, void *arg)
 {
 	struct build *b = arg;
 	struct thread *t;
+
+	if (ev->time && (!b->first_time || ev->time < b->first_time))
+		b->first_time = ev->time;
+	if (ev->time > b->last_time)
+		b->last_time = ev->time;
 
 	switch (ev->type) {
 	case VS_SC_ENTER:
@@ -437,8 +458,12 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 		break;
 	case VS_SC_EXIT:
 		t = find_thread(b, ev->tid);
-		if (t && t->pending && t->nr == ev->nr)
-			finish_call(b, t, ev->time);
+		if (!t || !t->pending || t->nr != ev->nr)
+			break;
+		if (t->nr < VS_NR_SYSCALLS && ev->time > t->enter &&
+		    ev->time - t->enter > b->st->call_max_ns[t->nr])
+			b->st->call_max_ns[t->nr] = ev->time - t->enter;
+		finish_call(b, t, ev->time);
 		break;
 	case VS_SC_SWITCH_OUT:
 		t = find_thread(b, ev->tid);
@@ -478,8 +503,7 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 	return b->failed ? -1 : 0;
 }
 
-/* The pages of a CPU's ring. */
-static unsigned int ring_pages(const struct vs_sc_opts *sc)
+unsigned int vs_signature_ring_pages(const struct vs_sc_opts *sc)
 {
 	unsigned int pages = RING_PAGES;
 	unsigned int stack = vs_sc_stack_size(sc);
@@ -489,8 +513,7 @@ static unsigned int ring_pages(const struct vs_sc_opts *sc)
 	return pages;
 }
 
-/* The file argv[0] runs: a path, or the first hit in $PATH. */
-static int find_program(const char *name, char *out, size_t size)
+int vs_signature_find_program(const char *name, char *out, size_t size)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX], real[PATH_MAX];
@@ -589,8 +612,9 @@ int vs_signature_profile(const char *const *argv,
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
-	sc.pages = ring_pages(&sc);
-	if (find_program(argv[0], st->program, sizeof(st->program)) < 0) {
+	sc.pages = vs_signature_ring_pages(&sc);
+	if (vs_signature_find_program(argv[0], st->program,
+				      sizeof(st->program)) < 0) {
 		snprintf(err, errlen, "%s: %s", argv[0], strerror(errno));
 		return -1;
 	}
@@ -628,6 +652,7 @@ int vs_signature_profile(const char *const *argv,
 		end_executions(&b, b.th[i], 0);
 	}
 	st->gap_limit = vs_gap_stats_limit(&b.gaps);
+	unbounded_waits(&b);
 	if (b.failed) {
 		snprintf(err, errlen, "out of memory");
 		kill(w.pid, SIGKILL);

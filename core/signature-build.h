@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/syscalls.h"
 #include "core/signature.h"
 
 enum vs_sig_method {
@@ -34,6 +35,7 @@ struct vs_sig_build_stats {
 				 * where no frame pointer went on */
 	uint64_t probes;	/* functions probed (probes method) */
 	uint64_t gap_limit;	/* ns, that cuts executions into sequences */
+	uint64_t call_max_ns[VS_NR_SYSCALLS];	/* longest of each call */
 };
 
 /**
@@ -47,10 +49,25 @@ int vs_signature_profile(const char *const *argv,
 			 struct vs_profile *p, struct vs_sig_build_stats *st,
 			 char *err, size_t errlen);
 
+struct vs_sc_opts;
+
+/**
+ * vs_signature_ring_pages - the pages of each CPU's ring for the system
+ * calls of @sc: 8 MB at least, and room for 4096 stack copies
+ */
+unsigned int vs_signature_ring_pages(const struct vs_sc_opts *sc);
+
+/**
+ * vs_signature_find_program - the file @name runs (a path, or the first
+ * hit in $PATH), made absolute, into @out; 0 or -1 with errno
+ */
+int vs_signature_find_program(const char *name, char *out, size_t size);
+
 /**
  * vs_signature_file_write - the signature file @out: META records (the
  * command @argv, the program, @method, @functions, @support, the gap
- * limit of @st), then @s (vs_signatures_write()); 0 or -1 with errno
+ * limit and the longest duration of each call of @st), then @s
+ * (vs_signatures_write()); 0 or -1 with errno
  */
 int vs_signature_file_write(const char *out, const struct vs_signatures *s,
 			    const char *const *argv, const char *method,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
@@ -49,24 +50,63 @@ int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)
 	return 0;
 }
 
+/*
+ * The longest duration of each system call of the normal run, as the
+ * META value "read:1234,write:56,futex:inf,..." (names, ns; inf: the
+ * call waited for half the run or more); malloc'ed, or NULL.
+ */
+static char *call_max_list(const struct vs_sig_build_stats *st)
+{
+	size_t size = 1, n = 0, nr;
+	char *buf;
+
+	for (nr = 0; nr < VS_NR_SYSCALLS; nr++)
+		if (st->call_max_ns[nr])
+			size += 48;
+	buf = malloc(size);
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (nr = 0; nr < VS_NR_SYSCALLS; nr++) {
+		const char *name = vs_syscall_name(nr);
+
+		if (!st->call_max_ns[nr] || !name)
+			continue;
+		if (st->call_max_ns[nr] == VS_SIG_CALL_UNBOUNDED)
+			n += snprintf(buf + n, size - n, "%s%s:inf",
+				      n ? "," : "", name);
+		else
+			n += snprintf(buf + n, size - n, "%s%s:%llu",
+				      n ? "," : "", name, (unsigned long long)
+				      st->call_max_ns[nr]);
+	}
+	return buf;
+}
+
 int vs_signature_file_write(const char *out, const struct vs_signatures *s,
 			    const char *const *argv, const char *method,
 			    const char *functions, double support,
 			    const struct vs_sig_build_stats *st)
 {
 	struct vs_header hdr = { .tool = "varscope signature build" };
-	char cmdline[4096] = "", num[64], gap[32];
+	char cmdline[4096] = "", num[64], gap[32], *calls = call_max_list(st);
 	struct vs_writer *w = vs_writer_open(out, &hdr);
 	const char *meta[][2] = {
 		{ "command", cmdline }, { "program", st->program },
 		{ "method", method }, { "functions", functions ? functions : "*" },
 		{ "support", num }, { "gap_limit_ns", gap },
+		{ "call_max_ns", calls ? calls : "" },
 	};
 	struct vs_record rec = { .kind = VS_REC_META };
 	size_t i, n = 0;
 
-	if (!w)
+	if (!w || !calls) {
+		if (w)
+			vs_writer_close(w);
+		free(calls);
+		errno = w ? ENOMEM : errno;
 		return -1;
+	}
 	for (i = 0; argv[i] && n < sizeof(cmdline); i++)
 		n += snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s",
 			      i ? " " : "", argv[i]);
@@ -80,8 +120,10 @@ int vs_signature_file_write(const char *out, const struct vs_signatures *s,
 	}
 	if (vs_signatures_write(s, w) < 0)
 		goto fail;
+	free(calls);
 	return vs_writer_close(w);
 fail:
+	free(calls);
 	vs_writer_close(w);
 	return -1;
 }
@@ -135,6 +177,43 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 	return 0;
 }
 
+/* The META value of call_max_list(); -1 when it is malformed. */
+static int read_call_max(struct vs_signatures *s, const char *value)
+{
+	const char *p = value, *colon, *comma;
+	char name[64], *end;
+	unsigned long long ns;
+	int nr;
+
+	if (!s->call_max_ns)
+		s->call_max_ns = calloc(VS_NR_SYSCALLS, sizeof(*s->call_max_ns));
+	if (!s->call_max_ns)
+		return -1;
+	while (*p) {
+		colon = strchr(p, ':');
+		if (!colon || colon == p || colon - p >= (long)sizeof(name))
+			return -1;
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - p), p);
+		errno = 0;
+		if (!strncmp(colon + 1, "inf", 3)) {
+			ns = VS_SIG_CALL_UNBOUNDED;
+			end = (char *)colon + 4;
+		} else {
+			ns = strtoull(colon + 1, &end, 10);
+			if (errno || end == colon + 1)
+				return -1;
+		}
+		comma = end;
+		if (*comma && *comma != ',')
+			return -1;
+		nr = vs_syscall_number(name);
+		if (nr >= 0 && nr < VS_NR_SYSCALLS)	/* else: another table */
+			s->call_max_ns[nr] = ns;
+		p = *comma ? comma + 1 : comma;
+	}
+	return 0;
+}
+
 struct vs_signatures *vs_signatures_read(const char *path, char *err,
 					 size_t errlen)
 {
@@ -154,7 +233,10 @@ struct vs_signatures *vs_signatures_read(const char *path, char *err,
 		return NULL;
 	}
 	while ((ret = vs_reader_next(r, &rec)) > 0) {
-		if (rec.kind == VS_REC_SIG_FUNC)
+		if (rec.kind == VS_REC_META &&
+		    !strcmp(rec.meta.key, "call_max_ns"))
+			ret = read_call_max(s, rec.meta.value);
+		else if (rec.kind == VS_REC_SIG_FUNC)
 			ret = add_function(s, &rec.sig_func);
 		else if (rec.kind == VS_REC_SIG_EPISODE)
 			ret = add_episode(s, &rec.sig_episode);
@@ -286,16 +368,13 @@ static void finish_threads(struct call_reader *cr)
 		struct vs_thread_calls *th = &cr->th[t];
 		bool sorted = true;
 
-		for (i = 0; i < th->nr_calls; i++) {
-			if (!th->calls[i].exit)
-				th->calls[i].exit = cr->end > th->calls[i].enter ?
-						    cr->end : th->calls[i].enter;
-			if (i && th->calls[i].enter < th->calls[i - 1].enter)
+		for (i = 1; i < th->nr_calls; i++)
+			if (th->calls[i].enter < th->calls[i - 1].enter)
 				sorted = false;
-		}
 		if (!sorted)
 			qsort(th->calls, th->nr_calls, sizeof(*th->calls),
 			      cmp_call);
+		vs_thread_calls_close(th, cr->end);
 		if (th->nr_off && !th->off[th->nr_off - 1].end)
 			th->off[th->nr_off - 1].end = cr->end;
 	}
@@ -340,6 +419,24 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 	*threads = cr.th;
 	*nr = cr.n;
 	return 0;
+}
+
+void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < th->nr_calls; i++) {
+		struct vs_call *c = &th->calls[i];
+
+		if (c->exit)
+			continue;
+		if (i + 1 < th->nr_calls) {	/* its exit record was lost */
+			c->exit = th->calls[i + 1].enter;
+			continue;
+		}
+		c->exit = end > c->enter ? end : c->enter;
+		c->open = true;
+	}
 }
 
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr)

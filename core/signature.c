@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/signature.h"
@@ -215,7 +216,20 @@ void vs_signatures_free(struct vs_signatures *s)
 		free(s->funcs[i].episodes);
 	}
 	free(s->funcs);
+	free(s->call_max_ns);
 	free(s);
+}
+
+uint64_t vs_signature_hang_limit(const struct vs_signatures *s,
+				 unsigned int nr)
+{
+	uint64_t max = s->call_max_ns && nr < VS_NR_SYSCALLS ?
+		       s->call_max_ns[nr] : 0;
+
+	if (max >= UINT64_MAX / VS_SIG_HANG_FACTOR)
+		return UINT64_MAX;
+	return max * VS_SIG_HANG_FACTOR > VS_SIG_HANG_MIN_NS ?
+	       max * VS_SIG_HANG_FACTOR : VS_SIG_HANG_MIN_NS;
 }
 
 /* --- inference: execution units --- */
@@ -837,6 +851,64 @@ out:
 	return ret;
 }
 
+/* --- inference: hangs --- */
+
+static int cmp_hang(const void *a, const void *b)
+{
+	const struct vs_sig_hang *x = a, *y = b;
+
+	return x->duration < y->duration ? 1 : x->duration > y->duration ?
+	       -1 : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * Per thread, its longest call beyond its limit: a hang (still open, or
+ * ended by the end of the program).
+ */
+static int find_hangs(struct infer *in, size_t nr_threads)
+{
+	size_t t, i, n = 0;
+
+	in->res->hangs = calloc(nr_threads + 1, sizeof(*in->res->hangs));
+	if (!in->res->hangs)
+		return -1;
+	for (t = 0; t < nr_threads; t++) {
+		const struct vs_thread_calls *th = &in->th[t];
+		struct vs_sig_hang *h = &in->res->hangs[n];
+
+		h->duration = 0;
+		for (i = 0; i < th->nr_calls; i++) {
+			const struct vs_call *c = &th->calls[i];
+			uint64_t limit = vs_signature_hang_limit(in->sig, c->nr);
+			uint64_t d = c->exit > c->enter ? c->exit - c->enter : 0;
+
+			if (d <= limit || d <= h->duration)
+				continue;
+			*h = (struct vs_sig_hang){
+				.tid = th->tid, .nr = c->nr, .enter = c->enter,
+				.duration = d, .limit = limit, .open = c->open,
+				.normal_max = in->sig->call_max_ns &&
+					      c->nr < VS_NR_SYSCALLS ?
+					      in->sig->call_max_ns[c->nr] : 0 };
+		}
+		n += h->duration > 0;
+	}
+	qsort(in->res->hangs, n, sizeof(*in->res->hangs), cmp_hang);
+	in->res->nr_hangs = n;
+	return 0;
+}
+
+bool vs_infer_abnormal(const struct vs_infer_result *res,
+		       double min_increase)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++)
+		if (res->funcs[i].increase >= min_increase)
+			return true;
+	return res->nr_hangs > 0;
+}
+
 int vs_signature_infer(const struct vs_signatures *sig,
 		       const struct vs_thread_calls *threads, size_t nr_threads,
 		       const struct vs_infer_opts *opts,
@@ -856,7 +928,8 @@ int vs_signature_infer(const struct vs_signatures *sig,
 		goto out;
 	res->nr_units = in.nu;
 	if (find_types(&in) < 0 || cluster_units(&in) < 0 ||
-	    find_abnormal(&in) < 0 || rank_functions(&in) < 0)
+	    find_abnormal(&in) < 0 || rank_functions(&in) < 0 ||
+	    find_hangs(&in, nr_threads) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -875,7 +948,10 @@ void vs_infer_result_free(struct vs_infer_result *res)
 		free(res->funcs[i].episodes);
 	free(res->funcs);
 	free(res->time_order);
+	free(res->hangs);
 	res->funcs = NULL;
 	res->time_order = NULL;
+	res->hangs = NULL;
 	res->nr = 0;
+	res->nr_hangs = 0;
 }

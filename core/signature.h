@@ -91,7 +91,27 @@ struct vs_sig_function {
 struct vs_signatures {
 	size_t nr;
 	struct vs_sig_function *funcs;
+	uint64_t *call_max_ns;		/* by system call: its longest in the
+					 * normal run (0: never made); NULL
+					 * when the file does not say */
 };
+
+/* A call that waited for half the normal run or more: no longest. */
+#define VS_SIG_CALL_UNBOUNDED	UINT64_MAX
+
+/*
+ * A thread is hung in a system call when it has been inside it longer
+ * than VS_SIG_HANG_FACTOR times the call's longest duration in the
+ * normal run, and at least VS_SIG_HANG_MIN_NS; never in a call that
+ * waited for half the normal run or more (VS_SIG_CALL_UNBOUNDED).
+ */
+#define VS_SIG_HANG_FACTOR	10
+#define VS_SIG_HANG_MIN_NS	1000000000ull
+
+/* The time inside call @nr beyond which a thread is hung (UINT64_MAX:
+ * none). */
+uint64_t vs_signature_hang_limit(const struct vs_signatures *s,
+				 unsigned int nr);
 
 /**
  * vs_profile_mine - the signatures of every profiled function: its closed
@@ -126,6 +146,7 @@ struct vs_call {
 	uint64_t enter, exit;
 	uint32_t cpu;
 	uint16_t nr;
+	bool open;			/* no exit yet: @exit is the end seen */
 };
 
 /* A span of time a thread spent switched out. */
@@ -179,6 +200,19 @@ struct vs_infer_function {
 	struct vs_infer_episode *episodes;	/* by increase, largest first */
 };
 
+/* A thread inside one system call beyond its hang limit. */
+struct vs_sig_hang {
+	uint32_t tid;
+	uint16_t nr;
+	uint64_t enter;			/* when the call began */
+	uint64_t duration;		/* inside it, to its exit or the end */
+	bool open;			/* no exit came */
+	uint64_t normal_max;		/* longest in the normal run, 0: none */
+	uint64_t limit;			/* vs_signature_hang_limit() */
+	const char *function;		/* that made it, NULL: unknown (set
+					 * by who has the call chain) */
+};
+
 struct vs_infer_result {
 	size_t nr_calls, nr_units, nr_clusters;
 	size_t nr_time_outliers, nr_freq_outliers, nr_small_cluster;
@@ -187,11 +221,14 @@ struct vs_infer_result {
 	size_t nr;
 	struct vs_infer_function *funcs;	/* by rank */
 	size_t *time_order;		/* indices into funcs, by first */
+	size_t nr_hangs;
+	struct vs_sig_hang *hangs;	/* by duration, longest first */
 };
 
 /**
  * vs_signature_infer - rank the functions of @sig behind the abnormal
- * execution units of @threads
+ * execution units of @threads, and find the threads hung in a call (per
+ * thread, its longest call beyond its hang limit)
  *
  * Returns 0, or -1 when memory ran out.
  */
@@ -203,15 +240,30 @@ int vs_signature_infer(const struct vs_signatures *sig,
 void vs_infer_result_free(struct vs_infer_result *res);
 
 /**
+ * vs_infer_abnormal - whether @res shows abnormal behaviour: a function
+ * whose increase reaches @min_increase (%), or a hung thread
+ */
+bool vs_infer_abnormal(const struct vs_infer_result *res,
+		       double min_increase);
+
+/**
  * vs_signature_read_calls - the system calls of every thread of the trace
  * @path (SYSCALL records), with their off-CPU spans (SWITCH records)
  * @threads/@nr: out, malloc'ed; free with vs_thread_calls_free()
  *
- * A call still open at the end of the trace lasts until its last record.
+ * A call still open at the end of the trace lasts until its last record
+ * (vs_thread_calls_close()).
  * Returns 0, or -1 with a one-line message in @err.
  */
 int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 			    size_t *nr, char *err, size_t errlen);
+
+/**
+ * vs_thread_calls_close - give the calls of @th without an exit one: the
+ * next call's enter (the exit record was lost), or, for the last call,
+ * @end (the call is still going: open)
+ */
+void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end);
 
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr);
 

@@ -26,8 +26,10 @@
  * --bug: from --bug-after seconds on (default 1), the next request for
  * HANDLER retries forever.  --hang: from then on, HANDLER reads a pipe
  * that nobody writes instead of its calls, and its thread stays in that
- * read.  The run ends after --duration seconds (default 3) or when each
- * worker has served --requests requests.  gettimeofday and clock_gettime
+ * read.  The first time the bug turns a handler, it says so on the
+ * standard error with the time (CLOCK_MONOTONIC ns): "overlap: h07
+ * turns at 1234".  The run ends after --duration seconds (default 3) or
+ * when each worker has served --requests requests.  gettimeofday and clock_gettime
  * are made as system calls (syscall(2)), not through the vDSO.
  */
 #include <fcntl.h>
@@ -77,6 +79,16 @@ static uint64_t now_ns(void)
 static int past_bug_time(void)
 {
 	return now_ns() - t_start >= bug_after * 1e9;
+}
+
+/* Say when the bug first turns handler @h, CLOCK_MONOTONIC ns. */
+static void turned(int h)
+{
+	static int said;
+
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "overlap: h%02d turns at %llu\n", h,
+			(unsigned long long)now_ns());
 }
 
 INLINE void pair(struct worker *w, int p)
@@ -153,11 +165,14 @@ INLINE void handle(struct worker *w, int h, int retry)
 	char c;
 
 	if (h == hang && past_bug_time()) {
+		turned(h);
 		if (read(hang_pipe[0], &c, 1) < 0)
 			exit(1);
 		return;
 	}
 	do {
+		if (tries == 1 + retry)		/* the bug turns it */
+			turned(h);
 		pair(w, a);
 		own_call(h % 16);
 		pair(w, b);

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: MIT
+/*
+ * signature-watch.c - `signature watch`: windows of a running program's
+ * system calls inferred against the signatures as they end.
+ *
+ * Each thread keeps the calls and off-CPU spans of the current window
+ * (struct vs_thread_calls, the input of vs_signature_infer()) and, for
+ * its call in progress, the registers, kernel frame-pointer walk and
+ * stack copy of its enter: the call chain is unwound only if the thread
+ * turns out to hang in it (once per call).  At a window's end the
+ * threads' arrays are emptied, not freed, so a long watch reuses them;
+ * threads that exited or made no call in the window go.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/array.h"
+#include "core/signature-build.h"
+#include "core/signature-watch.h"
+#include "core/symbols.h"
+#include "core/syscall-trace.h"
+#include "core/unwind.h"
+#include "core/workload.h"
+
+#define MAX_FRAMES	64
+#define MAX_REGS	32
+#define POLL_MS		10
+
+/* A thread's call in progress, as it entered. */
+struct pending {
+	bool on;
+	uint16_t nr;
+	uint64_t enter;
+	uint32_t cpu;
+	uint64_t regs_mask;
+	uint32_t nr_regs, nr_ips, stack_size;
+	uint64_t regs[MAX_REGS];
+	uint64_t ips[MAX_FRAMES];
+	uint8_t *stack;			/* opts.stack_size bytes */
+};
+
+struct wthread {
+	uint32_t pid, tid;
+	bool exited;
+	struct vs_thread_calls calls;	/* of the window */
+	size_t cap_calls, cap_off;
+	struct pending pend;
+	uint64_t hung_enter, hung_duration;	/* a call of the window
+						 * that hung and ended, */
+	char function[128];		/* ... made in this function */
+	uint64_t named_enter;		/* the call @function is of */
+};
+
+struct vs_sig_watch {
+	const struct vs_signatures *sig;
+	struct vs_sig_watch_opts opts;
+	struct vs_symbols *syms;
+	struct vs_unwinder *uw;
+	const struct vs_dso *program;
+	struct wthread **th;
+	size_t nth, cap_th;
+	uint64_t start;			/* of the current window */
+	struct vs_sig_watch_counts counts;
+	size_t window_calls;
+};
+
+struct vs_sig_watch *vs_sig_watch_new(const struct vs_signatures *sig,
+				      const struct vs_sig_watch_opts *opts,
+				      struct vs_symbols *syms,
+				      struct vs_unwinder *uw,
+				      const struct vs_dso *program,
+				      uint64_t start)
+{
+	struct vs_sig_watch *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->sig = sig;
+	w->opts = *opts;
+	if (!w->opts.window_ns)
+		w->opts.window_ns = VS_SIG_WATCH_WINDOW_NS;
+	w->syms = syms;
+	w->uw = uw;
+	w->program = program;
+	w->start = start;
+	return w;
+}
+
+static void free_thread(struct wthread *t)
+{
+	free(t->calls.calls);
+	free(t->calls.off);
+	free(t->pend.stack);
+	free(t);
+}
+
+void vs_sig_watch_free(struct vs_sig_watch *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nth; i++)
+		free_thread(w->th[i]);
+	free(w->th);
+	free(w);
+}
+
+void vs_sig_watch_set_program(struct vs_sig_watch *w,
+			      const struct vs_dso *program)
+{
+	w->program = program;
+}
+
+void vs_sig_watch_counts(const struct vs_sig_watch *w,
+			 struct vs_sig_watch_counts *c)
+{
+	*c = w->counts;
+}
+
+static struct wthread *find_thread(struct vs_sig_watch *w,
+				   const struct vs_sc_event *ev)
+{
+	struct wthread *t;
+	size_t i;
+
+	for (i = w->nth; i-- > 0;)
+		if (w->th[i]->tid == ev->tid)
+			return w->th[i];
+	if (vs_grow(&w->th, &w->cap_th, w->nth + 1, sizeof(*w->th)) < 0)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = ev->pid;
+	t->tid = t->calls.tid = ev->tid;
+	t->calls.switches = true;
+	w->th[w->nth++] = t;
+	return t;
+}
+
+/* Keep what the call chain of @ev needs, should the call hang. */
+static int keep_chain(struct vs_sig_watch *w, struct pending *p,
+		      const struct vs_sc_event *ev)
+{
+	unsigned int size = ev->stack_size < w->opts.stack_size ?
+			    ev->stack_size : w->opts.stack_size;
+
+	p->nr_ips = ev->nr_ips < MAX_FRAMES ? ev->nr_ips : MAX_FRAMES;
+	memcpy(p->ips, ev->ips, p->nr_ips * sizeof(*p->ips));
+	p->nr_regs = ev->nr_regs < MAX_REGS ? ev->nr_regs : 0;
+	p->regs_mask = p->nr_regs ? ev->regs_mask : 0;
+	memcpy(p->regs, ev->regs, p->nr_regs * sizeof(*p->regs));
+	p->stack_size = 0;
+	if (!size)
+		return 0;
+	if (!p->stack) {
+		p->stack = malloc(w->opts.stack_size);
+		if (!p->stack)
+			return -1;
+	}
+	memcpy(p->stack, ev->stack, size);
+	p->stack_size = size;
+	return 0;
+}
+
+static int enter_call(struct vs_sig_watch *w, struct wthread *t,
+		      const struct vs_sc_event *ev)
+{
+	struct vs_thread_calls *c = &t->calls;
+
+	if (vs_grow(&c->calls, &t->cap_calls, c->nr_calls + 1,
+		    sizeof(*c->calls)) < 0)
+		return -1;
+	c->calls[c->nr_calls++] = (struct vs_call){
+		.enter = ev->time, .cpu = ev->cpu, .nr = ev->nr };
+	w->counts.calls++;
+	w->window_calls++;
+	t->pend.on = true;
+	t->pend.nr = ev->nr;
+	t->pend.enter = ev->time;
+	t->pend.cpu = ev->cpu;
+	return ev->nr_ips ? keep_chain(w, &t->pend, ev) : 0;
+}
+
+static void name_function(struct vs_sig_watch *w, struct wthread *t);
+
+static void exit_call(struct vs_sig_watch *w, struct wthread *t,
+		      const struct vs_sc_event *ev)
+{
+	struct vs_thread_calls *c = &t->calls;
+
+	if (!t->pend.on || t->pend.nr != ev->nr)
+		return;
+	/* a call that hung and ended: its chain goes with it */
+	if (ev->time > t->pend.enter && ev->time - t->pend.enter >
+	    vs_signature_hang_limit(w->sig, ev->nr) &&
+	    ev->time - t->pend.enter > t->hung_duration) {
+		name_function(w, t);
+		t->hung_enter = t->pend.enter;
+		t->hung_duration = ev->time - t->pend.enter;
+	}
+	t->pend.on = false;
+	if (c->nr_calls && c->calls[c->nr_calls - 1].enter == t->pend.enter)
+		c->calls[c->nr_calls - 1].exit = ev->time;
+}
+
+static int switch_out(struct wthread *t, const struct vs_sc_event *ev)
+{
+	struct vs_thread_calls *c = &t->calls;
+
+	if (vs_grow(&c->off, &t->cap_off, c->nr_off + 1, sizeof(*c->off)) < 0)
+		return -1;
+	c->off[c->nr_off++] = (struct vs_offcpu){ .start = ev->time };
+	return 0;
+}
+
+static void switch_in(struct wthread *t, const struct vs_sc_event *ev)
+{
+	struct vs_thread_calls *c = &t->calls;
+
+	if (c->nr_off && !c->off[c->nr_off - 1].end)
+		c->off[c->nr_off - 1].end = ev->time;
+}
+
+/*
+ * The innermost function of the program on the call chain of @t's call
+ * in progress, into t->function ("" when none is known).
+ */
+static void name_function(struct vs_sig_watch *w, struct wthread *t)
+{
+	struct pending *p = &t->pend;
+	struct vs_user_stack u = {
+		.regs_mask = p->regs_mask, .regs = p->regs,
+		.nr_regs = p->nr_regs, .stack = p->stack,
+		.size = p->stack_size, .fp_chain = p->ips,
+		.fp_len = p->nr_ips };
+	struct vs_symbol_hit hit;
+	uint64_t chain[MAX_FRAMES];
+	bool cut;
+	int n, i;
+
+	if (t->named_enter == p->enter)	/* unwound already */
+		return;
+	t->named_enter = p->enter;
+	t->function[0] = '\0';
+	if (!w->uw || !p->nr_ips)
+		return;
+	n = vs_unwind(w->uw, t->pid, t->tid, &u, chain, MAX_FRAMES, &cut);
+	for (i = 0; i < n; i++) {
+		uint64_t addr = i ? chain[i] - 1 : chain[i];
+
+		if (vs_symbols_lookup(w->syms, t->pid, addr, &hit) || !hit.sym ||
+		    (w->program && hit.dso != w->program))
+			continue;
+		snprintf(t->function, sizeof(t->function), "%s",
+			 hit.sym->name);
+		return;
+	}
+}
+
+static struct wthread *thread_of(struct vs_sig_watch *w, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < w->nth; i++)
+		if (w->th[i]->tid == tid)
+			return w->th[i];
+	return NULL;
+}
+
+/* Infer the window [w->start, @end) and hand it over; start the next. */
+static int close_window(struct vs_sig_watch *w, uint64_t end,
+			vs_sig_window_fn fn, void *arg)
+{
+	struct vs_sig_window win = { .number = w->counts.windows,
+				     .start = w->start, .end = end };
+	struct vs_thread_calls *in = calloc(w->nth + 1, sizeof(*in));
+	size_t i, k, n = 0;
+	int ret = -1;
+
+	if (!in)
+		return -1;
+	for (i = 0; i < w->nth; i++) {
+		struct wthread *t = w->th[i];
+		struct vs_thread_calls *c = &t->calls;
+
+		/* a call that looks hung and is not: its exit was lost */
+		if (t->pend.on && w->opts.in_call && end > t->pend.enter &&
+		    end - t->pend.enter > vs_signature_hang_limit(w->sig,
+								 t->pend.nr) &&
+		    !w->opts.in_call(t->pid, t->tid, t->pend.nr)) {
+			t->pend.on = false;
+			if (c->nr_calls &&
+			    c->calls[c->nr_calls - 1].enter == t->pend.enter)
+				c->calls[c->nr_calls - 1].exit =
+					c->calls[c->nr_calls - 1].enter;
+		}
+		/* a call in progress is in the window, open to its end */
+		if (t->pend.on && (!c->nr_calls ||
+		    c->calls[c->nr_calls - 1].enter != t->pend.enter)) {
+			if (vs_grow(&c->calls, &t->cap_calls, c->nr_calls + 1,
+				    sizeof(*c->calls)) < 0)
+				goto out;
+			c->calls[c->nr_calls++] = (struct vs_call){
+				.enter = t->pend.enter, .cpu = t->pend.cpu,
+				.nr = t->pend.nr };
+		}
+		vs_thread_calls_close(c, end);
+		for (k = 0; k < c->nr_off; k++)
+			if (!c->off[k].end)
+				c->off[k].end = end;
+		if (c->nr_calls)
+			in[n++] = *c;
+	}
+	win.nr_threads = n;
+	if (w->window_calls > w->counts.peak_calls)
+		w->counts.peak_calls = w->window_calls;
+	if (vs_signature_infer(w->sig, in, n, &w->opts.infer, &win.res) < 0)
+		goto out;
+	for (i = 0; i < win.res.nr_hangs; i++) {
+		struct vs_sig_hang *h = &win.res.hangs[i];
+		struct wthread *t = thread_of(w, h->tid);
+
+		if (t && t->pend.on && t->pend.enter == h->enter)
+			name_function(w, t);
+		else if (!t || t->hung_enter != h->enter)
+			continue;
+		if (t->function[0])
+			h->function = t->function;
+	}
+	win.abnormal = vs_infer_abnormal(&win.res, w->opts.min_increase);
+	w->counts.windows++;
+	w->counts.abnormal += win.abnormal;
+	ret = win.abnormal && fn ? fn(&win, arg) : 0;
+	vs_infer_result_free(&win.res);
+out:
+	free(in);
+	/* the next window: empty arrays kept, exited threads gone */
+	for (i = 0, n = 0; i < w->nth; i++) {
+		struct wthread *t = w->th[i];
+
+		bool idle = !t->calls.nr_calls && !t->pend.on;
+
+		t->calls.nr_calls = 0;
+		t->calls.nr_off = 0;
+		t->hung_enter = t->hung_duration = 0;
+		/* gone, or idle for a window (its exit may have been lost):
+		 * it comes back with its next event */
+		if ((t->exited && !t->pend.on) || idle)
+			free_thread(t);
+		else
+			w->th[n++] = t;
+	}
+	w->nth = n;
+	w->window_calls = 0;
+	w->start = end;
+	return ret;
+}
+
+int vs_sig_watch_close(struct vs_sig_watch *w, uint64_t now, bool all,
+		       vs_sig_window_fn fn, void *arg)
+{
+	int ret;
+
+	while (now >= w->start + w->opts.window_ns) {
+		ret = close_window(w, w->start + w->opts.window_ns, fn, arg);
+		if (ret)
+			return ret;
+	}
+	return all && now > w->start ? close_window(w, now, fn, arg) : 0;
+}
+
+int vs_sig_watch_event(struct vs_sig_watch *w, const struct vs_sc_event *ev,
+		       vs_sig_window_fn fn, void *arg)
+{
+	struct wthread *t;
+	int ret;
+
+	switch (ev->type) {
+	case VS_SC_ENTER:
+	case VS_SC_EXIT:
+	case VS_SC_SWITCH_OUT:
+	case VS_SC_SWITCH_IN:
+	case VS_SC_TASK_EXIT:
+		break;
+	default:
+		return 0;
+	}
+	ret = vs_sig_watch_close(w, ev->time, false, fn, arg);
+	if (ret)
+		return ret;
+	t = find_thread(w, ev);
+	if (!t)
+		return -1;
+	switch (ev->type) {
+	case VS_SC_ENTER:
+		return enter_call(w, t, ev);
+	case VS_SC_EXIT:
+		exit_call(w, t, ev);
+		return 0;
+	case VS_SC_SWITCH_OUT:
+		return switch_out(t, ev);
+	case VS_SC_SWITCH_IN:
+		switch_in(t, ev);
+		return 0;
+	default:
+		t->exited = true;
+		t->pend.on = false;
+		return 0;
+	}
+}
+
+/* --- running it on a program --- */
+
+struct runner {
+	struct vs_sig_watch *w;
+	struct vs_symbols *syms;
+	const char *program;		/* its file */
+	vs_sig_window_fn fn;
+	void *arg;
+	uint64_t lost;
+	int failed;			/* -1: no memory, else @fn's */
+};
+
+static int on_event(const struct vs_sc_event *ev, void *arg)
+{
+	struct runner *r = arg;
+	int ret = 0;
+
+	switch (ev->type) {
+	case VS_SC_MMAP:
+		if (vs_symbols_add_map(r->syms, ev->pid, ev->start, ev->len,
+				       ev->pgoff, ev->name) < 0)
+			ret = -1;
+		else if (!strcmp(ev->name, r->program))
+			vs_sig_watch_set_program(r->w,
+				vs_symbols_dso(r->syms, ev->name));
+		break;
+	case VS_SC_FORK:
+		if (vs_symbols_fork(r->syms, ev->ppid, ev->pid) < 0)
+			ret = -1;
+		break;
+	case VS_SC_LOST:
+		r->lost += ev->lost;
+		break;
+	default:
+		ret = vs_sig_watch_event(r->w, ev, r->fn, r->arg);
+		break;
+	}
+	if (ret)
+		r->failed = ret;
+	return ret;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Follow every thread of running process @pid but its first. */
+static int add_threads(struct vs_syscall_trace *t, pid_t pid, char *err,
+		       size_t errlen)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir) {
+		snprintf(err, errlen, "process %d: %s", pid, strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid > 0 && tid != pid &&
+		    vs_syscall_trace_add_thread(t, tid, err, errlen) < 0 &&
+		    errno != ESRCH) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	return 0;
+}
+
+/*
+ * /proc/PID/task/TID/syscall: the number of the call the thread is in,
+ * first ("running" or -1 when in none).
+ */
+static bool proc_in_call(uint32_t pid, uint32_t tid, unsigned int nr)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return buf[0] >= '0' && buf[0] <= '9' &&
+	       strtoul(buf, NULL, 10) == nr;
+}
+
+static bool process_alive(pid_t pid)
+{
+	return !kill(pid, 0) || errno != ESRCH;
+}
+
+int vs_signature_watch(const struct vs_signatures *sig,
+		       const char *const *argv, pid_t pid,
+		       const struct vs_sig_watch_opts *opts,
+		       vs_sig_window_fn fn, void *arg,
+		       volatile sig_atomic_t *stop,
+		       struct vs_sig_watch_stats *st, char *err, size_t errlen)
+{
+	struct vs_sc_opts sc = { .callchain = true,
+				 .stack_size = opts->stack_size,
+				 .switches = true, .sideband = true };
+	struct runner r = { .fn = fn, .arg = arg };
+	struct vs_sig_watch_opts wopts = *opts;
+	struct vs_syscall_trace *t = NULL;
+	struct vs_unwinder *uw = NULL;
+	char program[4096], path[64];
+	struct vs_workload wl;
+	double cpu0 = cpu_seconds();
+	uint64_t t0, now;
+	int status = 0, ret = -1;
+	bool child = argv != NULL, done = false;
+
+	memset(st, 0, sizeof(*st));
+	sc.pages = 4 * vs_signature_ring_pages(&sc);
+	if (child && vs_signature_find_program(argv[0], program,
+					       sizeof(program)) < 0) {
+		snprintf(err, errlen, "%s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (!child) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+		ssize_t n = readlink(path, program, sizeof(program) - 1);
+
+		if (n < 0) {
+			snprintf(err, errlen, "process %d: %s", pid,
+				 strerror(errno));
+			return -1;
+		}
+		program[n] = '\0';
+	}
+	r.program = program;
+	r.syms = vs_symbols_new();
+	uw = r.syms ? vs_unwinder_new(r.syms) : NULL;
+	if (!uw) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (!child && vs_symbols_read_proc_maps(r.syms, pid) < 0) {
+		snprintf(err, errlen, "process %d: cannot read its maps", pid);
+		goto out;
+	}
+	if (child && vs_workload_prepare(&wl, argv) < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0],
+			 strerror(errno));
+		goto out;
+	}
+	t = vs_syscall_trace_open(child ? wl.pid : pid, !child, &sc, err,
+				  errlen);
+	if (t && !child && add_threads(t, pid, err, errlen) < 0) {
+		vs_syscall_trace_close(t);
+		t = NULL;
+	}
+	if (!t) {
+		if (child)
+			vs_workload_cancel(&wl);
+		goto out;
+	}
+	t0 = monotonic_ns();
+	wopts.in_call = proc_in_call;
+	r.w = vs_sig_watch_new(sig, &wopts, r.syms, uw,
+			       child ? NULL : vs_symbols_dso(r.syms, program),
+			       t0);
+	if (!r.w) {
+		snprintf(err, errlen, "out of memory");
+		if (child)
+			vs_workload_cancel(&wl);
+		goto out;
+	}
+	if (child && vs_workload_start(&wl) < 0) {
+		snprintf(err, errlen, "cannot run %s: %s", argv[0],
+			 strerror(errno));
+		goto out;
+	}
+	while (!done && !r.failed) {
+		if (child)
+			done = waitpid(wl.pid, &status, WNOHANG) != 0;
+		else
+			done = !process_alive(pid);
+		if (*stop)
+			break;
+		now = monotonic_ns();
+		if (vs_syscall_trace_read(t, done ? 0 : POLL_MS, done,
+					  on_event, &r) < 0 && !r.failed)
+			r.failed = -1;
+		/* every event of before the read's start less the
+		 * tracer's slack has come: close the windows ended by then */
+		if (!r.failed && now > VS_SC_SLACK_NS)
+			r.failed = vs_sig_watch_close(r.w, done ?
+					monotonic_ns() : now - VS_SC_SLACK_NS,
+					done, fn, arg);
+	}
+	if (!done && !r.failed) {	/* stopped: the window so far */
+		vs_syscall_trace_read(t, 0, true, on_event, &r);
+		if (!r.failed)
+			r.failed = vs_sig_watch_close(r.w, monotonic_ns(), true,
+						      fn, arg);
+	}
+	if (r.failed < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	vs_sig_watch_counts(r.w, &st->counts);
+	st->lost = r.lost;
+	st->seconds = (monotonic_ns() - t0) / 1e9;
+	st->cpu_seconds = cpu_seconds() - cpu0;
+	if (child && !done) {		/* stopped by a signal: reap it */
+		if (waitpid(wl.pid, &status, WNOHANG) == 0) {
+			kill(wl.pid, SIGTERM);
+			waitpid(wl.pid, &status, 0);
+		}
+	}
+	st->status = !child ? 0 : WIFEXITED(status) ? WEXITSTATUS(status) :
+		     128 + WTERMSIG(status);
+	ret = 0;
+out:
+	vs_syscall_trace_close(t);
+	vs_sig_watch_free(r.w);
+	vs_unwinder_free(uw);
+	vs_symbols_free(r.syms);
+	return ret;
+}

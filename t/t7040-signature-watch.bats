@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# t7040-signature-watch: varscope signature watch infers windows of a
+# running program's system calls as they end (t/t7030/overlap.c): the
+# window in which a handler turns into a retry loop is reported with the
+# handler, the windows before it are not; a thread that stays in a read
+# of a pipe nobody writes is named with the handler that made the read,
+# by watch (from the call's chain) and by infer (thread and call).
+#
+# Execution units are cut at gaps above mean + 2 sigma of a thread's
+# system calls, which another test file running beside it stretches:
+# varscope-test: exclusive
+
+load test-lib
+
+setup_file() {
+	[ "$(id -u)" = 0 ] || return 0
+	[ -e /sys/kernel/tracing/events ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || :
+	"${VS_CC:-cc}" -O2 -fno-omit-frame-pointer -pthread \
+		-o "$BATS_FILE_TMPDIR/overlap" "$SRC/t/t7030/overlap.c"
+	"$VARSCOPE" signature build -o "$BATS_FILE_TMPDIR/ov.sig" -- \
+		"$BATS_FILE_TMPDIR/overlap" --requests=3000 \
+		2>"$BATS_FILE_TMPDIR/build.log" || :
+}
+
+setup() {
+	vs_setup
+	require_root
+	require_tracefs
+	[ -s "$BATS_FILE_TMPDIR/ov.sig" ] ||
+		fail "signature build failed: $(cat "$BATS_FILE_TMPDIR/build.log")"
+	OVERLAP=$BATS_FILE_TMPDIR/overlap
+}
+
+# Python expression $1 over the JSON windows of watch.json (wins) and
+# the time the bug turned the handler (turn, CLOCK_MONOTONIC ns, from
+# overlap's line in watch.err).
+windows_eval() {
+	python3 -c 'import json, re, sys
+wins = [json.loads(l) for l in open("watch.json")]
+m = re.search(r"overlap: h[0-9]+ turns at ([0-9]+)", open("watch.err").read())
+turn = int(m.group(1)) if m else None
+print(eval(sys.argv[1]))' "$1"
+}
+
+@test "watch: the window a handler turns into a loop in names it, none before" {
+	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
+		--window 1s --format json -- "$OVERLAP" --bug=h13 \
+		--bug-after=2.5 --duration=4.5 >watch.json 2>watch.err
+	cat watch.err
+	windows_eval '[(w["window"], w["start_ns"] <= turn < w["end_ns"],
+			[f["function"] for f in w["functions"][:3]]) for w in wins]'
+	# the first abnormal window is the one the loop began in, with h13
+	# in its top 3
+	run windows_eval 'wins[0]["start_ns"] <= turn < wins[0]["end_ns"] and \
+		"h13" in [f["function"] for f in wins[0]["functions"][:3]]'
+	assert_output True
+	# it is not the first window: there were normal ones before
+	run windows_eval 'wins[0]["window"] >= 2'
+	assert_output True
+	run grep -E '^varscope signature: watched [0-9.]+ s, [0-9]+ windows \([0-9]+ abnormal\): [0-9]+ system calls traced \([0-9]+ a second\), the watcher.s CPU [0-9.]+ s \([0-9.]+% of one CPU\), [0-9]+ records? lost$' watch.err
+	assert_success
+}
+
+@test "watch: a thread hung in a read is named with its function" {
+	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
+		--window 1s -- "$OVERLAP" --hang=h05 --bug-after=1 \
+		--duration=3.5 >watch.txt 2>watch.err
+	cat watch.txt
+	run grep -E '^# hung: thread [0-9]+ in read for [0-9.]+ s, from [0-9.]+ s \(its longest in the normal run [0-9.]+ s, limit [0-9.]+ s\), in h05$' watch.txt
+	assert_success
+	# nothing else hangs: every hung line is one of those
+	[ "$(grep -c '^# hung: ' watch.txt)" = \
+	  "$(grep -cE '^# hung: thread [0-9]+ in read .*, in h05$' watch.txt)" ]
+}
+
+@test "infer: a thread hung in a read of a recording, with the call" {
+	"$VARSCOPE" record --syscalls -o hang.data -- "$OVERLAP" --hang=h05 \
+		--bug-after=1 --duration=3 2>/dev/null
+	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/ov.sig" \
+		-i hang.data --format json >hang.json
+	run python3 -c 'import json
+h = json.load(open("hang.json"))["hangs"]
+print(len(h) >= 1, all(x["call"] == "read" and x["duration_ns"] > x["limit_ns"] for x in h))'
+	assert_output "True True"
+}
+
+@test "watch -p PID: follows a running process until SIGINT, and says the cost" {
+	# the read begins after the watch did
+	"$OVERLAP" --hang=h05 --bug-after=1.5 --duration=20 2>/dev/null &
+	prog=$!
+	sleep 0.3
+	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
+		--window 1s -p $prog >watch.txt 2>watch.err &
+	watch=$!
+	sleep 4
+	kill -INT $watch
+	wait $watch
+	kill $prog
+	cat watch.txt watch.err
+	run grep -E '^# hung: thread [0-9]+ in read .*, in h05$' watch.txt
+	assert_success
+	run grep -c '^varscope signature: watched ' watch.err
+	assert_output 1
+}
+
+@test "watch: bad arguments, one line each" {
+	run --separate-stderr "$VARSCOPE" signature watch -- true
+	assert_failure 129
+	[[ $stderr == *"--signatures"* ]]
+	run --separate-stderr "$VARSCOPE" signature watch -s x.sig
+	assert_failure 129
+	[[ $stderr == *"--pid"* ]]
+	run --separate-stderr "$VARSCOPE" signature watch -s x.sig -p 1 -- true
+	assert_failure 129
+	run --separate-stderr "$VARSCOPE" signature watch -s x.sig --window 0 -- true
+	assert_failure 129
+	[[ $stderr == *"--window"* ]]
+	run --separate-stderr "$VARSCOPE" signature watch -s missing.sig -- true
+	assert_failure 2
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$VARSCOPE" signature watch \
+		-s "$BATS_FILE_TMPDIR/ov.sig" -p 999999999
+	assert_failure 1
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"999999999"* ]]
+}
