@@ -12,33 +12,13 @@
 # varscope-test: exclusive
 
 load test-lib
-
-setup_file() {
-	[ "$(id -u)" = 0 ] || return 0
-	[ -e /sys/kernel/tracing/events ] ||
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || :
-	"${VS_CC:-cc}" -O2 -fno-omit-frame-pointer -pthread \
-		-o "$BATS_FILE_TMPDIR/overlap" "$SRC/t/t7030/overlap.c"
-	# a fixed number of requests: the same work however loaded the
-	# machine is
-	"$VARSCOPE" signature build -o "$BATS_FILE_TMPDIR/ov.sig" -- \
-		"$BATS_FILE_TMPDIR/overlap" --requests=3000 \
-		2>"$BATS_FILE_TMPDIR/build.log" || :
-}
-
-setup() {
-	vs_setup
-	require_root
-	require_tracefs
-	[ -s "$BATS_FILE_TMPDIR/ov.sig" ] ||
-		fail "signature build failed: $(cat "$BATS_FILE_TMPDIR/build.log")"
-}
+load overlap-lib
 
 # Record overlap with arguments "$@" and print the functions signature
 # infer ranks, one a line: name, increase, within.
 ranked() {
 	"$VARSCOPE" record --syscalls -o run.data -- \
-		"$BATS_FILE_TMPDIR/overlap" "$@" 2>/dev/null
+		"$OVERLAP" "$@" 2>/dev/null
 	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/ov.sig" \
 		-i run.data --format json >run.json
 	python3 -c 'import json

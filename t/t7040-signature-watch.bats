@@ -11,26 +11,7 @@
 # varscope-test: exclusive
 
 load test-lib
-
-setup_file() {
-	[ "$(id -u)" = 0 ] || return 0
-	[ -e /sys/kernel/tracing/events ] ||
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || :
-	"${VS_CC:-cc}" -O2 -fno-omit-frame-pointer -pthread \
-		-o "$BATS_FILE_TMPDIR/overlap" "$SRC/t/t7030/overlap.c"
-	"$VARSCOPE" signature build -o "$BATS_FILE_TMPDIR/ov.sig" -- \
-		"$BATS_FILE_TMPDIR/overlap" --requests=3000 \
-		2>"$BATS_FILE_TMPDIR/build.log" || :
-}
-
-setup() {
-	vs_setup
-	require_root
-	require_tracefs
-	[ -s "$BATS_FILE_TMPDIR/ov.sig" ] ||
-		fail "signature build failed: $(cat "$BATS_FILE_TMPDIR/build.log")"
-	OVERLAP=$BATS_FILE_TMPDIR/overlap
-}
+load overlap-lib
 
 # Python expression $1 over the JSON windows of watch.json (wins) and
 # the time the bug turned the handler (turn, CLOCK_MONOTONIC ns, from
