@@ -23,8 +23,10 @@
  *         @sample_type, VS_SAMPLE_KERNEL from the record's cpumode
  * @out: filled; its callchain points into @h
  *
- * Knows IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD, CALLCHAIN, WEIGHT
- * and DATA_SRC, in the kernel's order.  Returns 0, or -1 when the record
+ * Knows IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD, CALLCHAIN,
+ * REGS_USER (of the registers vs_x86_regs_user_mask names), STACK_USER,
+ * WEIGHT and DATA_SRC, in the kernel's order; a sample with both user
+ * registers and stack is flagged VS_SAMPLE_USER_STACK.  Returns 0, or -1 when the record
  * is shorter than its fields or @sample_type has a field not listed.
  */
 int vs_perf_sample_parse(const struct perf_event_header *h,

@@ -55,6 +55,15 @@ static const struct vs_field sample_fields[] = {
 	    sample.flags),
 	{ .name = "callchain", .type = VS_F_U64_ARRAY, .off = R(sample.callchain),
 	  .count_off = R(sample.nr_callchain), .hex = true },
+	{ .name = "regs_mask", .type = VS_F_U64, .off = R(sample.regs_mask),
+	  .hex = true, .cond = VS_SAMPLE_USER_STACK,
+	  .cond_off = R(sample.flags) },
+	{ .name = "regs", .type = VS_F_U64_ARRAY, .off = R(sample.regs),
+	  .count_off = R(sample.nr_regs), .hex = true,
+	  .cond = VS_SAMPLE_USER_STACK, .cond_off = R(sample.flags) },
+	{ .name = "stack", .type = VS_F_U64_ARRAY, .off = R(sample.stack),
+	  .count_off = R(sample.nr_stack), .hex = true,
+	  .cond = VS_SAMPLE_USER_STACK, .cond_off = R(sample.flags) },
 };
 
 static const struct vs_field syscall_fields[] = {

@@ -19,7 +19,7 @@
 #define VS_DEFAULT_FILE		"varscope.data"
 
 #define VS_FORMAT_MAJOR		2	/* readers read majors 1 and 2 */
-#define VS_FORMAT_MINOR		1
+#define VS_FORMAT_MINOR		2
 
 /* Event groups (VarMRI Table 1, plus kernel, software and function events). */
 enum vs_event_group {
@@ -84,6 +84,7 @@ enum vs_record_kind {
 #define VS_SAMPLE_DATA_SRC	(1u << 2)
 #define VS_SAMPLE_PRECISE	(1u << 3)  /* PEBS */
 #define VS_SAMPLE_KERNEL	(1u << 4)  /* ip is in the kernel */
+#define VS_SAMPLE_USER_STACK	(1u << 5)  /* user registers and stack */
 
 #define VS_LOST_KERNEL_RING	0	/* perf ring overflowed */
 #define VS_LOST_TASKS		1	/* task records dropped in the library */
@@ -135,6 +136,12 @@ struct vs_sample {
 	uint64_t addr, weight, data_src;	/* per flags */
 	uint32_t nr_callchain;
 	const uint64_t *callchain;	/* innermost first, perf context markers kept */
+	/* VS_SAMPLE_USER_STACK (record --call-graph dwarf): */
+	uint64_t regs_mask;		/* perf's PERF_REG_* bits of @regs */
+	uint32_t nr_regs;		/* the user registers, one per bit */
+	const uint64_t *regs;
+	uint32_t nr_stack;		/* the user stack from the stack */
+	const uint64_t *stack;		/* pointer up, in 8-byte words */
 };
 
 struct vs_syscall {

@@ -49,7 +49,7 @@ open(p, "wb").write(b)' "$@"
 	"$GEN" -o new.data --unknown-kind --tasks 50
 	run "$VARSCOPE" script -i new.data --format json
 	assert_success
-	assert_line --index 0 --partial '"major":2,"minor":2,'
+	assert_line --index 0 --partial '"major":2,"minor":3,'
 	[ "$(grep -c '"kind":"task"' <<<"$output")" -eq 50 ]
 	refute_output --partial unknown
 }

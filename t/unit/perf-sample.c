@@ -2,19 +2,24 @@
 /*
  * perf-sample.c - decoding the sampling event's records: a synthetic PEBS
  * load-latency sample (this machine has no PEBS), a cpu-clock sample as
- * the kernel writes it, and records cut short.
+ * the kernel writes it, one with user registers and stack (--call-graph
+ * dwarf), and records cut short.
  */
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "arch/x86/regs.h"
 #include "core/perf-sample.h"
 #include "core/pmu.h"
 #include "tap.h"
 
 struct raw {
 	struct perf_event_header h;
-	uint64_t w[32];
+	uint64_t w[128];
 };
+
+#define STACK_WORDS	8	/* sample_stack_user of the dwarf sample */
+#define STACK_USED	40	/* ... of which the kernel could copy */
 
 /* Build a record of the fields of @type, in the kernel's order. */
 static void build(struct raw *r, uint64_t type, uint16_t misc)
@@ -42,6 +47,21 @@ static void build(struct raw *r, uint64_t type, uint16_t misc)
 		r->w[n++] = 0x401234;
 		r->w[n++] = 0x401100;
 		r->w[n++] = 0x401000;
+	}
+	if (type & PERF_SAMPLE_REGS_USER) {
+		unsigned int i, nr = __builtin_popcountll(vs_x86_regs_user_mask);
+
+		r->w[n++] = PERF_SAMPLE_REGS_ABI_64;
+		for (i = 0; i < nr; i++)
+			r->w[n++] = 0x1000 + i;
+	}
+	if (type & PERF_SAMPLE_STACK_USER) {
+		unsigned int i;
+
+		r->w[n++] = STACK_WORDS * 8;
+		for (i = 0; i < STACK_WORDS; i++)
+			r->w[n++] = 0x2000 + i;
+		r->w[n++] = STACK_USED;
 	}
 	if (type & PERF_SAMPLE_WEIGHT)
 		r->w[n++] = 245;
@@ -91,6 +111,23 @@ int main(void)
 	is_u64(s.weight, 0, "no weight");
 	is_u64(s.tid, 102, "tid after ip");
 	is_u64(s.nr_callchain, 4, "callchain after the period");
+
+	type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	build(&r, type, PERF_RECORD_MISC_USER);
+	ok(!vs_perf_sample_parse(&r.h, type, 0, &s),
+	   "a sample with user registers and stack decodes");
+	is_u64(s.flags, VS_SAMPLE_USER_STACK, "flagged USER_STACK");
+	is_u64(s.regs_mask, vs_x86_regs_user_mask, "the registers asked for");
+	is_u64(s.nr_regs, 17, "17 registers");
+	ok(s.regs && s.regs[0] == 0x1000 && s.regs[16] == 0x1010,
+	   "registers in bit order");
+	is_u64(s.nr_stack, STACK_USED / 8, "the stack the kernel copied");
+	ok(s.stack && s.stack[0] == 0x2000, "stack words from the sp");
+	r.h.size -= 8 * (STACK_WORDS + 1);
+	ok(vs_perf_sample_parse(&r.h, type, 0, &s),
+	   "a stack copy cut short is refused");
+	type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	build(&r, type, PERF_RECORD_MISC_KERNEL);
 
 	r.h.size -= 8;
 	ok(vs_perf_sample_parse(&r.h, type, 0, &s),
