@@ -3,6 +3,7 @@
  * record.c - varscope record: run a command and record, for each of its
  * AppTasks, the cumulative kernel and counter values (core/record.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,33 @@ static void nonzero_if_given(uint64_t *v, const char *name)
 		*v = 0;
 }
 
+/* --call-graph fp|dwarf[,SIZE] into @o, as perf record takes it */
+static void parse_call_graph(const char *arg, struct vs_record_opts *o)
+{
+	unsigned long long size;
+	char *end;
+
+	if (!strcmp(arg, "fp")) {
+		o->call_graph = VS_CALL_GRAPH_FP;
+		return;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		option_error("call-graph", "'%s': fp or dwarf[,SIZE]", arg);
+	o->call_graph = VS_CALL_GRAPH_DWARF;
+	if (!arg[5])
+		return;
+	errno = 0;
+	size = strtoull(arg + 6, &end, 0);
+	if (errno || *end || end == arg + 6 || size < 8 ||
+	    size > VS_CALL_GRAPH_STACK_MAX)
+		option_error("call-graph", "dwarf,SIZE: SIZE must be bytes "
+			     "from 8 to %u", VS_CALL_GRAPH_STACK_MAX);
+	o->stack_size = (size + 7) & ~7ull;
+}
+
 int cmd_record(int argc, const char **argv)
 {
+	const char *call_graph = NULL;
 	struct vs_record_opts opts = {
 		.rate = 1.0,
 		.epoch_ns = 1000000000ull,
@@ -102,6 +128,10 @@ int cmd_record(int argc, const char **argv)
 			"8000); ns of cpu-clock without PEBS"),
 		OPT_U64('F', "freq", &opts.sample_freq,
 			"cpu-clock samples per second (default 4000)"),
+		OPT_STRING(0, "call-graph", &call_graph, "mode",
+			   "user call chains of samples: dwarf[,SIZE] (the "
+			   "default: SIZE bytes of stack, 8192, unwound "
+			   "offline) or fp (frame pointers)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
 			    "data pages of each thread's kernel event ring "
 			    "(a power of two; default 128, 256 with --sample)"),
@@ -155,6 +185,10 @@ int cmd_record(int argc, const char **argv)
 		option_error("freq", "give --sample-period or -F, not both");
 	if (opts.sample_freq > 100000)
 		option_error("freq", "must be at most 100000");
+	if (call_graph && !opts.sample)
+		option_error("call-graph", "needs --sample");
+	if (call_graph)
+		parse_call_graph(call_graph, &opts);
 	if (opts.pid && argc)
 		option_error("pid", "attaches to a process: give no command");
 	if (opts.pid && !opts.task_funcs)

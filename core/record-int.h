@@ -254,6 +254,16 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 /* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 
+/**
+ * vs_sample_ring_pages - @pages, the data pages of a ring the sampling
+ * event writes into, grown for its samples: --call-graph dwarf copies
+ * the user stack with each (8 KiB by default against some 300 bytes of
+ * a frame-pointer sample), so its rings get one page more per 2 KiB of
+ * stack copied for every page (4x at 8 KiB)
+ */
+unsigned int vs_sample_ring_pages(const struct vs_session *s,
+				  unsigned int pages);
+
 /* --- --task-func (core/record-probe.c) --- */
 
 #define VS_MAX_TASK_FUNCS	16

@@ -19,11 +19,29 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "arch/x86/regs.h"
 #include "core/perf-sample.h"
 #include "core/pmu.h"
 #include "core/record-int.h"
 
 #define NS_PER_SEC	1000000000ull
+
+/*
+ * --call-graph dwarf: the user registers and a copy of the user stack
+ * with each sample, and the kernel's callchain for the kernel frames
+ * only; fp: the kernel's callchain, user frame records included.
+ */
+static void sample_call_graph(struct perf_event_attr *attr,
+			      const struct vs_record_opts *o)
+{
+	if (o->call_graph != VS_CALL_GRAPH_DWARF)
+		return;
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr->sample_regs_user = vs_x86_regs_user_mask;
+	attr->sample_stack_user = o->stack_size ? o->stack_size :
+				  VS_CALL_GRAPH_STACK;
+	attr->exclude_callchain_user = 1;
+}
 
 int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 {
@@ -57,6 +75,7 @@ int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 				     freq ? freq : 1, &spec, line, sizeof(line));
 	}
 	vs_pmu_sample_attr(&s->sample_attr, &spec);
+	sample_call_graph(&s->sample_attr, o);
 	if (spec.source == VS_SAMPLE_SRC_CPU_CLOCK && o->sample_period)
 		s->sample_attr.sample_period = o->sample_period;
 	s->sample_attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -69,17 +88,29 @@ int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 			 (unsigned long long)s->sample_attr.sample_period);
 	if (*line)
 		fprintf(stderr, "varscope record: %s\n", line);
-	snprintf(desc, sizeof(desc), "%s period=%llu%s",
+	snprintf(desc, sizeof(desc), "%s period=%llu%s call-graph=%s",
 		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "cpu-clock" :
 		 spec.source == VS_SAMPLE_SRC_PEBS_MEM ?
 		 vs_x86_pebs_load_latency()->name :
 		 vs_x86_pebs_uops_retired()->name,
 		 (unsigned long long)s->sample_attr.sample_period,
-		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "ns" : "");
+		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "ns" : "",
+		 o->call_graph == VS_CALL_GRAPH_FP ? "fp" : "dwarf");
 	vs_session_write_meta(s, "sample", desc);
 	if (*line)
 		vs_session_write_meta(s, "note", line);
 	return 0;
+}
+
+unsigned int vs_sample_ring_pages(const struct vs_session *s,
+				  unsigned int pages)
+{
+	uint32_t stack = s->sample_attr.sample_stack_user;
+
+	if (!s->sampling || !(s->sample_attr.sample_type &
+			      PERF_SAMPLE_STACK_USER))
+		return pages;
+	return pages * ((stack + 2047) / 2048);
 }
 
 int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,

@@ -261,7 +261,8 @@ static unsigned int ring_pages(const struct vs_session *s)
 		return s->opts->mmap_pages;
 	if (s->ring_bytes >= VS_RING_BUDGET)
 		return VS_RING_PAGES_OVER;
-	return s->sampling ? VS_RING_PAGES_SAMPLE : VS_RING_PAGES;
+	return s->sampling ?
+	       vs_sample_ring_pages(s, VS_RING_PAGES_SAMPLE) : VS_RING_PAGES;
 }
 
 /*

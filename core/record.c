@@ -622,7 +622,9 @@ static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
  */
 static int open_tracking(struct vs_recorder *r)
 {
-	unsigned int pages = r->s.probe ? VS_PROBE_PAGES : VS_TRACK_PAGES;
+	unsigned int pages = r->s.probe ?
+			     vs_sample_ring_pages(&r->s, VS_PROBE_PAGES) :
+			     VS_TRACK_PAGES;
 	struct perf_event_attr attr;
 	int cpu, fd;
 

@@ -16,6 +16,19 @@
 #define VS_RECORD_MIN_PERIOD_NS	100000000ull
 #define VS_RECORD_MIN_PERIOD	"100ms"
 
+/*
+ * How a sample's user call chain is taken (--call-graph, as perf's):
+ * the kernel's walk of the frame records (fp), or a copy of the user
+ * stack and registers unwound offline with libdw (dwarf, core/unwind.h).
+ */
+enum vs_call_graph {
+	VS_CALL_GRAPH_DWARF,		/* the default */
+	VS_CALL_GRAPH_FP,
+};
+
+#define VS_CALL_GRAPH_STACK	8192	/* bytes copied by default */
+#define VS_CALL_GRAPH_STACK_MAX	65528	/* the most perf copies */
+
 struct vs_record_opts {
 	const char *output;		/* NULL: varscope.data */
 	double rate;			/* (0, 1] */
@@ -35,6 +48,9 @@ struct vs_record_opts {
 	const char *sample;		/* --sample[=EVENT], NULL: no sampling */
 	uint64_t sample_period;		/* --sample-period, 0: the default */
 	uint64_t sample_freq;		/* -F, 0: the default */
+	enum vs_call_graph call_graph;	/* --call-graph */
+	unsigned int stack_size;	/* ... dwarf: bytes of user stack,
+					 * 0: VS_CALL_GRAPH_STACK */
 	const char *const *argv;	/* the command, NULL-terminated */
 	const char *cmdline;		/* varscope's own, for the trace */
 };

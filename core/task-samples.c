@@ -14,6 +14,7 @@
 #include "core/symbols.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
+#include "core/unwind.h"
 
 #define KERNEL_FILE	"[kernel]"
 #define JIT_FILE	"[jit]"
@@ -511,6 +512,7 @@ const struct vs_ts_task *vs_task_samples_find(const struct vs_task_samples *ts,
 struct reading {
 	struct vs_task_samples *ts;
 	struct vs_symbols *syms;
+	struct vs_unwinder *unwinder;	/* over @syms */
 	int task_clock;			/* event id, -1 until seen */
 };
 
@@ -616,6 +618,36 @@ static int64_t symbolize(struct reading *rd, uint32_t pid, uint64_t addr,
  */
 #define VS_MIN_CODE_ADDR	4096
 
+/*
+ * The user frames of sample @s (record --call-graph dwarf), unwound from
+ * its registers and stack copy, into @frames (room for @max) as symbol
+ * ids; how many, or -1 when memory ran out.
+ */
+static int unwound_frames(struct reading *rd, const struct vs_sample *s,
+			  uint32_t *frames, int max)
+{
+	struct vs_user_stack u = {
+		.regs_mask = s->regs_mask, .regs = s->regs,
+		.nr_regs = s->nr_regs, .stack = (const uint8_t *)s->stack,
+		.size = (size_t)s->nr_stack * 8 };
+	uint64_t chain[PERF_MAX_STACK_DEPTH];
+	int n, i;
+	int64_t id;
+	bool cut;
+
+	n = vs_unwind(rd->unwinder, s->pid, s->tid, &u, chain,
+		      max < PERF_MAX_STACK_DEPTH ? max : PERF_MAX_STACK_DEPTH,
+		      &cut);
+	for (i = 0; i < n; i++) {
+		/* the ip as it is, a return address one byte back */
+		id = symbolize(rd, s->pid, i ? chain[i] - 1 : chain[i], false);
+		if (id < 0)
+			return -1;
+		frames[i] = id;
+	}
+	return n;
+}
+
 static int take_sample(struct reading *rd, const struct vs_sample *s)
 {
 	uint32_t frames[PERF_MAX_STACK_DEPTH + 8], nr = 0, i;
@@ -623,7 +655,7 @@ static int take_sample(struct reading *rd, const struct vs_sample *s)
 	bool stopped = true;	/* the next address is where it stopped */
 	int64_t id;
 
-	if (!s->nr_callchain) {
+	if (!s->nr_callchain && !(s->flags & VS_SAMPLE_USER_STACK)) {
 		id = symbolize(rd, s->pid, s->ip, kernel);
 		if (id < 0)
 			return -1;
@@ -655,6 +687,16 @@ static int take_sample(struct reading *rd, const struct vs_sample *s)
 		frames[nr++] = id;
 		stopped = false;
 	}
+	if (s->flags & VS_SAMPLE_USER_STACK) {
+		int n = unwound_frames(rd, s, frames + nr,
+				       PERF_MAX_STACK_DEPTH + 8 - nr);
+
+		if (n < 0)
+			return -1;
+		nr += n;
+	}
+	if (!nr)
+		frames[nr++] = 0;	/* [unknown]: not even an ip */
 	return vs_task_samples_add_sample(rd->ts, s, frames, nr);
 }
 
@@ -728,7 +770,8 @@ int vs_task_samples_read(const char *path, struct vs_task_samples **out,
 		return VS_LOAD_CORRUPT;
 	rd.ts = vs_task_samples_new();
 	rd.syms = vs_symbols_new();
-	if (!rd.ts || !rd.syms)
+	rd.unwinder = rd.syms ? vs_unwinder_new(rd.syms) : NULL;
+	if (!rd.ts || !rd.unwinder)
 		goto nomem;
 	while ((ret = vs_reader_next(r, &rec)) > 0)
 		if (take_record(&rd, r, &rec))
@@ -749,6 +792,7 @@ nomem:
 	snprintf(err, errlen, "out of memory reading samples");
 out:
 	vs_task_samples_free(rd.ts);
+	vs_unwinder_free(rd.unwinder);
 	vs_symbols_free(rd.syms);
 	vs_reader_close(r);
 	return status;

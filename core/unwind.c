@@ -211,7 +211,11 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	/* a return address in no mapped file: no sane caller */
+	/*
+	 * A return address in no mapped file: no sane caller, or the
+	 * trampoline of a uretprobe (--task-func, --probe), which replaced
+	 * the return address on the stack; the chain ends at its function
+	 */
 	if (w->n && vs_symbols_lookup(uw->syms, w->pid,
 				      activation ? pc : pc - 1, &hit) == -1)
 		return DWARF_CB_ABORT;
@@ -271,12 +275,13 @@ int vs_unwind(struct vs_unwinder *uw, uint32_t pid, uint32_t tid,
 	if (!w.n)
 		out[w.n++] = w.regs[VS_X86_DWARF_IP];
 	/*
-	 * No rule and no frame record got past the first frame: a leaf
+	 * libdw failed past the first frame, no rule and no frame record
+	 * covering it (not a caller refused above): a leaf
 	 * that pushed nothing where it stopped (a system-call stub in
 	 * assembly: glibc's clone3 ends its rules before the syscall).  Its
 	 * return address is at the stack pointer; go on from its caller.
 	 */
-	if (ret && w.n == 1 && !w.past_copy && w.n < max &&
+	if (ret == -1 && w.n == 1 && !w.past_copy && w.n < max &&
 	    memory_read(dwfl, w.copy_sp, &w.regs[VS_X86_DWARF_IP], uw)) {
 		w.regs[VS_X86_DWARF_SP] += 8;
 		ret = dwfl_getthread_frames(dwfl, tid, frame_callback, uw);

@@ -53,8 +53,10 @@ void vs_unwinder_free(struct vs_unwinder *uw);
  * as the copy goes.  Past the copy, when the last frame's %rbp is a
  * frame record the kernel walked through, the chain goes on with the
  * kernel's walk from there.  Stops at the outermost frame, or at the
- * first return address outside the mapped files.  The stack and
- * registers are the traced program's: nothing in them is trusted.
+ * first return address outside the mapped files (a uretprobe's
+ * trampoline among them: a probed function's callers are not found).
+ * The stack and registers are the traced program's: nothing in them is
+ * trusted.
  * Returns the number of addresses in @out (0: none, not even an ip).
  */
 int vs_unwind(struct vs_unwinder *uw, uint32_t pid, uint32_t tid,

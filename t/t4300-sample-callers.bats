@@ -70,7 +70,13 @@ for l in sys.stdin:
         print("callers+0x%x" % int(a, 16), name)' > starts.txt
 	hash=$(awk '$2 == "hash" { print $1 }' starts.txt)
 	# the leaf holds the most samples, under its own start
-	run awk 'NR == 1 { print $1 }' frames.txt
+	run python3 -c '
+import collections, json, sys
+c = collections.Counter()
+for line in open(sys.argv[1]):
+    for name, f in json.loads(line).get("funcs", {}).items():
+        c[name] += f["samples"]
+print(c.most_common(1)[0][0])' <("$FUNCS" st.data)
 	assert_output "$hash"
 	# every function of the binary in the chains starts where nm says a
 	# function starts, none merged into the function before it
@@ -82,5 +88,62 @@ for l in sys.stdin:
 	print(" ".join(sorted(starts[s] for s in seen)))
 	PY
 	assert_success
-	assert_output --regexp "^hash .*main serve$"
+	assert_output --partial "hash lookup_a lookup_b lookup_c main serve"
+}
+
+# callers_check TRACE: every task's hash() samples have their one caller
+# of the task (each request calls hash through one of lookup_a, _b, _c),
+# and the tasks through lookup_b are the slow ones
+callers_check() {
+	"$FUNCS" "$1" | python3 -c '
+import json, sys
+slow, fast, n = [], [], 0
+for line in sys.stdin:
+    r = json.loads(line)
+    f = r.get("frames")
+    if not f or not f.get("hash"):
+        continue
+    n += 1
+    callers = [c for c in ("lookup_a", "lookup_b", "lookup_c") if c in f]
+    assert len(callers) == 1, f
+    # every sample in hash has the caller and serve and main above it
+    assert f[callers[0]] == f["hash"], f
+    assert f["serve"] >= f["hash"] and f["main"] >= f["hash"], f
+    (slow if callers == ["lookup_b"] else fast).append(f["hash"])
+# 50 slow requests of some 16 samples in hash, fast ones of 0.4
+assert len(slow) >= 45 and len(fast) >= 20, (slow, fast)
+print(min(slow) > 4 * max(fast))'
+}
+
+@test "dwarf call chains: a frameless leaf under its caller, no frame pointers" {
+	build callers -fomit-frame-pointer
+	# hash() sets up no frame, nor do its callers
+	! objdump -d callers | grep -A3 '<hash>:' | grep -q 'push *%rbp'
+	"$VARSCOPE" record --sample -F 4000 -o cg.data \
+		-- ./callers 400 annotate 100000 2>rec.err
+	grep -q "call-graph=dwarf" <("$VARSCOPE" script -i cg.data)
+	run callers_check cg.data
+	assert_success
+	assert_output True
+}
+
+@test "dwarf call chains: the same with frame pointers, whose leaf has none" {
+	build callers -fno-omit-frame-pointer
+	"$VARSCOPE" record --sample -F 4000 --call-graph dwarf,4096 \
+		-o cg.data -- ./callers 400 annotate 100000 2>rec.err
+	run callers_check cg.data
+	assert_success
+	assert_output True
+}
+
+@test "--call-graph: errors name the option" {
+	run "$VARSCOPE" record --call-graph dwarf -- true
+	assert_failure 129
+	assert_output --partial "call-graph"
+	run "$VARSCOPE" record --sample --call-graph lbr -- true
+	assert_failure 129
+	assert_output --partial "fp or dwarf"
+	run "$VARSCOPE" record --sample --call-graph dwarf,70000 -- true
+	assert_failure 129
+	assert_output --partial "65528"
 }
