@@ -11,6 +11,7 @@
 #include "builtin.h"
 #include "../core/func-events.h"
 #include "../core/parse-options.h"
+#include "../core/plural.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
 #include "../core/taskset.h"
@@ -108,6 +109,8 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	vs_func_sources_hook(tui->funcs, &o);
+	o.progress = vs_browser_progress;
+	o.progress_arg = (void *)tui->input;
 	o.wakeups = head.wakeups;
 	o.wake_parts = true;
 	range = read_ranges(tui);
@@ -180,7 +183,7 @@ int cmd_tui(int argc, const char **argv)
 		OPT_END()
 	};
 	struct vs_browser_input in = { 0 };
-	char err[512];
+	char err[512], status[VS_TYPE_NAME_MAX + 600];
 	int ret;
 
 	if (parse_options(argc, argv, options, tui_usage, 0))
@@ -196,25 +199,40 @@ int cmd_tui(int argc, const char **argv)
 			"prints the same as text)\n");
 		return 1;
 	}
+	/* the screen first: the loading line, and keys typed meanwhile */
+	if (vs_browser_open()) {
+		fprintf(stderr, "varscope tui: cannot set up the terminal\n");
+		return 1;
+	}
+	vs_browser_progress((void *)tui.input, 0, 1);
 	ret = load(&tui, err, sizeof(err));
 	if (ret) {
+		vs_browser_close();
 		fprintf(stderr, "varscope tui: %s\n", err);
 		tui_release(&tui);
 		return ret;
 	}
+	vs_browser_progress("Building the variance tree", 1, 1);
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
 	tui.wakeups = vs_wake_blame_load(tui.ts, tui.input,
 					 tui.funcs->samples, true, err,
 					 sizeof(err));
+	vs_type_label(&tui.ts->names, tui.tr.type, tui.type_label,
+		      sizeof(tui.type_label));
 	if (!tui.wakeups && *err)	/* the tree without waits */
-		fprintf(stderr, "varscope tui: %s\n", err);
+		snprintf(status, sizeof(status), "%s", err);
+	else
+		snprintf(status, sizeof(status), "%s: %zu %s of type %s read; "
+			 "Tab: the variance tree, h: help", tui.input,
+			 tui.tr.tasks, vs_plural(tui.tr.tasks, "task", "tasks"),
+			 tui.type_label);
 	in.waits = vs_wake_blame_type(tui.wakeups, tui.tr.type);
 	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
 					 tui.funcs->samples, tui.wakeups);
 	in.path = tui.input;
-	in.type = vs_type_label(&tui.ts->names, tui.tr.type, tui.type_label,
-				sizeof(tui.type_label));
+	in.type = tui.type_label;
+	in.status = status;
 	in.ts = tui.ts;
 	in.rank = &tui.tr;
 	in.tree = tui.view.vt ? &tui.view : NULL;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # t5000-tui: varscope tui in a real terminal (tmux): it opens on the
-# variance tree of a sampled recording of examples/vtreebench, moves,
-# expands, searches, follows a resize, switches views and quits, and the
-# terminal is sane afterwards, also after ^C.  A trace without samples
-# opens on the ranking and says why there is no tree.
+# ranking of a sampled recording of examples/vtreebench, the variance
+# tree a Tab away, moves, expands, searches, follows a resize, switches
+# views and quits, and the terminal is sane afterwards, also after ^C.
+# A trace without samples says why there is no tree.  Keys typed while
+# the trace loads count; type names show; the CDF's x axis is
+# logarithmic, a key away from linear.
 
 load test-lib
 
@@ -82,9 +84,16 @@ assert_terminal_restored() {
 	assert_output "varscope tui: not a terminal (varscope report prints the same as text)"
 }
 
-@test "tui: open on the tree, move, expand, search, resize, views, quit" {
+@test "tui: open on the ranking, the tree a key away, move, expand, search, resize, views, quit" {
 	record_sampled
 	start_tui -i t.data
+	wait_for "Ranking (type 1)"
+	run screen
+	assert_line --regexp '^Type 1: [0-9]+ tasks, latency p50 '
+	assert_line --regexp '^ +1 +-?[0-9.]+% +[0-9]+ '
+	assert_line --regexp '^t\.data: [0-9]+ tasks of type 1 read; Tab: the variance tree, h: help$'
+	keys Tab
+	wait_for "Variance tree (type 1)"
 	run screen
 	assert_line --regexp '^varscope tui: t.data - Variance tree \(type 1\)'
 	assert_line --regexp ' latency$'
@@ -135,15 +144,56 @@ assert_terminal_restored() {
 @test "tui: the CDF of a ranked event, with its threshold" {
 	record_sampled
 	start_tui -i t.data
-	keys Tab Tab
 	wait_for "Ranking (type 1)"
 	keys Down Down Enter
 	wait_for "CDF of "
 	run screen
 	assert_output --partial "threshold"
 	assert_output --partial "*"
+	assert_line "x axis: log (l: linear)"
+	keys l
+	wait_for "x axis: linear (l: log)"
 	keys q
 	wait_for "Ranking (type 1)"
+	keys q
+	assert_terminal_restored
+}
+
+@test "tui: a mostly-zero distribution shows its tail on the log axis" {
+	# sched.blocked.time: 0 in 99.7% of the tasks, 20 ms in the others
+	"$BUILD/t/helper/gen-trace" -o z.data --tasks 6000 --types 1 \
+		--cause sched.blocked.time --cause-frac 0.003 --cause-ns 20ms
+	start_tui -i z.data
+	wait_for "Ranking (type 0)"
+	keys / sched.blocked.time Enter Enter
+	wait_for "CDF of sched.blocked.time"
+	# log: from the smallest value above 0 to the largest, the 20 ms
+	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 23p"
+	assert_output --regexp '^ +<=[0-9.]+ [nu]?s +[0-9.]+ [nmu]?s +2[0-9]\.[0-9] ms$'
+	# linear: to the p99, where the 20 ms do not show
+	keys l
+	wait_for "x axis: linear"
+	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 23p"
+	assert_output --regexp '^ +[0-9.]+ [nu]?s +[0-9.]+ [nu]?s +[0-9.]+ [nu]?s$'
+	keys q q
+	assert_terminal_restored
+}
+
+@test "tui: keys typed while the trace loads are kept; type names show" {
+	"$BUILD/t/helper/gen-trace" -o big.data --tasks 300000 --types 2 \
+		--type-names get,set
+	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	# typed at once, with the command: before the screen is even up
+	tmux send-keys -t "$SESSION" \
+		"cd '$TEST_TMP' && '$VARSCOPE' tui -i big.data --type set" Enter h
+	wait_for "this help"
+	run screen
+	assert_line --regexp '^varscope tui: big.data - Help \(type set \(1\)\)'
+	keys q
+	wait_for "Ranking (type set (1))"
+	run screen
+	assert_line --regexp '^Type set \(1\): [0-9]+ tasks'
 	keys q
 	assert_terminal_restored
 }

@@ -15,12 +15,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/plural.h"
 #include "ui/browser.h"
 #include "ui/units.h"
 
 #define WAKERS_SHOWN	3	/* wakers listed in the ranking view */
+#define PROGRESS_EVERY_MS 100	/* the loading line, redrawn at most */
 
 enum view { V_RANKING, V_TREE, V_CDF, V_SEGMENTS, V_HELP, NR_VIEWS };
 
@@ -53,6 +55,7 @@ struct browser {
 	double *node_score, *node_cov;	/* per tree node, for sorting */
 	enum tree_sort sort;
 	int cdf_event;			/* ranking index shown by the CDF */
+	bool linear;			/* the CDF's x axis: linear, not log */
 	char search[128];
 	char status[1100];
 };
@@ -265,6 +268,7 @@ static void build_help(struct browser *b)
 		"segments)",
 		"Enter                          ranking: the event's CDF; "
 		"tree: expand/collapse",
+		"l                              CDF: logarithmic / linear x axis",
 		"+ / -                          tree: expand / collapse",
 		"E / C                          tree: expand / collapse all",
 		"s                              tree: sort by score, variance "
@@ -333,10 +337,29 @@ static void draw_list(struct list *ls)
 	}
 }
 
+/* The x of value @v on a scale from @lo to @hi, @w columns, log or not. */
+static double cdf_x(double v, double lo, double hi, int w, bool log_x)
+{
+	if (log_x)
+		return v <= lo ? 0 : log(v / lo) / log(hi / lo) * w;
+	return (v - lo) / (hi - lo) * w;
+}
+
+/* The value at column @x, the inverse of cdf_x(). */
+static double cdf_value(int x, double lo, double hi, int w, bool log_x)
+{
+	if (log_x)
+		return lo * pow(hi / lo, (double)x / w);
+	return lo + (hi - lo) * x / w;
+}
+
 /*
- * The CDF of the chosen event: p up, value right, up to its p99 (or the
- * threshold, if above) so a far tail does not flatten the rest; '|' at
- * the threshold.
+ * The CDF of the chosen event: p up, value right, '|' at the threshold.
+ * The x axis is logarithmic by default, from the smallest value above 0
+ * (the first column holds the zeros) to the largest, so that a
+ * distribution with most values at 0 still shows its tail; 'l' switches
+ * to a linear axis up to the p99 (or the threshold, if above), where a
+ * far tail does not flatten the rest.
  */
 static void draw_cdf(struct browser *b)
 {
@@ -344,35 +367,49 @@ static void draw_cdf(struct browser *b)
 	const struct vs_event_def *def = vs_taskset_event(b->in->ts,
 							  er->event);
 	const char *unit = def ? def->unit : "";
-	int h = LINES - 5, w = COLS - 8, x, y;
-	double lo, hi;
-	char a[32], c[32];
+	int h = LINES - 6, w = COLS - 8, x, y;
+	bool log_x = !b->linear;
+	double lo = 0, hi = 0;
+	char a[32], c[32], m[32], title[512];
+	size_t k;
 
-	mvprintw(1, 0, "CDF of %s over %zu tasks; threshold %s (p%.1f)",
-		 er->name, er->tasks,
+	if (er->cdf) {
+		for (k = 0; k < VS_CDF_POINTS && er->cdf[k] <= 0; k++)
+			;
+		lo = k < VS_CDF_POINTS ? er->cdf[k] : 0;
+		hi = er->cdf[VS_CDF_POINTS - 1];
+		log_x = log_x && lo > 0 && hi > lo;
+	}
+	snprintf(title, sizeof(title), "CDF of %s over %zu tasks; threshold "
+		 "%s (p%.1f)", er->name, er->tasks,
 		 vs_format_value(a, sizeof(a), er->thr.value, unit),
 		 100 * er->thr.pthreshold);
+	mvaddnstr(1, 0, title, COLS);
+	snprintf(b->status, sizeof(b->status), "x axis: %s (l: %s)",
+		 log_x ? "log" : "linear", log_x ? "linear" : "log");
 	if (!er->cdf || h < 3 || w < 10) {
 		mvaddstr(3, 0, er->cdf ? "(window too small)" : "(no CDF)");
 		return;
 	}
-	lo = er->cdf[0];
-	hi = er->cdf[(VS_CDF_POINTS - 1) * 99 / 100];
-	if (er->thr.value * 1.05 > hi)
-		hi = er->thr.value * 1.05;
-	if (hi <= lo)
-		hi = lo + 1;
+	if (!log_x) {
+		lo = er->cdf[0];
+		hi = er->cdf[(VS_CDF_POINTS - 1) * 99 / 100];
+		if (er->thr.value * 1.05 > hi)
+			hi = er->thr.value * 1.05;
+		if (hi <= lo)
+			hi = lo + 1;
+	}
 	for (y = 0; y <= h; y += h / 4 > 0 ? h / 4 : 1)
 		mvprintw(2 + y, 0, "%5.2f", 1.0 - (double)y / h);
 	mvvline(2, 6, ACS_VLINE, h + 1);
 	mvhline(3 + h, 6, ACS_HLINE, w + 1);
 	for (x = 0; x <= w; x++) {
-		double v = lo + (hi - lo) * x / w;
-		size_t k = 0, lo_k = 0, hi_k = VS_CDF_POINTS;
+		double v = cdf_value(x, lo, hi, w, log_x);
+		size_t lo_k = 0, hi_k = VS_CDF_POINTS;
 
 		while (lo_k < hi_k) {	/* points <= v */
 			k = (lo_k + hi_k) / 2;
-			if (er->cdf[k] <= v)
+			if (er->cdf[k] <= v * (1 + 1e-9))
 				lo_k = k + 1;
 			else
 				hi_k = k;
@@ -380,12 +417,15 @@ static void draw_cdf(struct browser *b)
 		y = h - (int)lround((double)lo_k / VS_CDF_POINTS * h);
 		mvaddch(2 + y, 7 + x, '*');
 	}
-	x = (int)lround((er->thr.value - lo) / (hi - lo) * w);
-	if (x >= 0 && x <= w)
+	x = (int)lround(cdf_x(er->thr.value, lo, hi, w, log_x));
+	if (x >= 0 && x <= w && (!log_x || er->thr.value > 0))
 		for (y = 0; y <= h; y++)
 			if ((mvinch(2 + y, 7 + x) & A_CHARTEXT) != '*')
 				mvaddch(2 + y, 7 + x, '|');
-	mvprintw(4 + h, 7, "%s", vs_format_value(a, sizeof(a), lo, unit));
+	vs_format_value(a, sizeof(a), lo, unit);
+	mvprintw(4 + h, 7, "%s%s", log_x ? "<=" : "", a);
+	vs_format_value(m, sizeof(m), cdf_value(w / 2, lo, hi, w, log_x), unit);
+	mvprintw(4 + h, 7 + w / 2 - (int)strlen(m) / 2, "%s", m);
 	vs_format_value(c, sizeof(c), hi, unit);
 	mvprintw(4 + h, COLS - 1 - (int)strlen(c) > 0 ?
 		 COLS - 1 - (int)strlen(c) : 0, "%s", c);
@@ -539,6 +579,10 @@ static bool key(struct browser *b, int c)
 	case 'C':
 		tree_all(b, false);
 		break;
+	case 'l':
+		if (b->view == V_CDF)
+			b->linear = !b->linear;
+		break;
 	case 's':
 		if (b->view == V_TREE) {
 			b->sort = (b->sort + 1) % NR_SORTS;
@@ -599,37 +643,68 @@ static void browser_free(struct browser *b)
 	free(b->node_cov);
 }
 
-int vs_browser_run(const struct vs_browser_input *in)
+int vs_browser_open(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct browser b = { .in = in, .view = V_RANKING };
 	unsigned int i;
-	int c;
 
-	if (in->tree && tree_keys(&b)) {
-		browser_free(&b);
-		return -1;
-	}
-	if (in->tree && in->tree->vt->nodes[0].nr_children) {
-		for (i = 0; i < in->tree->vt->nodes[0].nr_children; i++)
-			b.expanded[in->tree->vt->nodes[0].children[i]] = true;
-		b.view = V_TREE;
-	}
+	if (screen_up)
+		return 0;
 	atexit(screen_restore);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], screen_signal);
 	setlocale(LC_ALL, "");
-	if (!initscr()) {
-		browser_free(&b);
+	if (!initscr())
 		return -1;
-	}
 	screen_up = true;
+	/* no flushinp() anywhere: keys typed while the trace loads count */
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
+	return 0;
+}
+
+void vs_browser_close(void)
+{
+	screen_restore();
+}
+
+void vs_browser_progress(void *what, uint64_t done, uint64_t total)
+{
+	static uint64_t last_ms;
+	struct timespec ts;
+	uint64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ms = ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+	if (!screen_up || (done < total && ms - last_ms < PROGRESS_EVERY_MS))
+		return;
+	last_ms = ms;
+	erase();
+	mvprintw(LINES / 2, 2, "%s: %3.0f%% (%.1f of %.1f MB)",
+		 (const char *)what, total ? 100.0 * done / total : 100.0,
+		 done / 1e6, total / 1e6);
+	mvprintw(LINES / 2 + 1, 2, "keys typed now are kept");
+	refresh();
+}
+
+int vs_browser_run(const struct vs_browser_input *in)
+{
+	struct browser b = { .in = in, .view = V_RANKING };
+	int c;
+
+	if ((in->tree && tree_keys(&b)) || vs_browser_open()) {
+		browser_free(&b);
+		return -1;
+	}
+	if (in->tree)	/* the tree opens one level down, a key away */
+		for (c = 0; c < (int)in->tree->vt->nodes[0].nr_children; c++)
+			b.expanded[in->tree->vt->nodes[0].children[c]] = true;
 	rebuild(&b);
+	if (in->status)
+		snprintf(b.status, sizeof(b.status), "%s", in->status);
 	do {
 		draw(&b);
 		c = getch();

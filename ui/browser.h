@@ -29,13 +29,36 @@ struct vs_browser_input {
 	const struct vs_wake_type *waits;	/* blamed waits, or NULL */
 	size_t nr_segments;
 	const struct vs_browser_segment *segments;
+	const char *status;			/* the first status line, or
+						 * NULL */
 };
+
+/**
+ * vs_browser_open - set the terminal up for the browser (curses), before
+ * the trace loads: vs_browser_progress() draws on it, and the keys typed
+ * meanwhile wait for vs_browser_run().  Returns 0, or -1.
+ */
+int vs_browser_open(void);
+
+/**
+ * vs_browser_progress - the loading line: "@what: 45% (12.3 of 27.1 MB)",
+ * redrawn at most every 100 ms; the shape of a loader's progress
+ * callback (vs_taskset_opts.progress), @what its argument
+ */
+void vs_browser_progress(void *what, uint64_t done, uint64_t total);
+
+/**
+ * vs_browser_close - restore the terminal (a load that failed)
+ */
+void vs_browser_close(void);
 
 /**
  * vs_browser_run - browse @in until the user quits
  *
- * The terminal is restored on every way out: return, error exit, SIGINT,
- * SIGTERM, SIGHUP.  Returns 0, or -1 when the screen cannot be set up.
+ * It opens on the ranking (the answer), the variance tree a Tab away.
+ * The screen is vs_browser_open()'s, or set up here.  The terminal is
+ * restored on every way out: return, error exit, SIGINT, SIGTERM,
+ * SIGHUP.  Returns 0, or -1 when the screen cannot be set up.
  */
 int vs_browser_run(const struct vs_browser_input *in);
 
