@@ -266,9 +266,12 @@ install: all doc $(BUILD)/varscope.pc
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$m)); \
 		install -d $$d && install -m 644 $$m $$d/; \
 	done
-	@# the dynamic linker finds the new libvarscope.so.0 at once
+	@# the dynamic linker finds the new libvarscope.so.0 at once, and
+	@# whatis, apropos and man -k the new pages
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig > /dev/null; then \
 		ldconfig; fi
+	@if [ -z "$(DESTDIR)" ] && command -v mandb > /dev/null; then \
+		mandb -q $(MANDIR) 2>/dev/null || true; fi
 
 .PHONY: all examples unit test clean install demo doc bench deps $(BUILD)/varscope.pc
 

@@ -79,6 +79,21 @@ EOC
 	assert_line --index 0 --regexp "^VARSCOPE\(1\) "
 }
 
+@test "man varscope finds the installed pages through PATH, and help CMD shows them" {
+	# man-db maps PREFIX/bin on the PATH to PREFIX/share/man: no
+	# MANPATH, no -M, as a user who put the installed varscope on PATH
+	for page in varscope varscope-report vs_task_begin; do
+		run env -u MANPATH PATH="$ROOT/bin:/usr/bin:/bin" man -w "$page"
+		assert_success
+		assert_output --regexp "^$ROOT/share/man/man[13]/$page\.[13]\$"
+	done
+	# the installed binary's help opens the installed page, not usage
+	run env -u MANPATH -u VARSCOPE_NO_MAN MANPAGER=cat \
+		PATH="$ROOT/bin:/usr/bin:/bin" "$ROOT/bin/varscope" help report
+	assert_success
+	assert_line --index 0 --regexp "^VARSCOPE-REPORT\(1\) "
+}
+
 @test "pkg-config --cflags --libs varscope names the installed prefix" {
 	require_cmd pkg-config
 	run pc --cflags --libs
