@@ -164,9 +164,23 @@ EOF
 	fi
 }
 
+@test "require_unshare skips with unshare's reason where it is refused" {
+	# an unshare(1) that fails as in a chroot, first on the PATH
+	mkdir bin
+	printf '#!/bin/sh\necho "unshare: cannot change root filesystem propagation: Permission denied" >&2\nexit 1\n' >bin/unshare
+	chmod +x bin/unshare
+	bats_file t0100-unshare.bats <<'EOF'
+TEST "mount namespace" { require_unshare -m; echo "not skipped"; false; }
+EOF
+	run "${HARNESS_ENV[@]/#PATH=/PATH=$TEST_TMP/bin:}" \
+		VS_TEST_TIMEOUT=60 tree/t/run-tests.sh
+	assert_success
+	assert_line "  t0100-unshare.bats: mount namespace: needs namespaces (unshare -m): unshare: cannot change root filesystem propagation: Permission denied (a chroot or a container?)"
+}
+
 @test "require_tracefs mounts tracefs when it is not mounted" {
 	require_root
-	require_cmd unshare
+	require_unshare -m
 	bats_file t0100-tracefs.bats <<'EOF'
 TEST "tracefs" {
 	require_tracefs

@@ -61,6 +61,7 @@ recorder_perf_fds() {
 	# in a pid namespace of its own (pid_max per namespace, Linux 6.14)
 	# with 2 thread ids, each wave of 2 threads gets the ids of the wave
 	# before, registering before the recorder has read that wave's exits
+	require_unshare --pid --fork --mount-proc
 	unshare --pid --fork --mount-proc sh -c 'echo 302 > /proc/sys/kernel/pid_max' ||
 		skip "no pid_max per pid namespace (Linux < 6.14)"
 	# (in such a namespace LeakSanitizer's exit check itself failed in
@@ -299,7 +300,7 @@ recorder_perf_fds() {
 }
 
 @test "a command in a pid namespace of its own: its threads are recorded" {
-	require_cmd unshare
+	require_unshare -p -f --mount-proc
 	# the library registers with the ids of its namespace (interfere is
 	# pid 1 there); the trace has the ids the recorder's namespace sees
 	run "$VARSCOPE" record -o t.data -- unshare -p -f --mount-proc \
@@ -314,7 +315,7 @@ recorder_perf_fds() {
 }
 
 @test "a pid namespace of its own: vs_task_id() names the task in the trace" {
-	require_cmd unshare
+	require_unshare -p -f --mount-proc
 	require_example crossthread
 	# the worker attaches to the id the front thread's vs_task_id()
 	# gave: the recorder's id for that task, not one made of the tid the

@@ -246,7 +246,7 @@ check() {
 
 @test "without sched_waking's format: one line, a note, no wake-up edges" {
 	require_root
-	require_cmd unshare
+	require_unshare -m
 	require_example wakeping
 	# in a mount namespace of its own, the format hidden under a tmpfs
 	run --separate-stderr unshare -m sh -c '

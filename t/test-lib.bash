@@ -16,7 +16,8 @@
 #   bats-support and bats-assert (run, assert_success, assert_output ...)
 #   prerequisites that skip visibly, with a reason, when the machine lacks
 #   what a test needs: require_root, require_tracefs, require_pmu,
-#   require_uprobes, require_cmd NAME, require_example NAME.
+#   require_uprobes, require_cmd NAME, require_example NAME,
+#   require_unshare OPTION... (namespaces: unshare -m, -p -f --mount-proc).
 #
 # t/run-tests.sh exports VS_BUILD, VARSCOPE and VS_CC (the compiler of the
 # build, for tests that compile programs); a bats file run by hand
@@ -102,6 +103,17 @@ require_uprobes() {
 
 require_cmd() {
 	command -v "$1" >/dev/null 2>&1 || skip "needs $1 (not installed)"
+}
+
+# require_unshare OPTION...: unshare(1) can make the namespaces OPTION...
+# ask for, here; a chroot or a container may not allow a mount namespace
+# ("unshare: cannot change root filesystem propagation"): skip with that
+require_unshare() {
+	local err
+
+	require_cmd unshare
+	err=$(unshare "$@" true 2>&1) ||
+		skip "needs namespaces (unshare $*): ${err:-refused} (a chroot or a container?)"
 }
 
 # An example workload from examples/NAME.c; its absence is a build error,
