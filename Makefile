@@ -196,7 +196,18 @@ unit: $(UNIT_BIN) $(HELPER_BIN)
 $(BUILD)/bench/%: bench/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)
 	$(call link_with_core,$(LIB_A))
 
-test: all unit doc
+# t2500's annotated memcached, made before the tests (a test fetches
+# nothing): bench/memcached/build.sh gets Debian's source package (apt-get
+# source) and builds it against the plain libvarscope.a, under SANITIZE=1
+# too.  It needs root (a deb-src entry, packages), as t2500 does; the
+# script does nothing while its binary is up to date.
+test-setup: | $(DEPS_STAMP)
+	@if [ "$$(id -u)" = 0 ]; then \
+		$(MAKE) --no-print-directory SANITIZE= libvarscope.a && \
+		bench/memcached/build.sh; \
+	fi
+
+test: all unit doc test-setup
 	@VS_BUILD=$(BUILD) VARSCOPE=$(VARSCOPE_BIN) VS_CC="$(CC)" t/run-tests.sh $(T)
 
 # Every executable in bench/ (scripts) and every bench/NAME.c, one after
@@ -273,7 +284,8 @@ install: all doc $(BUILD)/varscope.pc
 	@if [ -z "$(DESTDIR)" ] && command -v mandb > /dev/null; then \
 		mandb -q $(MANDIR) 2>/dev/null || true; fi
 
-.PHONY: all examples unit test clean install demo doc bench deps $(BUILD)/varscope.pc
+.PHONY: all examples unit test test-setup clean install demo doc bench \
+	deps $(BUILD)/varscope.pc
 
 deps: $(DEPS_STAMP) $(LIBPERF)
 
