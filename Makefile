@@ -7,7 +7,8 @@
 #   make doc        the man pages, into build/man (asciidoctor)
 #   make install    PREFIX=/usr/local DESTDIR= (binary, library, header,
 #                   pkg-config file, man pages, bash completion)
-#   make fuzz       libFuzzer target for the trace reader (clang)
+#   make fuzz       libFuzzer targets: the trace reader and each command
+#                   that reads traces (clang, into build-fuzz)
 #   make bench      build and run every benchmark under bench/
 #   make SANITIZE=1 build with -fsanitize=address,undefined into build-asan
 #                   (binary build-asan/varscope); with test, tests that one
@@ -47,6 +48,19 @@ SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
 BUILD      := build-asan
 OUT        := build-asan/
+else ifeq ($(FUZZ),1)
+# The fuzz targets' build (make fuzz): clang with libFuzzer's coverage on
+# every object, ASan and UBSan, and -DVS_FUZZING, which skips the CRC
+# checks so that mutations reach the decoders.  Never a tool to ship.
+ifeq ($(origin CC),default)
+CC         := clang
+endif
+WERROR     :=
+SAN_FLAGS  := -fsanitize=fuzzer-no-link,address,undefined \
+	      -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	      -DVS_FUZZING
+BUILD      := build-fuzz
+OUT        := build-fuzz/
 else
 SAN_FLAGS  :=
 BUILD      := build
@@ -203,7 +217,7 @@ $(BUILD)/bench/%: bench/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)
 # script does nothing while its binary is up to date.
 test-setup: | $(DEPS_STAMP)
 	@if [ "$$(id -u)" = 0 ]; then \
-		$(MAKE) --no-print-directory SANITIZE= libvarscope.a && \
+		$(MAKE) --no-print-directory SANITIZE= FUZZ= libvarscope.a && \
 		bench/memcached/build.sh; \
 	fi
 
@@ -218,26 +232,42 @@ bench: all $(BENCH_BIN)
 		echo "== $$b"; VS_BUILD=$(CURDIR)/$(BUILD) VARSCOPE=$(CURDIR)/$(VARSCOPE_BIN) $$b; \
 	done
 
-# libFuzzer target for the trace reader, built with clang and without the
-# CRC checks (-DVS_FUZZING) so mutations reach the decoder.  New inputs go
-# to build/fuzz/corpus; the seeds in fuzz/corpus stay as committed.
+# libFuzzer targets (fuzz/): the trace reader (fuzz-reader.c) and, through
+# fuzz-cmd.c, each command that reads a trace, as a user runs it: report,
+# report --tree, diff, segments and signature infer.  They are built by a
+# make of their own with FUZZ=1 (build-fuzz, above) and run one after
+# the other, FUZZ_SECONDS in all divided among them.  New inputs go to
+# build-fuzz/corpus/NAME; the seeds in fuzz/corpus stay as committed.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC   := fuzz/fuzz-reader.c core/trace-codec.c core/trace-pack.c \
-	      core/trace-reader.c ui/json.c ui/record-print.c
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-	      -fno-sanitize-recover=undefined -DVS_FUZZING -std=gnu11 \
-	      -D_GNU_SOURCE -I. -Iinclude -Wall -Wextra -Werror \
-	      -Wno-unused-parameter
+FUZZ_CMDS    := report tree diff segments signature
+FUZZ_BIN     := $(BUILD)/fuzz/fuzz-reader $(FUZZ_CMDS:%=$(BUILD)/fuzz/fuzz-%)
+FUZZ_EACH     = $$(( $(FUZZ_SECONDS) / $(words $(FUZZ_BIN)) + 1 ))
+CMD_OBJ      := $(filter $(BUILD)/cmd/%,$(TOOL_OBJ))
 
-build/fuzz/fuzz-reader: $(FUZZ_SRC) $(wildcard core/trace*.h ui/*.h) | $(DEPS_STAMP)
+$(BUILD)/fuzz/fuzz-reader: fuzz/fuzz-reader.c $(CORE_OBJ) $(LIBPERF)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lz
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(CORE_OBJ) $(DEP_LIBS)
 
-fuzz: build/fuzz/fuzz-reader
-	@mkdir -p build/fuzz/corpus
-	build/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-		-artifact_prefix=build/fuzz/ build/fuzz/corpus fuzz/corpus
+$(BUILD)/fuzz/fuzz-%: fuzz/fuzz-cmd.c $(CORE_OBJ) $(CMD_OBJ) $(LIBPERF)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer \
+		-DVS_FUZZ_CMD='"$*"' -o $@ $< $(CORE_OBJ) $(CMD_OBJ) $(DEP_LIBS)
+
+ifeq ($(FUZZ),1)
+fuzz: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_BIN); do \
+		n=$$(basename $$f); mkdir -p $(BUILD)/corpus/$$n; \
+		echo "== $$n: $(FUZZ_EACH) s"; \
+		$$f -max_total_time=$(FUZZ_EACH) -timeout=10 \
+			-rss_limit_mb=2048 -max_len=65536 -close_fd_mask=3 \
+			-print_final_stats=1 -artifact_prefix=$(BUILD)/$$n- \
+			$(BUILD)/corpus/$$n fuzz/corpus; \
+	done
+else
+fuzz: | $(DEPS_STAMP) $(LIBPERF)
+	+@$(MAKE) --no-print-directory FUZZ=1 fuzz
+endif
 
 demo: all
 	@scripts/demo.sh
@@ -285,12 +315,12 @@ install: all doc $(BUILD)/varscope.pc
 		mandb -q $(MANDIR) 2>/dev/null || true; fi
 
 .PHONY: all examples unit test test-setup clean install demo doc bench \
-	deps $(BUILD)/varscope.pc
+	deps fuzz $(BUILD)/varscope.pc
 
 deps: $(DEPS_STAMP) $(LIBPERF)
 
 clean:
-	rm -rf build build-asan varscope libvarscope.so libvarscope.so.0 \
+	rm -rf build build-asan build-fuzz varscope libvarscope.so libvarscope.so.0 \
 		libvarscope.a
 
 # Only our own dependency files (objects, examples): build/ also holds
