@@ -11,6 +11,7 @@
 
 #include "arch/x86/syscalls.h"
 #include "core/array.h"
+#include "core/id-index.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
 #include "core/trace.h"
@@ -271,17 +272,17 @@ struct call_reader {
 	struct vs_thread_calls *th;
 	size_t n, cap;
 	size_t *call_cap, *off_cap;
+	struct vs_id_index index;	/* tid -> th[]: no scan per record */
 	uint64_t end;			/* the last time seen */
 };
 
 static struct vs_thread_calls *reader_thread(struct call_reader *cr,
 					     uint32_t tid)
 {
-	size_t i;
+	long i = vs_id_index_find(&cr->index, tid);
 
-	for (i = cr->n; i-- > 0;)	/* recent threads are at the end */
-		if (cr->th[i].tid == tid)
-			return &cr->th[i];
+	if (i >= 0)
+		return &cr->th[i];
 	if (cr->n == cr->cap) {
 		size_t cap = cr->cap ? 2 * cr->cap : 64;
 		void *a = realloc(cr->th, cap * sizeof(*cr->th));
@@ -300,6 +301,8 @@ static struct vs_thread_calls *reader_thread(struct call_reader *cr,
 		cr->off_cap = c;
 		cr->cap = cap;
 	}
+	if (vs_id_index_add(&cr->index, tid, cr->n))
+		return NULL;
 	memset(&cr->th[cr->n], 0, sizeof(*cr->th));
 	cr->call_cap[cr->n] = cr->off_cap[cr->n] = 0;
 	cr->th[cr->n].tid = tid;
@@ -411,6 +414,7 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 	vs_reader_close(r);
 	free(cr.call_cap);
 	free(cr.off_cap);
+	vs_id_index_release(&cr.index);
 	if (ret < 0) {
 		vs_thread_calls_free(cr.th, cr.n);
 		return -1;
