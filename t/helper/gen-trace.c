@@ -55,12 +55,13 @@ struct gen {
 	const char *output;
 	uint64_t tasks, types, events, seed, chunk_records, samples, size;
 	uint64_t cause_ns, epoch_tasks, live_events, symbol_id, task_values;
+	uint64_t syscall_threads;
 	uint64_t cause_from, cause_to;	/* window of the cause, from start */
 	const char *cause;
 	const char *type_names;	/* names of types 0, 1, ... */
 	double cause_frac;
 	int level;
-	bool every_kind, unknown_kind, wakeups, no_wakeups_meta;
+	bool every_kind, unknown_kind, wakeups, no_wakeups_meta, signature;
 	/* state */
 	struct vs_writer *w;
 	uint64_t rng, start, now, nr_written;
@@ -297,6 +298,38 @@ static void write_big_task(struct gen *g)
 	free(v);
 }
 
+/* A signature file's records: function 0 and its episode read, write. */
+static void write_signature(struct gen *g)
+{
+	static const uint16_t episode[] = { 0, 1 };
+	struct vs_record recs[] = {
+		{ .kind = VS_REC_SIG_FUNC, .sig_func = { 0, 1000, 52000,
+							 "handle" } },
+		{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 0, 870, 2,
+							       episode } },
+	};
+
+	add(g, &recs[0]);
+	add(g, &recs[1]);
+}
+
+/* A read(2) of each of @g->syscall_threads threads, one after the other. */
+static void write_syscall_threads(struct gen *g)
+{
+	struct vs_record rec = { .kind = VS_REC_SYSCALL };
+	uint64_t i;
+
+	for (i = 0; i < g->syscall_threads; i++) {
+		rec.syscall = (struct vs_syscall){ g->now + 2 * i,
+			100000 + i, 0, 0, VS_SYSCALL_ENTER, 0 };
+		add(g, &rec);
+		rec.syscall.time++;
+		rec.syscall.dir = VS_SYSCALL_EXIT;
+		add(g, &rec);
+	}
+	g->now += 2 * g->syscall_threads;
+}
+
 /* One record of every kind that tasks and samples do not cover. */
 static void write_every_kind(struct gen *g)
 {
@@ -440,6 +473,10 @@ int main(int argc, const char **argv)
 			"id of --every-kind's function (default 7)"),
 		OPT_U64(0, "task-values", &g.task_values,
 			"add a task of type 0 with this many values"),
+		OPT_U64(0, "syscall-threads", &g.syscall_threads,
+			"add a system call of each of this many threads"),
+		OPT_BOOLEAN(0, "signature", &g.signature,
+			    "add a signature (varscope signature infer -s)"),
 		OPT_BOOLEAN(0, "wakeups", &g.wakeups,
 			    "each task blocks once and another thread wakes it"),
 		OPT_BOOLEAN(0, "no-wakeups-meta", &g.no_wakeups_meta,
@@ -503,6 +540,9 @@ int main(int argc, const char **argv)
 	}
 	if (g.task_values)
 		write_big_task(&g);
+	if (g.signature)
+		write_signature(&g);
+	write_syscall_threads(&g);
 	for (n = 0; g.size ? vs_writer_bytes(g.w) < g.size : n < g.tasks; n++)
 		write_task(&g, n);
 	if (g.type_names)
