@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench/signature - time `varscope signature infer` on 1.5 million system
- * calls (target: under 30 s on the 2-core reference machine).
+ * calls (target: under 30 s on the 2-core reference machine), and the
+ * cost of `varscope signature watch` to a program's throughput.
  *
  * It writes, in a temporary folder, a signature file of 40 synthetic
  * request handlers (mined with the same core code as `signature build`)
@@ -11,6 +12,11 @@
  * last third.  Then it runs $VARSCOPE signature infer on them and prints
  * the wall and CPU time, the ratio of the wall time to the target and the
  * rank of the looping handler.
+ *
+ * Watch: examples/buggyserver serves WATCH_REQUESTS requests per client,
+ * alone and then under `signature watch` (1 s windows, signatures of a
+ * short normal run built first), in the same run; it prints both
+ * throughputs, their ratio, and what watch said it traced and cost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +36,7 @@
 #define TARGET_S	30.0
 #define GTOD		96
 #define READ		0
+#define WATCH_REQUESTS	3000
 
 static uint16_t handler[NR_HANDLERS][12];
 static int handler_len[NR_HANDLERS];
@@ -162,14 +169,67 @@ static double seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Run @cmd; its wall time in seconds, or -1 when it failed. */
+static double timed(const char *cmd)
+{
+	double t0 = seconds();
+	int status = system(cmd);
+
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return seconds() - t0;
+}
+
+/* buggyserver's throughput alone and under signature watch. */
+static int bench_watch(const char *varscope, const char *build,
+		       const char *dir)
+{
+	char server[512], cmd[2048], line[sizeof(cmd)] = "";
+	double alone, watched;
+	FILE *fp;
+
+	snprintf(server, sizeof(server), "%s/examples/buggyserver "
+		 "--duration=600 --dir=%s", build, dir);
+	snprintf(cmd, sizeof(cmd), "%s signature build -o %s/bs.sig -- %s "
+		 "--requests=300 2>/dev/null", varscope, dir, server);
+	if (timed(cmd) < 0) {
+		fprintf(stderr, "bench/signature: signature build failed\n");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s --requests=%d", server,
+		 WATCH_REQUESTS);
+	alone = timed(cmd);
+	snprintf(cmd, sizeof(cmd), "%s signature watch -s %s/bs.sig "
+		 "--window 1s -- %s --requests=%d >/dev/null 2>%s/watch.err",
+		 varscope, dir, server, WATCH_REQUESTS, dir);
+	watched = timed(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/watch.err", dir);
+	fp = fopen(cmd, "r");
+	while (fp && fgets(cmd, sizeof(cmd), fp))
+		if (!strncmp(cmd, "varscope signature: watched", 27))
+			snprintf(line, sizeof(line), "%s", cmd);
+	if (fp)
+		fclose(fp);
+	if (alone <= 0 || watched <= 0) {
+		fprintf(stderr, "bench/signature: buggyserver failed\n");
+		return -1;
+	}
+	printf("signature watch: buggyserver served %.0f requests/s alone, "
+	       "%.0f under watch (ratio %.3f)\n%s",
+	       2 * WATCH_REQUESTS / alone, 2 * WATCH_REQUESTS / watched,
+	       alone / watched, line);
+	return 0;
+}
+
 int main(void)
 {
 	const char *varscope = getenv("VARSCOPE") ? getenv("VARSCOPE") :
 			       "./varscope";
+	const char *build = getenv("VS_BUILD") ? getenv("VS_BUILD") : "build";
 	char dir[] = "/tmp/vs-bench-signature.XXXXXX", sig[64], data[64];
 	char out[64], cmd[512], line[256];
 	double t0, t, cpu0, cpu;
-	int status, rank = 0;
+	int status, rank = 0, failed;
 	double load;
 	FILE *fp;
 
@@ -209,9 +269,6 @@ int main(void)
 	}
 	if (fp)
 		fclose(fp);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench/signature: could not remove %s\n", dir);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "bench/signature: signature infer failed\n");
 		return 1;
@@ -219,8 +276,13 @@ int main(void)
 	printf("signature infer: %d system calls in %.2f s (%.2f s of CPU; "
 	       "target %.0f s, ratio %.3f); looping handler ranked %d\n",
 	       NR_CALLS, t, cpu, TARGET_S, t / TARGET_S, rank);
+	fflush(stdout);
+	failed = bench_watch(varscope, build, dir) < 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench/signature: could not remove %s\n", dir);
 	if (getloadavg(&load, 1) == 1 && load > 2)
 		printf("note: load average %.1f on this machine: the wall time"
 		       " includes waiting for a CPU\n", load);
-	return 0;
+	return failed;
 }

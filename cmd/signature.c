@@ -544,7 +544,7 @@ static int signature_watch(int argc, const char **argv)
 	struct vs_sig_watch_opts opts = {
 		.infer = { .support = VS_EPISODE_DEFAULT_P,
 			   .cluster_diameter = VS_CLUSTER_DEFAULT_DIAMETER },
-		.min_increase = VS_SIG_WATCH_MIN_INCREASE,
+		.min_score = VS_SIG_WATCH_MIN_SCORE,
 	};
 	const struct vs_option options[] = {
 		OPT_STRING('s', "signatures", &sigfile, "file",
@@ -553,8 +553,8 @@ static int signature_watch(int argc, const char **argv)
 		OPT_DURATION(0, "window", &window,
 			     "length of a window of time (10s)"),
 		OPT_STRING(0, "format", &format, "text|json", "output format"),
-		OPT_DOUBLE(0, "min-increase", &opts.min_increase, "pct",
-			   "a window is abnormal from this increase (100)"),
+		OPT_DOUBLE(0, "min-score", &opts.min_score, "s",
+			   "a window is abnormal from this score (0.01)"),
 		OPT_DOUBLE(0, "support", &opts.infer.support, "p",
 			   "minimum support of the units' episodes (0.01)"),
 		OPT_DOUBLE(0, "cluster-diameter", &opts.infer.cluster_diameter,
@@ -582,8 +582,8 @@ static int signature_watch(int argc, const char **argv)
 		option_error("cluster-diameter", "must be in (0, 1]");
 	if (window < 1000000)
 		option_error("window", "must be 1ms or more");
-	if (!(opts.min_increase >= 0))
-		option_error("min-increase", "must be 0 or more");
+	if (!(opts.min_score > 0))
+		option_error("min-score", "must be above 0");
 	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
 		option_error("stack-size", "must be from 8 to %d bytes",
 			     VS_SC_STACK_MAX);

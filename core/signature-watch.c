@@ -337,7 +337,7 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 		if (t->function[0])
 			h->function = t->function;
 	}
-	win.abnormal = vs_infer_abnormal(&win.res, w->opts.min_increase);
+	win.abnormal = vs_infer_abnormal(&win.res, w->opts.min_score);
 	w->counts.windows++;
 	w->counts.abnormal += win.abnormal;
 	ret = win.abnormal && fn ? fn(&win, arg) : 0;

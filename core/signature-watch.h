@@ -27,12 +27,12 @@ struct vs_symbols;
 struct vs_unwinder;
 
 #define VS_SIG_WATCH_WINDOW_NS	10000000000ull	/* 10 s */
-#define VS_SIG_WATCH_MIN_INCREASE	100.0	/* % */
+#define VS_SIG_WATCH_MIN_SCORE	0.01
 
 struct vs_sig_watch_opts {
 	uint64_t window_ns;
 	struct vs_infer_opts infer;
-	double min_increase;	/* a window is abnormal from this increase */
+	double min_score;	/* a window is abnormal from this score */
 	unsigned int stack_size;	/* bytes of stack copied at each call */
 	/*
 	 * Whether thread @tid of process @pid is still in call @nr: a call

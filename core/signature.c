@@ -226,6 +226,9 @@ uint64_t vs_signature_hang_limit(const struct vs_signatures *s,
 	uint64_t max = s->call_max_ns && nr < VS_NR_SYSCALLS ?
 		       s->call_max_ns[nr] : 0;
 
+	if (!s->call_max_ns)	/* a file of before the rule */
+		return UINT64_MAX;
+
 	if (max >= UINT64_MAX / VS_SIG_HANG_FACTOR)
 		return UINT64_MAX;
 	return max * VS_SIG_HANG_FACTOR > VS_SIG_HANG_MIN_NS ?
@@ -475,6 +478,7 @@ struct sig_entry {
 	uint64_t key;
 	uint32_t func, support;
 	uint32_t functions;		/* signatures holding the key */
+	uint32_t max_support;		/* the largest of their supports */
 };
 
 static int cmp_sig_entry(const void *a, const void *b)
@@ -508,10 +512,15 @@ static int index_signatures(const struct vs_signatures *s,
 				.support = s->funcs[i].episodes[k].support };
 	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_sig_entry);
 	for (i = 0; i < ix->n; i = k) {
+		uint32_t max = 0;
+
 		for (k = i; k < ix->n && ix->e[k].key == ix->e[i].key; k++)
-			;
-		for (n = i; n < k; n++)
+			if (ix->e[k].support > max)
+				max = ix->e[k].support;
+		for (n = i; n < k; n++) {
 			ix->e[n].functions = k - i;
+			ix->e[n].max_support = max;
+		}
 	}
 	return 0;
 }
@@ -659,6 +668,9 @@ static int match_unit(struct infer *in, const struct unit *u,
 		const struct sig_entry *e = index_find(ix,
 						vs_episode_key(&ep[i]));
 
+		/* as often as one function's normal run made it: normal */
+		if (e && ep[i].support <= e->max_support)
+			continue;
 		for (; e && e < ix->e + ix->n &&
 		       e->key == vs_episode_key(&ep[i]); e++) {
 			struct unit_match *f = &um[e->func];
@@ -899,12 +911,12 @@ static int find_hangs(struct infer *in, size_t nr_threads)
 }
 
 bool vs_infer_abnormal(const struct vs_infer_result *res,
-		       double min_increase)
+		       double min_score)
 {
 	size_t i;
 
 	for (i = 0; i < res->nr; i++)
-		if (res->funcs[i].increase >= min_increase)
+		if (res->funcs[i].score >= min_score)
 			return true;
 	return res->nr_hangs > 0;
 }

@@ -103,7 +103,8 @@ struct vs_signatures {
  * A thread is hung in a system call when it has been inside it longer
  * than VS_SIG_HANG_FACTOR times the call's longest duration in the
  * normal run, and at least VS_SIG_HANG_MIN_NS; never in a call that
- * waited for half the normal run or more (VS_SIG_CALL_UNBOUNDED).
+ * waited for half the normal run or more (VS_SIG_CALL_UNBOUNDED), nor
+ * with signatures that do not say (call_max_ns NULL).
  */
 #define VS_SIG_HANG_FACTOR	10
 #define VS_SIG_HANG_MIN_NS	1000000000ull
@@ -241,10 +242,10 @@ void vs_infer_result_free(struct vs_infer_result *res);
 
 /**
  * vs_infer_abnormal - whether @res shows abnormal behaviour: a function
- * whose increase reaches @min_increase (%), or a hung thread
+ * whose rank score reaches @min_score, or a hung thread
  */
 bool vs_infer_abnormal(const struct vs_infer_result *res,
-		       double min_increase);
+		       double min_score);
 
 /**
  * vs_signature_read_calls - the system calls of every thread of the trace
