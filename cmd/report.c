@@ -32,6 +32,7 @@
 #include "../ui/progress.h"
 #include "../ui/svg.h"
 #include "../ui/table.h"
+#include "../ui/tail-line.h"
 #include "../ui/units.h"
 #include "../ui/vtree-print.h"
 
@@ -164,16 +165,11 @@ static double probe_share(const struct report *rep,
 static void print_text_tail(const struct report *rep,
 			    const struct vs_type_rank *tr)
 {
-	const struct vs_tail_hint *h = &rep->tail;
-	char a[32];
+	char line[VS_TYPE_NAME_MAX + 512];
 
-	if (!h->found)
-		return;
-	printf("# the slowest %.2g%% (%zu %s) take %s, %.0fx the p%g: their "
-	       "top event is %s; see --ptarget %g\n", 100 * h->share,
-	       h->tasks, vs_plural(h->tasks, "task", "tasks"),
-	       vs_format_ns(a, sizeof(a), h->median_ns), h->times_ptarget,
-	       100 * tr->ptarget, h->name, h->ptarget);
+	if (rep->tail.found)
+		printf("# %s\n", vs_tail_hint_line(&rep->tail, tr->ptarget,
+						   line, sizeof(line)));
 }
 
 static void json_tail(struct json_out *j, const struct vs_tail_hint *h)

@@ -20,6 +20,7 @@
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/browser.h"
+#include "../ui/tail-line.h"
 
 #define NS_PER_SEC	1000000000ull
 
@@ -33,6 +34,7 @@ struct tui {
 	struct vs_wake_blame *wakeups;	/* waits blamed on other threads */
 	struct vs_taskset *ts;
 	struct vs_type_rank tr;
+	struct vs_tail_hint tail;	/* past pTarget */
 	struct vs_vtree_view view;
 	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
@@ -133,7 +135,9 @@ static int load(struct tui *tui, char *err, size_t errlen)
 			 tui->type ? tui->type : "");
 		ret = VS_LOAD_ERROR;
 	} else if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank,
-				&tui->tr)) {
+				&tui->tr) ||
+		   vs_tail_hint(tui->ts, &tui->ts->types[0], &tui->rank,
+				&tui->tr, &tui->tail)) {
 		snprintf(err, errlen, "out of memory");
 		ret = VS_LOAD_ERROR;
 	}
@@ -184,6 +188,7 @@ int cmd_tui(int argc, const char **argv)
 	};
 	struct vs_browser_input in = { 0 };
 	char err[512], status[VS_TYPE_NAME_MAX + 600];
+	char tail[VS_TYPE_NAME_MAX + 512];
 	int ret;
 
 	if (parse_options(argc, argv, options, tui_usage, 0))
@@ -233,6 +238,9 @@ int cmd_tui(int argc, const char **argv)
 	in.path = tui.input;
 	in.type = tui.type_label;
 	in.status = status;
+	if (tui.tail.found)
+		in.tail = vs_tail_hint_line(&tui.tail, tui.tr.ptarget, tail,
+					    sizeof(tail));
 	in.ts = tui.ts;
 	in.rank = &tui.tr;
 	in.tree = tui.view.vt ? &tui.view : NULL;

@@ -159,13 +159,18 @@ assert_terminal_restored() {
 	assert_terminal_restored
 }
 
-@test "tui: a mostly-zero distribution shows its tail on the log axis" {
+@test "tui: a mostly-zero distribution: the tail past the p99, its log axis" {
 	# sched.blocked.time: 0 in 99.7% of the tasks, 20 ms in the others
 	"$BUILD/t/helper/gen-trace" -o z.data --tasks 6000 --types 1 \
 		--cause sched.blocked.time --cause-frac 0.003 --cause-ns 20ms
 	start_tui -i z.data
 	wait_for "Ranking (type 0)"
-	keys / sched.blocked.time Enter Enter
+	# the ranking says what report says about the tail past the p99
+	run screen
+	assert_line --regexp '^the slowest 0\.[0-9]+% \([0-9]+ tasks\) take 2[0-9]\.[0-9] ms, [0-9]+x the p99:$'
+	assert_line "  their top event is sched.blocked.time; see --ptarget 0.999"
+	# that line first, then the ranked event
+	keys / sched.blocked.time Enter n Enter
 	wait_for "CDF of sched.blocked.time"
 	# log: from the smallest value above 0 to the largest, the 20 ms
 	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 23p"

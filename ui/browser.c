@@ -93,6 +93,20 @@ void list_add(struct list *ls, int ref, const char *fmt, ...)
 	ls->l[ls->nr++] = (struct line){ text, ref };
 }
 
+/* @text as two lines, cut after the first @at, the second indented. */
+static void list_add_wrapped(struct list *ls, const char *text,
+			     const char *at)
+{
+	const char *cut = strstr(text, at);
+
+	if (!cut) {
+		list_add(ls, -1, "%s", text);
+		return;
+	}
+	list_add(ls, -1, "%.*s", (int)(cut - text + 1), text);
+	list_add(ls, -1, "  %s", cut + strlen(at));
+}
+
 /* --- the views' lines ------------------------------------------------ */
 
 /* The waits the type's tasks spent on other threads, as report says. */
@@ -130,6 +144,8 @@ static void build_ranking(struct browser *b)
 		 b->in->type, tr->tasks, vs_format_ns(p50, sizeof(p50), tr->latency_p50),
 		 tr->ptarget * 100,
 		 vs_format_ns(pt, sizeof(pt), tr->latency_ptarget));
+	if (b->in->tail)	/* two lines, for 80 columns */
+		list_add_wrapped(ls, b->in->tail, ": ");
 	list_add(ls, -1, "%4s %7s %8s %12s  %s", "#", "impact", "tasks",
 		 "threshold", "event (Enter: its CDF)");
 	for (i = 0; i < tr->nr_ranked; i++) {

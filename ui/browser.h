@@ -31,6 +31,8 @@ struct vs_browser_input {
 	const struct vs_browser_segment *segments;
 	const char *status;			/* the first status line, or
 						 * NULL */
+	const char *tail;			/* the tail past pTarget
+						 * (ui/tail-line.h), or NULL */
 };
 
 /**
