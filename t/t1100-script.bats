@@ -61,7 +61,12 @@ for line in sys.stdin:
 	assert_success
 	# three header comment lines instead of one JSON header line
 	[ "${#lines[@]}" -eq $((json + 2)) ]
-	assert_line --index 0 "# varscope trace format 2.1, written by gen-trace"
+	# the version of this build's writer, as the JSON header says it
+	version=$("$VARSCOPE" script -i t.data --format json | head -1 |
+		python3 -c 'import json, sys
+h = json.load(sys.stdin)
+print("%d.%d" % (h["major"], h["minor"]))')
+	assert_line --index 0 "# varscope trace format $version, written by gen-trace"
 	assert_line --regexp '^ +1\.[0-9]{9} task +id=1 type=[0-2] pid=1000 tid=1000 cpu=0 epoch=0 flags=0 start_ns=[0-9]+ end_ns=[0-9]+ latency_ns=[0-9]+ run\.time=[0-9]+ sched\.blocked\.time=[0-9]+ '
 	assert_line --regexp '^ +- event_def +id=0 parent=65535 group=0 name="run\.time" unit="ns"$'
 	assert_line --regexp '^ +1\.[0-9]{9} sample +time_ns=[0-9]+ pid=1000 tid=1001 cpu=1 flags=0xf ip=0x401234 period=20011 addr=0x7ffd0000 weight=312 data_src=[0-9]+ callchain=\[0x401234,0x402000,0xfffffffffffffe00\]$'
