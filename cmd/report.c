@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "../core/func-callers.h"
 #include "../core/func-events.h"
 #include "../core/output-file.h"
 #include "../core/parse-options.h"
@@ -151,6 +152,62 @@ static const char *event_notes(const struct report *rep,
 		     er->tasks_needed);
 #undef NOTE
 	return buf;
+}
+
+/*
+ * The call paths behind the high values of sampled function event @er
+ * of @tr (core/func-callers.h) into @out; how many
+ */
+static size_t event_callers(const struct report *rep,
+			    const struct vs_type_rank *tr,
+			    const struct vs_event_rank *er,
+			    struct vs_func_caller out[VS_CALLERS_SHOWN])
+{
+	if (er->group != VS_GROUP_FUNC || !rep->funcs ||
+	    !rep->funcs->samples || er->thr.how == VS_THRESHOLD_CONSTANT)
+		return 0;
+	return vs_func_callers(rep->funcs->samples, tr->type, er->name,
+			       vs_func_estimator_parse(rep->func_time),
+			       er->thr.value, out, VS_CALLERS_SHOWN);
+}
+
+/* "callers: a → f 93%, b → f 5%" of @er appended to the notes @buf. */
+static const char *notes_callers(const struct report *rep,
+				 const struct vs_type_rank *tr,
+				 const struct vs_event_rank *er, char *buf,
+				 size_t len)
+{
+	struct vs_func_caller c[VS_CALLERS_SHOWN];
+	size_t i, nr = event_callers(rep, tr, er, c), n = strlen(buf);
+
+	for (i = 0; i < nr && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s %.0f%%",
+			      i ? ", " : n ? "; callers: " : "callers: ",
+			      c[i].path, 100 * c[i].share);
+	return buf;
+}
+
+static void json_callers(const struct report *rep, struct json_out *j,
+			 const struct vs_type_rank *tr,
+			 const struct vs_event_rank *er)
+{
+	struct vs_func_caller c[VS_CALLERS_SHOWN];
+	size_t i, nr;
+
+	if (er->group != VS_GROUP_FUNC)
+		return;
+	nr = event_callers(rep, tr, er, c);
+	json_key(j, "callers");
+	json_begin_array(j);
+	for (i = 0; i < nr; i++) {
+		json_begin_object(j);
+		json_key(j, "path");
+		json_string(j, c[i].path);
+		json_key(j, "share");
+		json_double(j, c[i].share);
+		json_end_object(j);
+	}
+	json_end_array(j);
 }
 
 /* The probes' own cost over the type's median latency (--task-func). */
@@ -384,8 +441,9 @@ static void print_text_type(const struct report *rep,
 						       er->other_p50, unit));
 		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
 						       er->other_p99, unit));
-		vs_table_cell(t, "%s", event_notes(rep, er, notes,
-						   sizeof(notes)));
+		event_notes(rep, er, notes, sizeof(notes));
+		vs_table_cell(t, "%s", notes_callers(rep, tr, er, notes,
+						     sizeof(notes)));
 		vs_table_end_row(t);
 	}
 	if (shown)
@@ -465,6 +523,7 @@ static void json_event_ref(struct json_out *j, const char *key,
 }
 
 static void json_ranked_event(const struct report *rep, struct json_out *j,
+			      const struct vs_type_rank *tr,
 			      const struct vs_event_rank *er, size_t rank)
 {
 	json_begin_object(j);
@@ -534,6 +593,7 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 		json_null(j);
 	else
 		json_u64(j, er->tasks_needed);
+	json_callers(rep, j, tr, er);
 	json_end_object(j);
 }
 
@@ -623,7 +683,7 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_key(j, "ranking");
 	json_begin_array(j);
 	for (i = 0; i < nr_shown(rep, tr); i++)
-		json_ranked_event(rep, j, &tr->events[i], i + 1);
+		json_ranked_event(rep, j, tr, &tr->events[i], i + 1);
 	json_end_array(j);
 	json_unranked(rep, j, tr, VS_RANK_REMOVED, "removed");
 	json_unranked(rep, j, tr, VS_RANK_TOO_FEW, "not_ranked");

@@ -137,3 +137,8 @@ int vs_func_event_name(char *buf, size_t len, const char *symbol)
 {
 	return snprintf(buf, len, "func:%s.time", symbol);
 }
+
+int vs_func_total_event_name(char *buf, size_t len, const char *symbol)
+{
+	return snprintf(buf, len, "func:%s.total", symbol);
+}

@@ -53,4 +53,13 @@ unsigned int vs_catalog_size(const struct vs_catalog *cat);
  */
 int vs_func_event_name(char *buf, size_t len, const char *symbol);
 
+/**
+ * vs_func_total_event_name - the event name of function @symbol's
+ * inclusive time in a task from samples (its callees' included),
+ * "func:<symbol>.total"
+ *
+ * Returns what snprintf() returns.
+ */
+int vs_func_total_event_name(char *buf, size_t len, const char *symbol);
+
 #endif /* VS_CORE_CATALOG_H */

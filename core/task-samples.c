@@ -831,11 +831,17 @@ uint64_t vs_func_time(const struct vs_task_samples *ts,
 	return est == VS_FUNC_COUNT ? sum : last - first;
 }
 
-struct fe_type {
-	uint32_t type;
+/* The events of one measure (self or inclusive time) of one type. */
+struct fe_measure {
 	unsigned int nr;			/* events of the type */
 	uint16_t event[VS_FUNC_MAX_EVENTS];	/* slot -> event id */
 	int8_t *slot_of;			/* symbol id -> slot, -1 */
+};
+
+struct fe_type {
+	uint32_t type;
+	struct fe_measure self;			/* func:<symbol>.time */
+	struct fe_measure total;		/* func:<symbol>.total */
 };
 
 struct vs_func_events {
@@ -858,18 +864,23 @@ static int cmp_total_desc(const void *a, const void *b, void *totals)
 	return (x < y) - (x > y);
 }
 
-/* The event id of @name's time (vs_func_event_name()), made on first use. */
-static int func_event(struct vs_func_events *fe, const char *name)
+/*
+ * The event id of @name's time (vs_func_event_name()), or with @total of
+ * its inclusive time (vs_func_total_event_name()), made on first use.
+ */
+static int func_event(struct vs_func_events *fe, const char *name, bool total)
 {
+	int (*naming)(char *, size_t, const char *) =
+		total ? vs_func_total_event_name : vs_func_event_name;
 	struct vs_event_def *defs;
 	char *full;
-	size_t len = vs_func_event_name(NULL, 0, name) + 1;
+	size_t len = naming(NULL, 0, name) + 1;
 	unsigned int i;
 
 	full = malloc(len);
 	if (!full)
 		return -1;
-	vs_func_event_name(full, len, name);
+	naming(full, len, name);
 	for (i = 0; i < fe->nr_defs; i++)
 		if (!strcmp(fe->defs[i].name, full)) {
 			free(full);
@@ -891,50 +902,100 @@ fail:
 	return -1;
 }
 
-/* Choose the functions of the tasks [first, first + n) of one type. */
+/*
+ * The functions of @totals (ns per symbol id, of all @all ns) holding at
+ * least VS_FUNC_MIN_SHARE, as the events of measure @m, the largest
+ * first; @order: room for a symbol id each.  With @self (the own times,
+ * @totals being the inclusive ones), only the functions that called
+ * something sampled: a leaf's inclusive time is its own time again.
+ */
+static int choose_measure(struct vs_func_events *fe, struct fe_measure *m,
+			  const uint64_t *totals, uint64_t all, uint32_t *order,
+			  const uint64_t *self)
+{
+	bool total = self;
+	const struct vs_task_samples *ts = fe->ts;
+	unsigned int i, k, nr = 0;
+	int ev;
+
+	/*
+	 * Of inclusive times, not those of the functions on (nearly) every
+	 * sample's stack (main, the task's own function): the task's CPU
+	 * time again, task-clock's twin
+	 */
+	for (i = 0; i < ts->nr_symbols; i++)
+		if (i && totals[i] && totals[i] >= VS_FUNC_MIN_SHARE * all &&
+		    (!total || (totals[i] < VS_FUNC_TOTAL_MAX_SHARE * all &&
+				totals[i] > self[i])))
+			order[nr++] = i;
+	vs_qsort_r(order, nr, sizeof(*order), cmp_total_desc, (void *)totals);
+	m->slot_of = malloc(ts->nr_symbols);
+	if (!m->slot_of)
+		return -1;
+	memset(m->slot_of, -1, ts->nr_symbols);
+	for (i = 0; i < nr; i++) {
+		ev = func_event(fe, ts->symbols[order[i]].name, total);
+		if (ev < 0)
+			return -1;
+		for (k = 0; k < m->nr && m->event[k] != ev; k++)
+			;
+		if (k == m->nr) {
+			if (m->nr == VS_FUNC_MAX_EVENTS)
+				continue;
+			m->event[m->nr++] = ev;
+		}
+		m->slot_of[order[i]] = k;
+	}
+	return 0;
+}
+
+/*
+ * Choose the functions of the tasks [first, first + n) of one type: by
+ * own time and by inclusive time (each function once per sample, however
+ * deep it recursed); @self, @totals, @stamp: room for a value per
+ * symbol.
+ */
 static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
-		       size_t first, size_t n, uint64_t *totals,
-		       uint32_t *order)
+		       size_t first, size_t n, uint64_t *self,
+		       uint64_t *totals, uint32_t *stamp, uint32_t *order)
 {
 	const struct vs_task_samples *ts = fe->ts;
 	uint64_t all = 0;
-	unsigned int i, k, nr = 0;
+	uint32_t k, j, sym;
 	size_t t;
-	int ev;
 
-	memset(totals, 0, ts->nr_symbols * sizeof(*totals));
+	memset(self, 0, ts->nr_symbols * sizeof(*self));
 	for (t = first; t < first + n; t++) {
 		const struct vs_ts_task *task = &ts->tasks[t];
 
 		for (k = 0; k < task->nr; k++) {
 			const struct vs_ts_sample *s = &ts->samples[task->first + k];
 
-			totals[ts->frames[s->chain]] += s->weight_ns;
+			self[ts->frames[s->chain]] += s->weight_ns;
 			all += s->weight_ns;
 		}
 	}
-	for (i = 0; i < ts->nr_symbols; i++)
-		if (i && totals[i] && totals[i] >= VS_FUNC_MIN_SHARE * all)
-			order[nr++] = i;
-	vs_qsort_r(order, nr, sizeof(*order), cmp_total_desc, totals);
-	ft->slot_of = malloc(ts->nr_symbols);
-	if (!ft->slot_of)
+	if (choose_measure(fe, &ft->self, self, all, order, NULL))
 		return -1;
-	memset(ft->slot_of, -1, ts->nr_symbols);
-	for (i = 0; i < nr; i++) {
-		ev = func_event(fe, ts->symbols[order[i]].name);
-		if (ev < 0)
-			return -1;
-		for (k = 0; k < ft->nr && ft->event[k] != ev; k++)
-			;
-		if (k == ft->nr) {
-			if (ft->nr == VS_FUNC_MAX_EVENTS)
-				continue;
-			ft->event[ft->nr++] = ev;
+	memset(totals, 0, ts->nr_symbols * sizeof(*totals));
+	memset(stamp, 0, ts->nr_symbols * sizeof(*stamp));
+	for (t = first; t < first + n; t++) {
+		const struct vs_ts_task *task = &ts->tasks[t];
+
+		for (k = 0; k < task->nr; k++) {
+			size_t at = task->first + k;
+			const struct vs_ts_sample *s = &ts->samples[at];
+
+			for (j = 0; j < s->nr_frames; j++) {
+				sym = ts->frames[s->chain + j];
+				if (stamp[sym] == at + 1)
+					continue;
+				stamp[sym] = at + 1;
+				totals[sym] += s->weight_ns;
+			}
 		}
-		ft->slot_of[order[i]] = k;
 	}
-	return 0;
+	return choose_measure(fe, &ft->total, totals, all, order, self);
 }
 
 struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
@@ -942,11 +1003,13 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 					  uint16_t first_id)
 {
 	struct vs_func_events *fe = calloc(1, sizeof(*fe));
+	uint64_t *self = calloc(ts->nr_symbols + 1, sizeof(*self));
 	uint64_t *totals = calloc(ts->nr_symbols + 1, sizeof(*totals));
 	uint32_t *order = calloc(ts->nr_symbols + 1, sizeof(*order));
+	uint32_t *stamp = calloc(ts->nr_symbols + 1, sizeof(*stamp));
 	size_t i = 0, first, n;
 
-	if (!fe || !totals || !order)
+	if (!fe || !self || !totals || !order || !stamp)
 		goto fail;
 	fe->ts = ts;
 	fe->est = est;
@@ -962,16 +1025,20 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 		ft += fe->nr_types++;
 		memset(ft, 0, sizeof(*ft));
 		ft->type = ts->tasks[i].type;
-		if (choose_type(fe, ft, first, n, totals, order))
+		if (choose_type(fe, ft, first, n, self, totals, stamp, order))
 			goto fail;
 		i = first + n;
 	}
+	free(self);
 	free(totals);
 	free(order);
+	free(stamp);
 	return fe;
 fail:
+	free(self);
 	free(totals);
 	free(order);
+	free(stamp);
 	vs_func_events_free(fe);
 	return NULL;
 }
@@ -984,8 +1051,10 @@ void vs_func_events_free(struct vs_func_events *fe)
 		return;
 	for (i = 0; i < fe->nr_defs; i++)
 		free((char *)fe->defs[i].name);
-	for (i = 0; i < fe->nr_types; i++)
-		free(fe->types[i].slot_of);
+	for (i = 0; i < fe->nr_types; i++) {
+		free(fe->types[i].self.slot_of);
+		free(fe->types[i].total.slot_of);
+	}
 	free(fe->defs);
 	free(fe->types);
 	free(fe);
@@ -998,16 +1067,49 @@ const struct vs_event_def *vs_func_events_defs(const struct vs_func_events *fe,
 	return fe->defs;
 }
 
+/* The time of each function of @m in @task by @est into @out. */
+static void measure_values(const struct vs_func_events *fe,
+			   const struct vs_ts_task *task,
+			   const struct fe_measure *m, bool total,
+			   uint64_t out[VS_FUNC_MAX_EVENTS])
+{
+	const struct vs_task_samples *ts = fe->ts;
+	uint64_t sum[VS_FUNC_MAX_EVENTS] = { 0 }, first[VS_FUNC_MAX_EVENTS];
+	uint64_t last[VS_FUNC_MAX_EVENTS] = { 0 };
+	uint32_t seen[VS_FUNC_MAX_EVENTS] = { 0 };
+	unsigned int i;
+	uint32_t k, j;
+
+	for (k = 0; k < task->nr; k++) {
+		const struct vs_ts_sample *s = &ts->samples[task->first + k];
+		uint32_t nr = total ? s->nr_frames : 1;
+
+		for (j = 0; j < nr; j++) {
+			int slot = m->slot_of[ts->frames[s->chain + j]];
+
+			/* once per sample, however deep it recursed */
+			if (slot < 0 || seen[slot] == k + 1)
+				continue;
+			seen[slot] = k + 1;
+			if (!last[slot])
+				first[slot] = s->time;
+			last[slot] = s->time;
+			sum[slot] += s->weight_ns;
+		}
+	}
+	for (i = 0; i < m->nr; i++)
+		out[i] = fe->est == VS_FUNC_COUNT ? sum[i] :
+			 last[i] ? last[i] - first[i] : 0;
+}
+
 uint32_t vs_func_events_values(const struct vs_func_events *fe,
 			       const struct vs_task *t, struct vs_value *buf,
 			       uint32_t max)
 {
-	const struct vs_task_samples *ts = fe->ts;
-	const struct vs_ts_task *task = vs_task_samples_find(ts, t->id);
-	uint64_t sum[VS_FUNC_MAX_EVENTS] = { 0 }, first[VS_FUNC_MAX_EVENTS];
-	uint64_t last[VS_FUNC_MAX_EVENTS] = { 0 };
+	const struct vs_ts_task *task = vs_task_samples_find(fe->ts, t->id);
+	uint64_t v[VS_FUNC_MAX_EVENTS];
 	const struct fe_type *ft = NULL;
-	unsigned int i, k;
+	unsigned int i, n = 0;
 
 	if (!task || task->tid != t->tid || task->start != t->start)
 		return 0;
@@ -1016,20 +1118,11 @@ uint32_t vs_func_events_values(const struct vs_func_events *fe,
 			ft = &fe->types[i];
 	if (!ft)
 		return 0;
-	for (k = 0; k < task->nr; k++) {
-		const struct vs_ts_sample *s = &ts->samples[task->first + k];
-		int slot = ft->slot_of[ts->frames[s->chain]];
-
-		if (slot < 0)
-			continue;
-		if (!last[slot])
-			first[slot] = s->time;
-		last[slot] = s->time;
-		sum[slot] += s->weight_ns;
-	}
-	for (i = 0; i < ft->nr && i < max; i++)
-		buf[i] = (struct vs_value){ ft->event[i],
-			fe->est == VS_FUNC_COUNT ? sum[i] :
-			last[i] ? last[i] - first[i] : 0 };
-	return i;
+	measure_values(fe, task, &ft->self, false, v);
+	for (i = 0; i < ft->self.nr && n < max; i++)
+		buf[n++] = (struct vs_value){ ft->self.event[i], v[i] };
+	measure_values(fe, task, &ft->total, true, v);
+	for (i = 0; i < ft->total.nr && n < max; i++)
+		buf[n++] = (struct vs_value){ ft->total.event[i], v[i] };
+	return n;
 }

@@ -180,9 +180,15 @@ uint64_t vs_func_time(const struct vs_task_samples *ts,
  * holding at least VS_FUNC_MIN_SHARE of the type's sampled time (at most
  * VS_FUNC_MAX_EVENTS of them, the largest) become events
  * "func:<symbol>.time" (group VS_GROUP_FUNC, unit ns), valued in every
- * task of the type (0 where the function was not sampled).
+ * task of the type (0 where the function was not sampled).  Likewise by
+ * inclusive time, the function anywhere on the samples' stacks (its
+ * callees' time included, once per sample): "func:<symbol>.total", but
+ * for the functions on VS_FUNC_TOTAL_MAX_SHARE of the type's samples or
+ * more (main, the task's own function: its CPU time again) and for those
+ * no sample shows calling anything (a leaf: its own time again).
  */
 #define VS_FUNC_MIN_SHARE	0.005
+#define VS_FUNC_TOTAL_MAX_SHARE	0.98
 #define VS_FUNC_MAX_EVENTS	32
 
 struct vs_func_events;

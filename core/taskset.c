@@ -948,7 +948,7 @@ struct part {
 	struct vs_type_names names;	/* type_name records read */
 };
 
-#define MAX_EXTRA_VALUES	64
+#define MAX_EXTRA_VALUES	128	/* sampled .time and .total, probed */
 
 /* The values of opts->task_values added to those of @t. */
 static int add_extra_values(struct part *p, struct vs_task *t)

@@ -115,6 +115,22 @@ assert len(slow) >= 45 and len(fast) >= 20, (slow, fast)
 print(min(slow) > 4 * max(fast))'
 }
 
+# leaf_callers TRACE: the callers report names for func:hash.time, as
+# "path share" lines, and checks their JSON shape
+leaf_callers() {
+	"$VARSCOPE" report -i "$1" --format json | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["task_types"]:
+    for e in t["ranking"]:
+        if e["event"] == "func:hash.time":
+            c = e["callers"]
+            assert 1 <= len(c) <= 3, c
+            assert all(0 < x["share"] <= 1 for x in c), c
+            assert sum(x["share"] for x in c) <= 1.0001, c
+            for x in c:
+                print("%s %.2f" % (x["path"], x["share"]))'
+}
+
 @test "dwarf call chains: a frameless leaf under its caller, no frame pointers" {
 	build callers -fomit-frame-pointer
 	# hash() sets up no frame, nor do its callers
@@ -125,6 +141,13 @@ print(min(slow) > 4 * max(fast))'
 	run callers_check cg.data
 	assert_success
 	assert_output True
+	# the slow requests' leaf time is lookup_b's: first of its callers
+	run leaf_callers cg.data
+	assert_success
+	assert_line --index 0 --regexp "^main → serve → lookup_b → hash (0\.9[5-9]|1\.00)$"
+	# text: the callers after the event's notes
+	run "$VARSCOPE" report -i cg.data
+	assert_line --regexp "func:hash\.time .*callers: main → serve → lookup_b → hash [0-9]+%"
 }
 
 @test "dwarf call chains: the same with frame pointers, whose leaf has none" {
@@ -134,6 +157,9 @@ print(min(slow) > 4 * max(fast))'
 	run callers_check cg.data
 	assert_success
 	assert_output True
+	run leaf_callers cg.data
+	assert_success
+	assert_line --index 0 --regexp "^main → serve → lookup_b → hash (0\.9[5-9]|1\.00)$"
 }
 
 @test "--call-graph: errors name the option" {

@@ -284,18 +284,29 @@ int main(void)
 
 	fe = vs_func_events_new(ts, VS_FUNC_COUNT, 40);
 	defs = vs_func_events_defs(fe, &nr);
-	ok(nr == 2 && !strcmp(defs[0].name, "func:f.time") &&
+	ok(nr == 3 && !strcmp(defs[0].name, "func:f.time") &&
 	   defs[0].id == 40 && defs[0].group == VS_GROUP_FUNC &&
 	   !strcmp(defs[1].name, "func:g.time"),
 	   "function events numbered from the first free id");
+	/*
+	 * inclusive: main is on 3 of type 7's 4 samples, under f; f on all
+	 * of them (the task's CPU time again) and g, a leaf (its own time
+	 * again), have no .total
+	 */
+	ok(nr == 3 && !strcmp(defs[2].name, "func:main.total") &&
+	   defs[2].id == 42,
+	   "inclusive times of callers on some of the stacks only");
 	rec = task(2, 7, 10, 3000, 4000);
 	nr = vs_func_events_values(fe, &rec, vals, 8);
-	ok(nr == 2 && vals[0].value == 0 && vals[1].value == 0,
+	ok(nr == 3 && vals[0].value == 0 && vals[1].value == 0 &&
+	   vals[2].value == 0,
 	   "a task of the type without samples gets zeros");
 	rec = task(1, 7, 10, 1000, 2000);
 	nr = vs_func_events_values(fe, &rec, vals, 8);
-	ok(nr == 2 && vals[0].event == 40 && vals[0].value == 300 &&
+	ok(nr == 3 && vals[0].event == 40 && vals[0].value == 300 &&
 	   vals[1].value == 100, "task 1: f 300 ns, g 100 ns");
+	ok(nr == 3 && vals[2].event == 42 && vals[2].value == 300,
+	   "task 1 inclusive: main 300 ns, its callees'");
 	rec = task(42, 7, 10, 1000, 2000);
 	is_u64(vs_func_events_values(fe, &rec, vals, 8), 0,
 	       "a task the samples do not know gets nothing");
@@ -303,7 +314,7 @@ int main(void)
 	fe = vs_func_events_new(ts, VS_FUNC_SPAN, 40);
 	rec = task(1, 7, 10, 1000, 2000);
 	nr = vs_func_events_values(fe, &rec, vals, 8);
-	ok(nr == 2 && vals[0].value == 500, "span estimator: f 500 ns");
+	ok(nr == 3 && vals[0].value == 500, "span estimator: f 500 ns");
 	vs_func_events_free(fe);
 	ok(vs_func_estimator_parse("count") == VS_FUNC_COUNT &&
 	   vs_func_estimator_parse("span") == VS_FUNC_SPAN &&
