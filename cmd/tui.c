@@ -39,6 +39,7 @@ struct tui {
 	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
 	size_t nr_seg;
+	uint32_t type_number;		/* --type, resolved */
 	char type_label[VS_TYPE_NAME_MAX + 16];
 };
 
@@ -95,12 +96,11 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	size_t i;
 	int ret;
 
-	if ((tui->type && vs_type_option_of(tui->type, &tui->input, 1,
-					     &o.type)) ||
-	    vs_trace_head_read(tui->input, &head)) {
+	if (vs_trace_head_read(tui->input, &head)) {
 		snprintf(err, errlen, "out of memory");
 		return VS_LOAD_ERROR;
 	}
+	o.type = tui->type_number;
 	o.one_type = tui->type != NULL;
 	vs_trace_head_release(&head);	/* its flags are enough here */
 	ret = vs_func_sources_load(tui->input, &head, VS_FUNC_COUNT,
@@ -202,6 +202,12 @@ int cmd_tui(int argc, const char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "varscope tui: not a terminal (varscope report "
 			"prints the same as text)\n");
+		return 1;
+	}
+	/* before the screen is up: a bad --type is a line on stderr */
+	if (tui.type && vs_type_option_of(tui.type, &tui.input, 1,
+					  &tui.type_number)) {
+		fprintf(stderr, "varscope tui: out of memory\n");
 		return 1;
 	}
 	/* the screen first: the loading line, and keys typed meanwhile */

@@ -5,8 +5,9 @@
  * --task-func types.
  *
  * A program's name is untrusted: it is checked as core/type-names.h
- * says (length, printable, not all digits), a type keeps its first name,
- * and at most VS_MAX_TYPE_NAMES types are named, so that a flood of
+ * says (length, printable, not all digits), a type keeps its first name
+ * (the same name again is no news, another is refused), and at most
+ * VS_MAX_TYPE_NAMES types are named, so that a flood of
  * messages costs a bounded table; what is refused is counted for the
  * summary.
  */
@@ -23,6 +24,7 @@ bool vs_session_name_type(struct vs_session *s, uint32_t type,
 {
 	struct vs_record rec = { .kind = VS_REC_TYPE_NAME };
 	char copy[VS_TYPE_NAME_MAX + 1];
+	const char *known;
 	int ret;
 
 	if (len > VS_TYPE_NAME_MAX || s->type_names.nr >= VS_MAX_TYPE_NAMES ||
@@ -32,6 +34,9 @@ bool vs_session_name_type(struct vs_session *s, uint32_t type,
 	}
 	memcpy(copy, name, len);
 	copy[len] = '\0';
+	known = vs_type_names_get(&s->type_names, type);
+	if (known && !strcmp(known, copy))	/* the same again: no news */
+		return false;
 	ret = vs_type_names_add(&s->type_names, type, copy);
 	if (ret <= 0) {
 		if (!ret)	/* invalid, or a second name */

@@ -621,10 +621,35 @@ VS_API void vs_task_detach(void)
 	vs_end(0, true);
 }
 
+/* The last names sent: the same call again sends nothing. */
+#define VS_NAMES_SENT	64
+
+static struct vs_type_name_msg vs_names_sent[VS_NAMES_SENT];
+static unsigned int vs_nr_names_sent;
+static pthread_mutex_t vs_names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether @msg went out already; if not, it is noted as sent. */
+static bool vs_name_sent(const struct vs_type_name_msg *msg)
+{
+	unsigned int i, n;
+	bool sent = false;
+
+	pthread_mutex_lock(&vs_names_lock);
+	n = vs_nr_names_sent < VS_NAMES_SENT ? vs_nr_names_sent :
+					       VS_NAMES_SENT;
+	for (i = 0; i < n && !sent; i++)
+		sent = !memcmp(&vs_names_sent[i], msg, sizeof(*msg));
+	if (!sent)
+		vs_names_sent[vs_nr_names_sent++ % VS_NAMES_SENT] = *msg;
+	pthread_mutex_unlock(&vs_names_lock);
+	return sent;
+}
+
 /*
  * One message to the recorder, which checks the name and writes it into
  * the trace; nothing comes back.  Any thread, any time: the type's tasks
- * need not have begun.
+ * need not have begun.  A call like one of the last 64 sends nothing, so
+ * a program may name the type where it handles each request.
  */
 VS_API void vs_task_type_name(uint32_t type, const char *name)
 {
@@ -634,6 +659,8 @@ VS_API void vs_task_type_name(uint32_t type, const char *name)
 	if (likely(!vs_on) || !name)
 		return;
 	memcpy(msg.name, name, strnlen(name, sizeof(msg.name)));
+	if (vs_name_sent(&msg))
+		return;
 	sock = vs_send_to_recorder(&msg, sizeof(msg));
 	if (sock >= 0)
 		close(sock);

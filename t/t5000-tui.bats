@@ -203,6 +203,19 @@ assert_terminal_restored() {
 	assert_terminal_restored
 }
 
+@test "tui: a --type that is no type is one line, before the screen is up" {
+	"$BUILD/t/helper/gen-trace" -o n.data --tasks 500 --types 2 \
+		--type-names get,set
+	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && '$VARSCOPE' tui -i n.data --type nosuch; echo status=\$?" Enter
+	wait_for "status=129"
+	# wrapped lines joined
+	run tmux capture-pane -p -J -t "$SESSION"
+	assert_line "varscope tui: option \`--type': 'nosuch' is neither a task type number nor the name of a task type of the trace"
+	assert_terminal_restored
+}
+
 @test "tui: ^C restores the terminal" {
 	record_sampled
 	start_tui -i t.data
