@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "../core/breakdown.h"
 #include "../core/func-callers.h"
 #include "../core/func-events.h"
 #include "../core/output-file.h"
@@ -72,6 +73,7 @@ struct report {
 	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
 	struct vs_trace_head head;	/* the recorder's notes */
 	struct vs_tail_hint tail;	/* of the type being printed */
+	const struct vs_task_type *tt;	/*   and its tasks */
 };
 
 static const char *const report_usage[] = {
@@ -117,6 +119,7 @@ static const char *event_notes(const struct report *rep,
 			       const struct vs_event_rank *er,
 			       char *buf, size_t len)
 {
+	struct vs_main_part part;
 	size_t n = 0;
 
 #define NOTE(...) \
@@ -124,6 +127,9 @@ static const char *event_notes(const struct report *rep,
 	n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
 
 	buf[0] = 0;
+	if (vs_main_part(rep->ts, rep->tt, er, &part))
+		NOTE("mostly %s: %.0f%% of it in the high tasks", part.part,
+		     100 * part.share);
 	if (er->cause >= 0)
 		NOTE("rule 1: -%.1f%% caused by %s (J=%.2f)",
 		     100 * (er->impact - er->adjusted),
@@ -526,6 +532,8 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 			      const struct vs_type_rank *tr,
 			      const struct vs_event_rank *er, size_t rank)
 {
+	struct vs_main_part part;
+
 	json_begin_object(j);
 	json_key(j, "rank");
 	json_u64(j, rank);
@@ -593,6 +601,19 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 		json_null(j);
 	else
 		json_u64(j, er->tasks_needed);
+	json_key(j, "mostly");
+	if (vs_main_part(rep->ts, rep->tt, er, &part)) {
+		json_begin_object(j);
+		json_key(j, "event");
+		json_string(j, part.name);
+		json_key(j, "part");
+		json_string(j, part.part);
+		json_key(j, "share");
+		json_double(j, part.share);
+		json_end_object(j);
+	} else {
+		json_null(j);
+	}
 	json_callers(rep, j, tr, er);
 	json_end_object(j);
 }
@@ -982,6 +1003,7 @@ static int rank_types(struct report *rep, struct vs_type_rank *trs)
 	for (i = 0; i < rep->ts->nr_types && !ret; i++) {
 		struct vs_type_rank *tr = trs ? &trs[i] : &one;
 
+		rep->tt = &rep->ts->types[i];
 		if (vs_rank_type(rep->ts, &rep->ts->types[i], &rep->rank, tr) ||
 		    vs_tail_hint(rep->ts, &rep->ts->types[i], &rep->rank, tr,
 				 &rep->tail))
