@@ -1031,7 +1031,8 @@ static int load(struct report *rep, const struct vs_taskset_opts *lo)
 	int ret;
 
 	if (vs_trace_head_read(rep->input, &rep->head)) {
-		fprintf(stderr, "varscope report: out of memory\n");
+		fprintf(stderr, "varscope report: %s: out of memory\n",
+			rep->input);
 		return 1;
 	}
 	if (!lo->latency_only && (ret = load_funcs(rep, &o)))
@@ -1151,7 +1152,7 @@ int cmd_report(int argc, const char **argv)
 	}
 	goto out;
 nomem:
-	fprintf(stderr, "varscope report: out of memory\n");
+	fprintf(stderr, "varscope report: %s: out of memory\n", rep.input);
 	ret = 1;
 out:
 	for (i = 0; trs && i < n; i++)

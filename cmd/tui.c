@@ -97,7 +97,7 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	int ret;
 
 	if (vs_trace_head_read(tui->input, &head)) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s: out of memory", tui->input);
 		return VS_LOAD_ERROR;
 	}
 	o.type = tui->type_number;
@@ -119,7 +119,7 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	ts = calloc(tui->segs.nr + 1, sizeof(*ts));
 	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
 	if (!range || !ts || !tui->seg) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s: out of memory", tui->input);
 		ret = VS_LOAD_ERROR;
 		goto out;
 	}
@@ -138,7 +138,7 @@ static int load(struct tui *tui, char *err, size_t errlen)
 				&tui->tr) ||
 		   vs_tail_hint(tui->ts, &tui->ts->types[0], &tui->rank,
 				&tui->tr, &tui->tail)) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s: out of memory", tui->input);
 		ret = VS_LOAD_ERROR;
 	}
 	for (i = 0; !ret && i < tui->segs.nr; i++) {
@@ -207,7 +207,7 @@ int cmd_tui(int argc, const char **argv)
 	/* before the screen is up: a bad --type is a line on stderr */
 	if (tui.type && vs_type_option_of(tui.type, &tui.input, 1,
 					  &tui.type_number)) {
-		fprintf(stderr, "varscope tui: out of memory\n");
+		fprintf(stderr, "varscope tui: %s: out of memory\n", tui.input);
 		return 1;
 	}
 	/* the screen first: the loading line, and keys typed meanwhile */

@@ -240,7 +240,7 @@ int vs_func_sources_load(const char *path, const struct vs_trace_head *head,
 	}
 	*out = vs_func_sources_new(samples, probes, est, first_id);
 	if (!*out) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s: out of memory", path);
 		return VS_LOAD_ERROR;
 	}
 	return VS_LOAD_OK;

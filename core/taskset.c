@@ -1355,7 +1355,7 @@ corrupt:
 	status = VS_LOAD_CORRUPT;
 	goto out;
 nomem:
-	snprintf(err, errlen, "out of memory loading tasks");
+	snprintf(err, errlen, "%s: out of memory loading tasks", path);
 	status = VS_LOAD_ERROR;
 out:
 	if (status)

@@ -1179,7 +1179,8 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 		if (vs_wake_build_feed(b, &rec))
 			break;
 	if (!b || ret > 0) {
-		snprintf(err, errlen, "out of memory reading wake-up edges");
+		snprintf(err, errlen, "%s: out of memory reading wake-up "
+			 "edges", path);
 	} else if (ret < 0) {
 		snprintf(err, errlen, "%s", vs_reader_error(r));
 	} else {
@@ -1210,7 +1211,8 @@ struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
 		return vs_wake_blame_read(path, samples, parts, err, errlen);
 	wb = vs_wake_build_finish(b, samples);
 	if (!wb)
-		snprintf(err, errlen, "out of memory placing wake-up edges");
+		snprintf(err, errlen, "%s: out of memory placing wake-up "
+			 "edges", path);
 	return wb;
 }
 
