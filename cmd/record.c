@@ -119,6 +119,9 @@ int cmd_record(int argc, const char **argv)
 		OPT_BOOLEAN(0, "syscalls", &opts.syscalls,
 			    "also store every system call (enter and exit) "
 			    "and context switch, for signature infer"),
+		OPT_BOOLEAN(0, "syscall-stacks", &opts.syscall_stacks,
+			    "with --syscalls: the stack of each call of 1 s "
+			    "or more (a hang's function, for signature infer)"),
 		OPT_STRING_OPTARG(0, "sample", &opts.sample, "event",
 				  "sample inside tasks: uops (default: PEBS "
 				  "UOPS_RETIRED.ALL), mem (PEBS load latency) or "
@@ -187,6 +190,8 @@ int cmd_record(int argc, const char **argv)
 		option_error("freq", "must be at most 100000");
 	if (call_graph && !opts.sample)
 		option_error("call-graph", "needs --sample");
+	if (opts.syscall_stacks && !opts.syscalls)
+		option_error("syscall-stacks", "needs --syscalls");
 	if (call_graph)
 		parse_call_graph(call_graph, &opts);
 	if (opts.pid && argc)

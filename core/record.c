@@ -1782,6 +1782,7 @@ static void stop_recording(struct vs_recorder *r)
 
 /* --syscalls: every system call and context switch of the command. */
 #define VS_SYSCALL_PAGES	1024
+#define VS_SYSCALL_STACK	512	/* --syscall-stacks: a few frames */
 
 static void write_syscall_record(void *s, const struct vs_record *rec)
 {
@@ -1794,7 +1795,10 @@ static void write_syscall_record(void *s, const struct vs_record *rec)
  */
 static int open_syscalls(struct vs_recorder *r)
 {
-	struct vs_sc_opts sc = { .switches = true, .pages = VS_SYSCALL_PAGES };
+	struct vs_sc_opts sc = { .switches = true, .pages = VS_SYSCALL_PAGES,
+				 .callchain = r->opts->syscall_stacks,
+				 .long_calls = r->opts->syscall_stacks,
+				 .stack_size = VS_SYSCALL_STACK };
 	char err[256];
 
 	r->syscalls = vs_syscall_trace_open(r->child, r->attached, &sc, err,

@@ -45,6 +45,7 @@ struct vs_record_opts {
 	const char *probe_funcs;	/* --probe list, or NULL */
 	int pid;			/* -p: attach to it instead of argv */
 	bool syscalls;			/* --syscalls: SYSCALL and SWITCH */
+	bool syscall_stacks;		/* ... and SAMPLEs of long calls */
 	const char *sample;		/* --sample[=EVENT], NULL: no sampling */
 	uint64_t sample_period;		/* --sample-period, 0: the default */
 	uint64_t sample_freq;		/* -F, 0: the default */

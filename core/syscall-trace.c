@@ -56,8 +56,23 @@ struct event_id {
 	bool ret;
 };
 
+/* A thread's call in progress, as it entered (opts.long_calls). */
+struct long_call {
+	uint32_t tid;			/* 0: a free slot */
+	uint32_t pid, cpu;
+	bool on;
+	uint16_t nr;
+	uint64_t enter, ip, regs_mask;
+	uint32_t nr_regs, nr_stack;	/* registers, stack words */
+	uint64_t regs[32];
+	uint64_t *stack;		/* vs_sc_stack_size() bytes */
+};
+
 struct vs_syscall_trace {
 	struct vs_sc_opts opts;
+	struct long_call *calls;	/* open addressing by tid */
+	size_t calls_mask, nr_calls;
+	uint64_t last_time;		/* of the events handed over */
 	struct perf_event_attr enter, exit;	/* of every ring's events */
 	int nr_cpus;
 	struct ring *rings;
@@ -322,6 +337,7 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 
 void vs_syscall_trace_close(struct vs_syscall_trace *t)
 {
+	size_t i;
 	int cpu;
 
 	if (!t)
@@ -338,6 +354,9 @@ void vs_syscall_trace_close(struct vs_syscall_trace *t)
 		close(t->fds[--t->nr_fds]);
 	while (t->nr_probe_events)
 		vs_uprobe_destroy(t->probe_events[--t->nr_probe_events]);
+	for (i = 0; t->calls && i <= t->calls_mask; i++)
+		free(t->calls[i].stack);
+	free(t->calls);
 	free(t->fds);
 	free(t->probe_events);
 	free(t->events);
@@ -636,24 +655,136 @@ static int event_record(const struct vs_sc_event *ev, struct vs_record *rec)
 }
 
 struct emit {
+	struct vs_syscall_trace *t;
 	vs_sc_record_fn fn;
 	void *arg;
 };
+
+/* The slot of thread @tid, taken if need be; NULL when out of memory. */
+static struct long_call *long_call_slot(struct vs_syscall_trace *t,
+					uint32_t tid)
+{
+	size_t h, i;
+
+	if (!tid)
+		return NULL;
+	if ((t->nr_calls + 1) * 2 > t->calls_mask + 1) {
+		size_t mask = t->calls_mask ? 2 * t->calls_mask + 1 : 63;
+		struct long_call *tab = calloc(mask + 1, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (i = 0; t->calls && i <= t->calls_mask; i++) {
+			if (!t->calls[i].tid)
+				continue;
+			for (h = t->calls[i].tid * 0x9e3779b1u & mask; tab[h].tid;
+			     h = (h + 1) & mask)
+				;
+			tab[h] = t->calls[i];
+		}
+		free(t->calls);
+		t->calls = tab;
+		t->calls_mask = mask;
+	}
+	for (h = tid * 0x9e3779b1u & t->calls_mask;
+	     t->calls[h].tid && t->calls[h].tid != tid;
+	     h = (h + 1) & t->calls_mask)
+		;
+	if (!t->calls[h].tid) {
+		t->calls[h].tid = tid;
+		t->nr_calls++;
+	}
+	return &t->calls[h];
+}
+
+/* Keep the enter @ev of a call: its registers and stack copy. */
+static void long_call_enter(struct vs_syscall_trace *t,
+			    const struct vs_sc_event *ev)
+{
+	struct long_call *c = long_call_slot(t, ev->tid);
+	size_t words = ev->stack_size / 8;
+
+	if (!c || ev->nr_regs > 32)
+		return;
+	if (!c->stack)
+		c->stack = malloc(vs_sc_stack_size(&t->opts));
+	if (!c->stack)
+		return;
+	if (words > vs_sc_stack_size(&t->opts) / 8)
+		words = vs_sc_stack_size(&t->opts) / 8;
+	*c = (struct long_call){ .tid = ev->tid, .pid = ev->pid,
+		.cpu = ev->cpu, .on = true, .nr = ev->nr, .enter = ev->time,
+		.ip = ev->nr_ips ? ev->ips[0] : 0, .regs_mask = ev->regs_mask,
+		.nr_regs = ev->nr_regs, .nr_stack = words, .stack = c->stack };
+	memcpy(c->regs, ev->regs, ev->nr_regs * sizeof(*c->regs));
+	memcpy(c->stack, ev->stack, words * 8);
+}
+
+/* The SAMPLE record of long call @c, at @time. */
+static void long_call_record(struct emit *e, struct long_call *c,
+			     uint64_t time)
+{
+	struct vs_record rec = { .kind = VS_REC_SAMPLE };
+
+	rec.sample = (struct vs_sample){
+		.time = time, .pid = c->pid, .tid = c->tid, .cpu = c->cpu,
+		.flags = VS_SAMPLE_USER_STACK | VS_SAMPLE_SYSCALL,
+		.ip = c->ip, .regs_mask = c->regs_mask, .nr_regs = c->nr_regs,
+		.regs = c->regs, .nr_stack = c->nr_stack, .stack = c->stack };
+	e->fn(e->arg, &rec);
+	c->on = false;
+}
+
+static void long_call_exit(struct emit *e, const struct vs_sc_event *ev)
+{
+	struct vs_syscall_trace *t = e->t;
+	struct long_call *c;
+	size_t h;
+
+	if (!t->calls)
+		return;
+	for (h = ev->tid * 0x9e3779b1u & t->calls_mask;
+	     t->calls[h].tid && t->calls[h].tid != ev->tid;
+	     h = (h + 1) & t->calls_mask)
+		;
+	c = &t->calls[h];
+	if (!c->tid || !c->on || c->nr != ev->nr)
+		return;
+	if (ev->time >= c->enter + VS_SC_LONG_CALL_NS)
+		long_call_record(e, c, ev->time);
+	c->on = false;
+}
 
 static int emit_event(const struct vs_sc_event *ev, void *arg)
 {
 	struct emit *e = arg;
 	struct vs_record rec;
 
-	if (!event_record(ev, &rec))
-		e->fn(e->arg, &rec);
+	if (ev->time > e->t->last_time)
+		e->t->last_time = ev->time;
+	if (event_record(ev, &rec))
+		return 0;
+	e->fn(e->arg, &rec);
+	if (!e->t->opts.long_calls)
+		return 0;
+	if (ev->type == VS_SC_ENTER && ev->nr_regs)
+		long_call_enter(e->t, ev);
+	else if (ev->type == VS_SC_EXIT)
+		long_call_exit(e, ev);
 	return 0;
 }
 
 long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,
 			      bool all, vs_sc_record_fn fn, void *arg)
 {
-	struct emit e = { fn, arg };
+	struct emit e = { t, fn, arg };
+	long n = vs_syscall_trace_read(t, timeout_ms, all, emit_event, &e);
+	size_t i;
 
-	return vs_syscall_trace_read(t, timeout_ms, all, emit_event, &e);
+	/* the last read: the long calls still going */
+	for (i = 0; all && t->calls && i <= t->calls_mask; i++)
+		if (t->calls[i].tid && t->calls[i].on &&
+		    t->last_time >= t->calls[i].enter + VS_SC_LONG_CALL_NS)
+			long_call_record(&e, &t->calls[i], t->last_time);
+	return n;
 }

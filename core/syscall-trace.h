@@ -67,6 +67,8 @@ struct vs_sc_opts {
 				  * 0: VS_SC_STACK_SIZE */
 	bool switches;		/* PERF_RECORD_SWITCH of the traced tasks */
 	bool sideband;		/* mmap, comm, fork/exit records */
+	bool long_calls;	/* records: with callchain, the stack of each
+				 * call of VS_SC_LONG_CALL_NS or more */
 	unsigned int pages;	/* ring size per CPU, pages (power of 2) */
 };
 
@@ -84,6 +86,9 @@ static inline unsigned int vs_sc_stack_size(const struct vs_sc_opts *o)
  * over later is older than one handed over before.
  */
 #define VS_SC_SLACK_NS	20000000ull	/* 20 ms */
+
+/* A call this long or longer may be a hang (core/signature.h). */
+#define VS_SC_LONG_CALL_NS	1000000000ull	/* 1 s */
 
 typedef int (*vs_sc_handler)(const struct vs_sc_event *ev, void *arg);
 
@@ -148,6 +153,11 @@ typedef void (*vs_sc_record_fn)(void *arg, const struct vs_record *rec);
  * vs_syscall_trace_records - read like vs_syscall_trace_read() and hand
  * the system calls, context switches and losses to @fn as trace records
  * (SYSCALL enter/exit, SWITCH, LOST): what `record --syscalls` stores.
+ * With opts.long_calls, the registers and stack copy of each call's
+ * enter are kept while the call goes on, and a call that lasted
+ * VS_SC_LONG_CALL_NS or more gets a SAMPLE record (VS_SAMPLE_USER_STACK |
+ * VS_SAMPLE_SYSCALL, at its exit, or at the last event of the last read
+ * when it is still going) right after its exit record.
  * Returns the number of events read.
  */
 long vs_syscall_trace_records(struct vs_syscall_trace *t, int timeout_ms,

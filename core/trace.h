@@ -85,6 +85,7 @@ enum vs_record_kind {
 #define VS_SAMPLE_PRECISE	(1u << 3)  /* PEBS */
 #define VS_SAMPLE_KERNEL	(1u << 4)  /* ip is in the kernel */
 #define VS_SAMPLE_USER_STACK	(1u << 5)  /* user registers and stack */
+#define VS_SAMPLE_SYSCALL	(1u << 6)  /* ... of a long system call */
 
 #define VS_LOST_KERNEL_RING	0	/* perf ring overflowed */
 #define VS_LOST_TASKS		1	/* task records dropped in the library */
