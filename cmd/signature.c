@@ -268,7 +268,7 @@ static void json_functions(struct json_out *j, const struct vs_infer_result *res
 		json_key(j, "call");
 		json_string(j, call_name(h->nr, buf, sizeof(buf)));
 		json_key(j, "function");
-		if (h->function)
+		if (h->function[0])
 			json_string(j, h->function);
 		else
 			json_null(j);
@@ -359,8 +359,8 @@ static void print_ranking(const struct vs_infer_result *res, uint64_t t0,
 		       h->tid, call_name(h->nr, buf, sizeof(buf)),
 		       h->duration / 1e9, (h->enter - t0) / 1e9,
 		       h->normal_max / 1e9, h->limit / 1e9,
-		       h->function ? h->function :
-		       "a function the recording does not say (no call chains)");
+		       h->function[0] ? h->function : "a function the "
+		       "recording does not say (record --syscall-stacks)");
 	}
 }
 
@@ -446,7 +446,11 @@ static int signature_infer(int argc, const char **argv)
 		if (threads[i].nr_calls && threads[i].calls[0].enter < t0)
 			t0 = threads[i].calls[0].enter;
 	ret = vs_signature_infer(sig, threads, nth, &opts, &res);
-	if (ret < 0) {
+	if (!ret && res.nr_hangs && strcmp(input, "-") &&
+	    vs_signature_name_hangs(input, sig, &res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "varscope signature: %s\n", err);
+		ret = -1;
+	} else if (ret < 0) {
 		fprintf(stderr, "varscope signature: out of memory\n");
 	} else if (!res.nr_calls) {
 		fprintf(stderr, "varscope signature: %s: no system call records"

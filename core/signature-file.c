@@ -14,7 +14,9 @@
 #include "core/id-index.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
+#include "core/symbols.h"
 #include "core/trace.h"
+#include "core/unwind.h"
 
 int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)
 {
@@ -237,6 +239,10 @@ struct vs_signatures *vs_signatures_read(const char *path, char *err,
 		if (rec.kind == VS_REC_META &&
 		    !strcmp(rec.meta.key, "call_max_ns"))
 			ret = read_call_max(s, rec.meta.value);
+		else if (rec.kind == VS_REC_META &&
+			 !strcmp(rec.meta.key, "program"))
+			ret = (free(s->program),
+			       s->program = strdup(rec.meta.value)) ? 0 : -1;
 		else if (rec.kind == VS_REC_SIG_FUNC)
 			ret = add_function(s, &rec.sig_func);
 		else if (rec.kind == VS_REC_SIG_EPISODE)
@@ -452,4 +458,93 @@ void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr)
 		free(threads[i].off);
 	}
 	free(threads);
+}
+
+/* --- the functions of hangs --- */
+
+#define HANG_FRAMES	64
+
+/* Name the hangs of @res the stack sample @sm is of. */
+static void name_hang(struct vs_symbols *syms, struct vs_unwinder *uw,
+		      const struct vs_signatures *sig,
+		      const struct vs_sample *sm, struct vs_infer_result *res)
+{
+	struct vs_user_stack u = {
+		.regs_mask = sm->regs_mask, .regs = sm->regs,
+		.nr_regs = sm->nr_regs, .stack = (const uint8_t *)sm->stack,
+		.size = (size_t)sm->nr_stack * 8 };
+	uint64_t chain[HANG_FRAMES];
+	struct vs_symbol_hit hit;
+	size_t i;
+	bool cut;
+	int n = -1, k;
+
+	for (i = 0; i < res->nr_hangs; i++) {
+		struct vs_sig_hang *h = &res->hangs[i];
+
+		if (h->tid != sm->tid || h->function[0] || sm->time < h->enter ||
+		    sm->time > h->enter + h->duration + VS_SC_LONG_CALL_NS)
+			continue;
+		if (n < 0)
+			n = vs_unwind(uw, sm->pid, sm->tid, &u, chain,
+				      HANG_FRAMES, &cut);
+		for (k = 0; k < n; k++) {
+			uint64_t addr = k ? chain[k] - 1 : chain[k];
+
+			if (vs_symbols_lookup(syms, sm->pid, addr, &hit) ||
+			    !hit.sym || (sig->program &&
+			    strcmp(vs_dso_path(hit.dso), sig->program)))
+				continue;
+			snprintf(h->function, sizeof(h->function), "%s",
+				 hit.sym->name);
+			break;
+		}
+	}
+}
+
+int vs_signature_name_hangs(const char *path, const struct vs_signatures *sig,
+			    struct vs_infer_result *res, char *err,
+			    size_t errlen)
+{
+	struct vs_symbols *syms = vs_symbols_new();
+	struct vs_unwinder *uw = syms ? vs_unwinder_new(syms) : NULL;
+	struct vs_reader *r = NULL;
+	struct vs_record rec;
+	int ret = -1;
+
+	err[0] = '\0';
+	if (!uw) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	r = vs_reader_open(path, err, errlen);
+	if (!r)
+		goto out;
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
+		if (rec.kind == VS_REC_MMAP)
+			ret = vs_symbols_add_map(syms, rec.mmap.pid,
+						 rec.mmap.start, rec.mmap.len,
+						 rec.mmap.pgoff,
+						 rec.mmap.filename);
+		else if (rec.kind == VS_REC_PROCESS &&
+			 rec.process.what == VS_PROCESS_FORK &&
+			 rec.process.pid != rec.process.ppid)
+			ret = vs_symbols_fork(syms, rec.process.ppid,
+					      rec.process.pid);
+		else if (rec.kind == VS_REC_SAMPLE &&
+			 (rec.sample.flags & VS_SAMPLE_SYSCALL) &&
+			 (rec.sample.flags & VS_SAMPLE_USER_STACK))
+			name_hang(syms, uw, sig, &rec.sample, res);
+		if (ret < 0) {
+			snprintf(err, errlen, "out of memory");
+			break;
+		}
+	}
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s", vs_reader_error(r));
+out:
+	vs_reader_close(r);
+	vs_unwinder_free(uw);
+	vs_symbols_free(syms);
+	return ret < 0 ? -1 : 0;
 }

@@ -55,7 +55,8 @@ struct wthread {
 	struct pending pend;
 	uint64_t hung_enter, hung_duration;	/* a call of the window
 						 * that hung and ended, */
-	char function[128];		/* ... made in this function */
+	char function[sizeof(((struct vs_sig_hang *)0)->function)];
+					/* ... made in this function */
 	uint64_t named_enter;		/* the call @function is of */
 };
 
@@ -334,8 +335,7 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 			name_function(w, t);
 		else if (!t || t->hung_enter != h->enter)
 			continue;
-		if (t->function[0])
-			h->function = t->function;
+		memcpy(h->function, t->function, sizeof(h->function));
 	}
 	win.abnormal = vs_infer_abnormal(&win.res, w->opts.min_score);
 	w->counts.windows++;

@@ -217,6 +217,7 @@ void vs_signatures_free(struct vs_signatures *s)
 	}
 	free(s->funcs);
 	free(s->call_max_ns);
+	free(s->program);
 	free(s);
 }
 

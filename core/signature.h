@@ -29,6 +29,7 @@
 #include <stdbool.h>
 
 #include "core/episode.h"
+#include "core/syscall-trace.h"
 
 struct vs_writer;
 struct vs_reader;
@@ -91,6 +92,7 @@ struct vs_sig_function {
 struct vs_signatures {
 	size_t nr;
 	struct vs_sig_function *funcs;
+	char *program;			/* the profiled program's file */
 	uint64_t *call_max_ns;		/* by system call: its longest in the
 					 * normal run (0: never made); NULL
 					 * when the file does not say */
@@ -107,7 +109,8 @@ struct vs_signatures {
  * with signatures that do not say (call_max_ns NULL).
  */
 #define VS_SIG_HANG_FACTOR	10
-#define VS_SIG_HANG_MIN_NS	1000000000ull
+#define VS_SIG_HANG_MIN_NS	VS_SC_LONG_CALL_NS	/* the calls whose
+							 * stack record keeps */
 
 /* The time inside call @nr beyond which a thread is hung (UINT64_MAX:
  * none). */
@@ -210,8 +213,8 @@ struct vs_sig_hang {
 	bool open;			/* no exit came */
 	uint64_t normal_max;		/* longest in the normal run, 0: none */
 	uint64_t limit;			/* vs_signature_hang_limit() */
-	const char *function;		/* that made it, NULL: unknown (set
-					 * by who has the call chain) */
+	char function[128];		/* that made it, "": unknown (set by
+					 * who has the call chain) */
 };
 
 struct vs_infer_result {
@@ -267,5 +270,18 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end);
 
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr);
+
+/**
+ * vs_signature_name_hangs - name the function of each hang of @res from
+ * recording @path: the stack of the thread's long call (a SAMPLE record
+ * with VS_SAMPLE_SYSCALL, `record --syscalls --syscall-stacks`), unwound
+ * with the recording's MMAP records; the innermost function of @sig's
+ * program on it.  A hang without one stays unnamed.
+ *
+ * Returns 0, or -1 with a one-line message in @err.
+ */
+int vs_signature_name_hangs(const char *path, const struct vs_signatures *sig,
+			    struct vs_infer_result *res, char *err,
+			    size_t errlen);
 
 #endif /* VS_CORE_SIGNATURE_H */

@@ -4,7 +4,8 @@
 # window in which a handler turns into a retry loop is reported with the
 # handler, the windows before it are not; a thread that stays in a read
 # of a pipe nobody writes is named with the handler that made the read,
-# by watch (from the call's chain) and by infer (thread and call).
+# by watch (from the call's chain) and by infer (from the stack that
+# record --syscall-stacks keeps of each call of 1 s or more).
 #
 # Execution units are cut at gaps above mean + 2 sigma of a thread's
 # system calls, which another test file running beside it stretches:
@@ -55,15 +56,22 @@ print(eval(sys.argv[1]))' "$1"
 	  "$(grep -cE '^# hung: thread [0-9]+ in read .*, in h05$' watch.txt)" ]
 }
 
-@test "infer: a thread hung in a read of a recording, with the call" {
-	"$VARSCOPE" record --syscalls -o hang.data -- "$OVERLAP" --hang=h05 \
-		--bug-after=1 --duration=3 2>/dev/null
+@test "infer: a thread hung in a read of a recording, with its function" {
+	"$VARSCOPE" record --syscalls --syscall-stacks -o hang.data -- \
+		"$OVERLAP" --hang=h05 --bug-after=1 --duration=3 2>/dev/null
 	"$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/ov.sig" \
 		-i hang.data --format json >hang.json
 	run python3 -c 'import json
 h = json.load(open("hang.json"))["hangs"]
-print(len(h) >= 1, all(x["call"] == "read" and x["duration_ns"] > x["limit_ns"] for x in h))'
-	assert_output "True True"
+print(len(h) >= 1, sorted(set((x["call"], x["function"]) for x in h)),
+      all(x["duration_ns"] > x["limit_ns"] for x in h))'
+	assert_output "True [('read', 'h05')] True"
+	# without the stacks: the thread and the call, no function
+	"$VARSCOPE" record --syscalls -o plain.data -- "$OVERLAP" \
+		--hang=h05 --bug-after=1 --duration=2.5 2>/dev/null
+	run "$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/ov.sig" \
+		-i plain.data
+	assert_line --regexp '^# hung: thread [0-9]+ in read for .*, in a function the recording does not say \(record --syscall-stacks\)$'
 }
 
 @test "watch -p PID: follows a running process until SIGINT, and says the cost" {
@@ -97,6 +105,9 @@ print(len(h) >= 1, all(x["call"] == "read" and x["duration_ns"] > x["limit_ns"] 
 	run --separate-stderr "$VARSCOPE" signature watch -s x.sig --window 0 -- true
 	assert_failure 129
 	[[ $stderr == *"--window"* ]]
+	run --separate-stderr "$VARSCOPE" record --syscall-stacks -- true
+	assert_failure 129
+	[[ $stderr == *"--syscall-stacks"*"--syscalls"* ]]
 	run --separate-stderr "$VARSCOPE" signature watch -s missing.sig -- true
 	assert_failure 2
 	[ "${#stderr_lines[@]}" -eq 1 ]

@@ -40,8 +40,7 @@ static int on_window(const struct vs_sig_window *win, void *arg)
 		 win->res.nr ? win->res.funcs[0].func->name : "");
 	s->hangs[s->windows] = win->res.nr_hangs;
 	snprintf(s->hang_function[s->windows], sizeof(s->hang_function[0]),
-		 "%s", win->res.nr_hangs && win->res.hangs[0].function ?
-		 win->res.hangs[0].function : "");
+		 "%.31s", win->res.nr_hangs ? win->res.hangs[0].function : "");
 	s->windows++;
 	return 0;
 }
