@@ -128,10 +128,34 @@ static bool has_prefix(const struct sample_paths *p, size_t i,
 }
 
 /*
+ * Of the tasks [first, first + nr) of @ts that have samples, how many
+ * have one on a path that starts with @prefix of @len frames.
+ */
+static size_t tasks_through(const struct vs_task_samples *ts, size_t first,
+			    size_t nr, const struct sample_paths *p,
+			    const uint32_t *prefix, unsigned int len)
+{
+	size_t t, i = 0, end, n = 0;
+
+	for (t = first; t < first + nr; t++) {
+		end = i + ts->tasks[t].nr;
+		for (; i < end; i++)
+			if (has_prefix(p, i, prefix, len))
+				break;
+		n += i < end;
+		i = end;
+	}
+	return n;
+}
+
+/*
  * The frames at the root of the paths that every task goes through
  * (_start, main, the worker loop, the request handler): level by level,
- * the frame under which DOMINANT_SHARE of the sampled time is.  Not all
- * of it: samples in code without frame pointers lose callers.  The
+ * the frame under which DOMINANT_SHARE of the sampled time is, in
+ * DOMINANT_SHARE of the tasks that have samples.  Not all of it:
+ * samples in code without frame pointers lose callers.  By tasks too:
+ * the caller that the slow tasks alone go through holds most of the time
+ * and is what the tree is to show, not a frame of every task.  The
  * application's frames only: a kernel entry where most of the time is
  * (a handler spinning on a system call) is where the time goes, the
  * child of the function that made the call, not a frame every task goes
@@ -139,12 +163,13 @@ static bool has_prefix(const struct sample_paths *p, size_t i,
  * its length.
  */
 static unsigned int dominant_prefix(const struct vs_task_samples *ts,
+				    size_t first, size_t nr,
 				    const struct sample_paths *p,
 				    uint32_t *prefix, unsigned int max)
 {
 	unsigned int len = 0;
 	double total = 0;
-	size_t i;
+	size_t i, sampled = tasks_through(ts, first, nr, p, prefix, 0);
 
 	for (i = 0; i < p->nr; i++)
 		total += p->weight[i];
@@ -177,7 +202,9 @@ static unsigned int dominant_prefix(const struct vs_task_samples *ts,
 		for (i = 0; i < p->nr; i++)
 			if (has_prefix(p, i, prefix, len + 1))
 				weight += p->weight[i];
-		if (weight < DOMINANT_SHARE * total)
+		if (weight < DOMINANT_SHARE * total ||
+		    tasks_through(ts, first, nr, p, prefix, len + 1) <
+		    DOMINANT_SHARE * sampled)
 			break;
 		len++;
 	}
@@ -228,7 +255,7 @@ struct vs_vtree *vs_vtree_from_samples(const struct vs_task_samples *ts,
 		*why = "no samples in its tasks (record with --sample)";
 		return NULL;
 	}
-	skip = dominant_prefix(ts, &p, prefix, MAX_PREFIX);
+	skip = dominant_prefix(ts, first, nr, &p, prefix, MAX_PREFIX);
 	skip = skip ? skip - 1 : 0;
 	vt = vs_vtree_new(nr, true);
 	if (!vt)

@@ -131,6 +131,14 @@ for t in json.load(sys.stdin)["task_types"]:
                 print("%s %.2f" % (x["path"], x["share"]))'
 }
 
+# top_factor TRACE: the variance tree's top factor
+top_factor() {
+	"$VARSCOPE" report -i "$1" --tree --format json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["task_types"][0]["variance_tree"]
+print(t["factors"][0]["factor"])'
+}
+
 @test "dwarf call chains: a frameless leaf under its caller, no frame pointers" {
 	build callers -fomit-frame-pointer
 	# hash() sets up no frame, nor do its callers
@@ -148,6 +156,10 @@ for t in json.load(sys.stdin)["task_types"]:
 	# text: the callers after the event's notes
 	run "$VARSCOPE" report -i cg.data
 	assert_line --regexp "func:hash\.time .*callers: main → serve → lookup_b → hash [0-9]+%"
+	# the tree's nodes are call paths: hash under lookup_b is its own
+	# node, the top factor, named by its path
+	run top_factor cg.data
+	assert_output "Var(serve → lookup_b → hash)"
 }
 
 @test "dwarf call chains: the same with frame pointers, whose leaf has none" {
@@ -160,6 +172,8 @@ for t in json.load(sys.stdin)["task_types"]:
 	run leaf_callers cg.data
 	assert_success
 	assert_line --index 0 --regexp "^main → serve → lookup_b → hash (0\.9[5-9]|1\.00)$"
+	run top_factor cg.data
+	assert_output "Var(serve → lookup_b → hash)"
 }
 
 @test "--call-graph: errors name the option" {

@@ -2,8 +2,8 @@
 # t5100-tree-record: the variance tree of real cpu-clock samples
 # (varscope record --sample, report --tree) on examples/vtreebench:
 # requests of parse, lookup and render.  When only lookup's time varies,
-# Var(lookup) is the top factor; when lookup and render vary together,
-# their covariance is.
+# Var(serve → lookup) is the top factor (a factor is named by its call
+# path); when lookup and render vary together, their covariance is.
 
 load test-lib
 
@@ -33,14 +33,14 @@ print(t['factors'][$1]['factor'])"
 	record_bench
 	"$VARSCOPE" report -i t.data --tree --format json > t.json
 	run factor 0
-	assert_output "Var(lookup)"
+	assert_output "Var(serve → lookup)"
 }
 
 @test "two children that vary together: their covariance is on top" {
 	record_bench --covary
 	"$VARSCOPE" report -i t.data --tree --format json > t.json
 	run factor 0
-	assert_output --regexp '^Cov\((lookup, render|render, lookup)\)$'
+	assert_output --regexp '^Cov\((serve → lookup, serve → render|serve → render, serve → lookup)\)$'
 }
 
 @test "the decomposition holds on the recorded tree" {
@@ -87,7 +87,7 @@ print('ok' if abs(said - want) < 0.06 else 'said %g, want %g' % (said, want))"
 	assert_output --partial "Variance tree of type 1: 300 tasks"
 	assert_output --partial "sampling noise subtracted"
 	assert_line --regexp '^ +[-0-9.]+% +[-0-9.]+% .*  serve  vtreebench\.c:[0-9]+$'
-	assert_line --regexp '^ +1 .*Var\(lookup\)$'
+	assert_line --regexp '^ +1 .*Var\(serve → lookup\)$'
 	assert_line --regexp '^next --probe: .*lookup'
 }
 

@@ -60,18 +60,42 @@ const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 	return v->name(v->arg, sym);
 }
 
+const char *vs_vtree_node_path(const struct vs_vtree_view *v,
+			       unsigned int node, char *buf, size_t len)
+{
+	unsigned int path[VS_VTREE_PATH_SHOWN], nr = 0, at = node;
+	size_t n = 0;
+
+	if (!node)
+		return snprintf(buf, len, "latency"), buf;
+	while (at && nr < VS_VTREE_PATH_SHOWN) {
+		path[nr++] = at;
+		at = v->vt->nodes[at].parent;
+	}
+	buf[0] = 0;
+	if (at)
+		n += snprintf(buf, len, "… → ");
+	while (nr-- > 0 && n < len)
+		n += snprintf(buf + n, len - n, "%s%s",
+			      vs_vtree_node_name(v, path[nr]),
+			      nr ? " → " : "");
+	return buf;
+}
+
 const char *vs_vtree_factor_label(const struct vs_vtree_view *v,
 				  const struct vs_vtree_factor *f, char *buf,
 				  size_t len)
 {
 	const struct vs_vtree_node *n = &v->vt->nodes[f->node];
+	char a[512], b[512];
 
 	if (f->a < 0)
-		snprintf(buf, len, "Var(%s)", vs_vtree_node_name(v, f->node));
+		snprintf(buf, len, "Var(%s)",
+			 vs_vtree_node_path(v, f->node, a, sizeof(a)));
 	else
 		snprintf(buf, len, "Cov(%s, %s)",
-			 vs_vtree_node_name(v, n->children[f->a]),
-			 vs_vtree_node_name(v, n->children[f->b]));
+			 vs_vtree_node_path(v, n->children[f->a], a, sizeof(a)),
+			 vs_vtree_node_path(v, n->children[f->b], b, sizeof(b)));
 	return buf;
 }
 

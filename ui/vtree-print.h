@@ -52,7 +52,22 @@ const char *vs_vtree_node_name(const struct vs_vtree_view *v,
 const char *vs_vtree_node_source(const struct vs_vtree_view *v,
 				 unsigned int node);
 
-/* "Var(f)" or "Cov(f, g)" of factor @f into @buf. */
+#define VS_VTREE_PATH_SHOWN	3	/* functions of a factor's path */
+
+/**
+ * vs_vtree_node_path - the call path of node @node into @buf: its
+ * ancestors' names and its own from the root's child down, " → " between
+ * them, the innermost VS_VTREE_PATH_SHOWN, "… → " before them when there
+ * are more ("latency" for the root)
+ */
+const char *vs_vtree_node_path(const struct vs_vtree_view *v,
+			       unsigned int node, char *buf, size_t len);
+
+/*
+ * "Var(lookup → hash)" or "Cov(lookup → hash, lookup → seek)" of factor
+ * @f into @buf: each node by its call path (vs_vtree_node_path()), so
+ * that the same function under two callers, two nodes, reads as two.
+ */
 const char *vs_vtree_factor_label(const struct vs_vtree_view *v,
 				  const struct vs_vtree_factor *f, char *buf,
 				  size_t len);
