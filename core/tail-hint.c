@@ -78,6 +78,11 @@ static int try_target(const struct vs_taskset *ts,
 	const struct vs_event_rank *now;
 	struct vs_type_rank dr;
 
+	/* not far: no ranking (about the latency at @ptarget, from the sort) */
+	if (beyond >= tt->nr_tasks ||
+	    tt->latency[tt->by_latency[beyond]] <
+	    VS_TAIL_FAR * tr->latency_ptarget)
+		return 0;
 	deep.ptarget = ptarget;
 	deep.ci_rounds = 0;
 	deep.latency_cdf = false;
