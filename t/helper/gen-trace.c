@@ -11,7 +11,10 @@
  * threads outside tasks wakes it (switch out, wake-up, switch in), as the
  * recorder writes them for a blocking wait, after the META record that
  * says so (--no-wakeups-meta: without it, as an older recorder wrote).
- * The output depends only on the options (fixed header, own PRNG).
+ * With --sample-binary, the samples are in functions of a real ELF file,
+ * on a tree of call paths (a few hundred nodes), for the variance tree's
+ * benchmark.  The output depends only on the options (fixed header, own
+ * PRNG) and the file.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "core/parse-options.h"
+#include "core/symbols.h"
 #include "core/trace.h"
 #include "core/wakeup.h"
 
@@ -54,11 +58,13 @@ struct gen {
 	/* options */
 	const char *output;
 	uint64_t tasks, types, events, seed, chunk_records, samples, size;
+	uint64_t sampled_every;		/* samples in every n-th task */
 	uint64_t cause_ns, epoch_tasks, live_events, symbol_id, task_values;
 	uint64_t syscall_threads;
 	uint64_t cause_from, cause_to;	/* window of the cause, from start */
 	const char *cause;
 	const char *type_names;	/* names of types 0, 1, ... */
+	const char *sample_binary;	/* samples in its functions */
 	double cause_frac;
 	int level;
 	bool every_kind, unknown_kind, wakeups, no_wakeups_meta, signature;
@@ -70,7 +76,14 @@ struct gen {
 	struct vs_value *values;
 	uint16_t *live;
 	uint32_t nr_live, epoch;
+	uint64_t *funcs;	/* --sample-binary: addresses of functions */
+	uint32_t nr_funcs;
 };
+
+#define BINARY_START	0x555555554000ull	/* where it is mapped */
+#define BINARY_FUNCS	256	/* functions of it the samples are in */
+#define BINARY_FANOUT	3	/* callees of each function on the paths */
+#define BINARY_DEPTH	7	/* deepest path */
 
 static uint64_t rnd(struct gen *g)
 {
@@ -156,12 +169,79 @@ static void start_epoch(struct gen *g)
 	add(g, &rec);
 }
 
+/*
+ * --sample-binary: an MMAP record of the binary (from offset 0 at
+ * BINARY_START, its build-id), and BINARY_FUNCS of its functions
+ * (those of more than 4 bytes), addresses inside them (past the first
+ * byte: a return address is looked up one byte back)
+ */
+static int map_binary(struct gen *g)
+{
+	struct vs_symbols *s = vs_symbols_new();
+	struct vs_dso *d = s ? vs_symbols_dso(s, g->sample_binary) : NULL;
+	const struct vs_elf_symbol *f;
+	struct vs_record rec = { .kind = VS_REC_MMAP };
+	const uint8_t *id;
+	size_t nr, i, len;
+	int64_t off;
+
+	if (!d)
+		return -1;
+	f = vs_dso_functions(d, &nr);
+	g->funcs = calloc(BINARY_FUNCS, sizeof(*g->funcs));
+	for (i = 0; g->funcs && i < nr && g->nr_funcs < BINARY_FUNCS; i++)
+		if (f[i].size > 4 &&
+		    (off = vs_dso_file_offset(d, f[i].addr)) >= 0)
+			g->funcs[g->nr_funcs++] = BINARY_START + off + 2;
+	id = vs_dso_build_id(d, &len);
+	rec.mmap = (struct vs_mmap){ .time = g->now, .pid = 1000,
+		.tid = 1000, .start = BINARY_START, .len = 1ull << 30,
+		.prot = 5, .flags = 2, .build_id_len = len,
+		.filename = g->sample_binary };
+	memcpy(rec.mmap.build_id, id, len);
+	add(g, &rec);
+	vs_symbols_free(s);
+	return g->nr_funcs ? 0 : -1;
+}
+
+/*
+ * A call path in the functions of --sample-binary into @chain, innermost
+ * first: from one root, each function calling BINARY_FANOUT others; how
+ * many frames
+ */
+static unsigned int binary_chain(struct gen *g, uint64_t *chain)
+{
+	unsigned int depth = 2 + rnd(g) % (BINARY_DEPTH - 1), k;
+	uint32_t fn[BINARY_DEPTH], at = 0;
+
+	for (k = 0; k < depth; k++) {
+		fn[k] = at;
+		at = (at * BINARY_FANOUT + 1 + rnd(g) % BINARY_FANOUT) %
+		     g->nr_funcs;
+	}
+	for (k = 0; k < depth; k++)
+		chain[k] = g->funcs[fn[depth - 1 - k]];
+	return depth;
+}
+
 static void write_samples(struct gen *g, const struct vs_task *t)
 {
-	uint64_t chain[4], i;
+	uint64_t chain[BINARY_DEPTH], i;
 	struct vs_record rec = { .kind = VS_REC_SAMPLE };
 
-	for (i = 0; i < g->samples; i++) {
+	for (i = 0; i < g->samples && g->nr_funcs; i++) {
+		rec.sample = (struct vs_sample){
+			.time = t->start + (t->end - t->start) * (i + 1) /
+				(g->samples + 1),
+			.pid = t->pid, .tid = t->tid, .cpu = t->cpu,
+			.period = 100000,
+			.nr_callchain = binary_chain(g, chain),
+			.callchain = chain,
+		};
+		rec.sample.ip = chain[0];
+		add(g, &rec);
+	}
+	for (i = 0; i < g->samples && !g->nr_funcs; i++) {
 		uint64_t fn = rnd(g) % 8;
 
 		chain[0] = 0x401000 + fn * 0x100 + rnd(g) % 0x100;
@@ -269,7 +349,8 @@ static void write_task(struct gen *g, uint64_t n)
 		.values = g->values,
 	};
 	g->now += latency / 4 + 1000;
-	write_samples(g, &rec.task);
+	if (!g->sampled_every || n % g->sampled_every == 0)
+		write_samples(g, &rec.task);
 	if (g->wakeups)
 		write_wait(g, &rec.task, n);
 	add(g, &rec);
@@ -447,6 +528,11 @@ int main(int argc, const char **argv)
 			"cut a chunk every n records"),
 		OPT_U64(0, "samples-per-task", &g.samples,
 			"samples inside each task"),
+		OPT_U64(0, "sampled-every", &g.sampled_every,
+			"... of every n-th task only (default 1)"),
+		OPT_STRING(0, "sample-binary", &g.sample_binary, "file",
+			   "... on call paths in the functions of this ELF "
+			   "file (mapped by an MMAP record)"),
 		OPT_SIZE(0, "size", &g.size,
 			 "write tasks until the file has this size"),
 		OPT_STRING(0, "cause", &g.cause, "event[:type]",
@@ -543,6 +629,11 @@ int main(int argc, const char **argv)
 	if (g.signature)
 		write_signature(&g);
 	write_syscall_threads(&g);
+	if (g.sample_binary && map_binary(&g)) {
+		fprintf(stderr, "gen-trace: %s: no functions to sample\n",
+			g.sample_binary);
+		return 1;
+	}
 	for (n = 0; g.size ? vs_writer_bytes(g.w) < g.size : n < g.tasks; n++)
 		write_task(&g, n);
 	if (g.type_names)
@@ -553,5 +644,6 @@ int main(int argc, const char **argv)
 	}
 	free(g.values);
 	free(g.live);
+	free(g.funcs);
 	return 0;
 }
