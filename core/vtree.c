@@ -25,18 +25,13 @@ static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 	memset(n, 0, sizeof(*n));
 	n->symbol = symbol;
 	n->parent = parent;
-	n->time = calloc(vt->nr_tasks, sizeof(*n->time));
-	if (!n->time)
-		return -1;
 	if (vt->nr_nodes) {
 		struct vs_vtree_node *p = &vt->nodes[parent];
 		unsigned int *c = realloc(p->children, (p->nr_children + 1) *
 					  sizeof(*c));
 
-		if (!c) {
-			free(n->time);
+		if (!c)
 			return -1;
-		}
 		c[p->nr_children++] = vt->nr_nodes;
 		p->children = c;
 		n->depth = p->depth + 1;
@@ -47,6 +42,7 @@ static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled)
 {
 	struct vs_vtree *vt;
+	size_t t;
 
 	if (nr_tasks < 2)
 		return NULL;
@@ -55,12 +51,14 @@ struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled)
 		return NULL;
 	vt->nr_tasks = nr_tasks;
 	vt->sampled = sampled;
-	vt->samples = calloc(nr_tasks, sizeof(*vt->samples));
-	vt->closed = calloc(nr_tasks, sizeof(*vt->closed));
-	if (!vt->samples || !vt->closed || node_new(vt, 0, VS_VTREE_ROOT) < 0) {
+	vt->slot_of = malloc(nr_tasks * sizeof(*vt->slot_of));
+	vt->latency = calloc(nr_tasks, sizeof(*vt->latency));
+	if (!vt->slot_of || !vt->latency || node_new(vt, 0, VS_VTREE_ROOT) < 0) {
 		vs_vtree_free(vt);
 		return NULL;
 	}
+	for (t = 0; t < nr_tasks; t++)
+		vt->slot_of[t] = UINT32_MAX;
 	return vt;
 }
 
@@ -78,14 +76,81 @@ void vs_vtree_free(struct vs_vtree *vt)
 	}
 	free(vt->nodes);
 	free(vt->factors);
+	free(vt->slot_of);
+	free(vt->task_of);
 	free(vt->samples);
 	free(vt->closed);
+	free(vt->latency);
 	free(vt);
 }
 
 void vs_vtree_set_latency(struct vs_vtree *vt, size_t task, double ns)
 {
-	vt->nodes[0].time[task] = ns;
+	vt->latency[task] = ns;
+}
+
+double vs_vtree_time(const struct vs_vtree *vt, unsigned int node,
+		     size_t task)
+{
+	const struct vs_vtree_node *n = &vt->nodes[node];
+	size_t slot = vt->slot_of[task];
+
+	if (!node)
+		return vt->latency[task];
+	return slot < n->len ? n->time[slot] : 0;
+}
+
+/* The slot of task @task, given at its first path; -1: no memory. */
+static int64_t task_slot(struct vs_vtree *vt, size_t task)
+{
+	size_t alloc;
+	void *a, *b, *c;
+
+	if (vt->slot_of[task] != UINT32_MAX)
+		return vt->slot_of[task];
+	if (vt->nr_slots == vt->alloc_slots) {
+		alloc = vt->alloc_slots ? 2 * vt->alloc_slots : 64;
+		a = realloc(vt->task_of, alloc * sizeof(*vt->task_of));
+		if (a)
+			vt->task_of = a;
+		b = realloc(vt->samples, alloc * sizeof(*vt->samples));
+		if (b)
+			vt->samples = b;
+		c = realloc(vt->closed, alloc * sizeof(*vt->closed));
+		if (c)
+			vt->closed = c;
+		if (!a || !b || !c)
+			return -1;
+		vt->alloc_slots = alloc;
+	}
+	vt->task_of[vt->nr_slots] = task;
+	vt->samples[vt->nr_slots] = 0;
+	vt->closed[vt->nr_slots] = false;
+	vt->slot_of[task] = vt->nr_slots;
+	return vt->nr_slots++;
+}
+
+/* Node @n's time in @slot, its slots grown to hold it; NULL: no memory. */
+static double *node_slot(struct vs_vtree_node *n, size_t slot)
+{
+	size_t alloc;
+	double *p;
+
+	if (slot >= n->alloc) {
+		alloc = n->alloc ? 2 * n->alloc : 16;
+		while (alloc <= slot)
+			alloc *= 2;
+		p = realloc(n->time, alloc * sizeof(*p));
+		if (!p)
+			return NULL;
+		n->time = p;
+		n->alloc = alloc;
+	}
+	if (slot >= n->len) {
+		memset(n->time + n->len, 0, (slot + 1 - n->len) * sizeof(double));
+		n->len = slot + 1;
+	}
+	return &n->time[slot];
 }
 
 static int child_of(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
@@ -102,16 +167,23 @@ static int child_of(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 static int add_path(struct vs_vtree *vt, size_t task, const uint32_t *path,
 		    unsigned int depth, double ns, bool exact)
 {
+	int64_t slot = task_slot(vt, task);
 	unsigned int d;
+	double *time;
 	int node = 0;
 
+	if (slot < 0)
+		return -1;
 	if (!exact)
-		vt->samples[task]++;
+		vt->samples[slot]++;
 	for (d = 0; d < depth; d++) {
 		node = child_of(vt, node, path[d]);
 		if (node < 0)
 			return -1;
-		vt->nodes[node].time[task] += ns;
+		time = node_slot(&vt->nodes[node], slot);
+		if (!time)
+			return -1;
+		*time += ns;
 		if (exact)
 			vt->nodes[node].exact = true;
 		else if (vt->sampled)
@@ -128,7 +200,9 @@ int vs_vtree_add(struct vs_vtree *vt, size_t task, const uint32_t *path,
 
 void vs_vtree_close_task(struct vs_vtree *vt, size_t task)
 {
-	vt->closed[task] = true;
+	/* a task without samples has no shares to split */
+	if (vt->slot_of[task] != UINT32_MAX)
+		vt->closed[vt->slot_of[task]] = true;
 }
 
 int vs_vtree_add_exact(struct vs_vtree *vt, size_t task, const uint32_t *path,
@@ -144,24 +218,33 @@ uint32_t vs_vtree_wait_symbol(const struct vs_wake_type *waits,
 	       VS_VTREE_ROOT : VS_VTREE_WAIT + part->waker;
 }
 
-/* Sample covariance (n - 1) of a and b, whose means are given. */
-static double covariance(const double *a, double ma, const double *b,
-			 double mb, size_t n)
+/*
+ * Sample covariance (n - 1) over @n tasks of a and b, whose means are
+ * given: a holds @na values, b @nb, 0 past them.
+ */
+static double covariance(const double *a, size_t na, double ma,
+			 const double *b, size_t nb, double mb, size_t n)
 {
+	size_t m = na < nb ? na : nb, big = na < nb ? nb : na, t;
 	double sum = 0;
-	size_t t;
 
-	for (t = 0; t < n; t++)
+	for (t = 0; t < m; t++)
 		sum += (a[t] - ma) * (b[t] - mb);
+	for (t = m; t < na; t++)
+		sum -= (a[t] - ma) * mb;
+	for (t = m; t < nb; t++)
+		sum -= ma * (b[t] - mb);
+	sum += (double)(n - big) * ma * mb;
 	return sum / (double)(n - 1);
 }
 
-static double mean_of(const double *a, size_t n)
+/* The mean over @n tasks of @a's @na values, 0 past them. */
+static double mean_of(const double *a, size_t na, size_t n)
 {
 	double sum = 0;
 	size_t t;
 
-	for (t = 0; t < n; t++)
+	for (t = 0; t < na; t++)
 		sum += a[t];
 	return sum / (double)n;
 }
@@ -169,14 +252,17 @@ static double mean_of(const double *a, size_t n)
 /*
  * The mean over the closed tasks of @a x @b / N: what the noise terms of
  * two sampled nodes of times @a and @b lose to the shares (see vtree.h).
+ * Only tasks with slots have samples.
  */
 static double share_term(const struct vs_vtree *vt, const double *a,
-			 const double *b)
+			 size_t na, const double *b, size_t nb)
 {
+	size_t m = na < nb ? na : nb, t;
 	double sum = 0;
-	size_t t;
 
-	for (t = 0; t < vt->nr_tasks; t++)
+	if (m > vt->nr_slots)
+		m = vt->nr_slots;
+	for (t = 0; t < m; t++)
 		if (vt->closed[t] && vt->samples[t])
 			sum += a[t] * b[t] / vt->samples[t];
 	return sum / (double)vt->nr_tasks;
@@ -190,42 +276,45 @@ static int node_stats(struct vs_vtree *vt, unsigned int i, double *self,
 		      double *sampled)
 {
 	struct vs_vtree_node *n = &vt->nodes[i];
-	size_t t, nt = vt->nr_tasks;
+	size_t t, nt = vt->nr_tasks, len = n->len;
 	unsigned int c, d, nc = n->nr_children;
 	/* the root, and every node of an exact tree, has no sampling noise */
 	bool exact = !i || !vt->sampled || n->exact;
 	double child_free = 0;		/* the children's free-count noise */
 
-	n->mean = mean_of(n->time, nt);
+	n->mean = mean_of(n->time, len, nt);
 	n->noise = exact ? 0 : n->noise_sq / (double)nt -
-			       share_term(vt, n->time, n->time);
-	n->var = covariance(n->time, n->mean, n->time, n->mean, nt) - n->noise;
+			       share_term(vt, n->time, len, n->time, len);
+	n->var = covariance(n->time, len, n->mean, n->time, len, n->mean,
+			    nt) - n->noise;
 
-	memcpy(self, n->time, nt * sizeof(*self));
-	memset(sampled, 0, nt * sizeof(*sampled));
+	/* a child's slots are its parent's: len covers them */
+	memcpy(self, n->time, len * sizeof(*self));
+	memset(sampled, 0, len * sizeof(*sampled));
 	for (c = 0; c < nc; c++) {
 		const struct vs_vtree_node *ch = &vt->nodes[n->children[c]];
 
-		for (t = 0; t < nt; t++) {
+		for (t = 0; t < ch->len; t++) {
 			self[t] -= ch->time[t];
 			if (!ch->exact)
 				sampled[t] += ch->time[t];
 		}
 		child_free += ch->noise_sq / (double)nt;
 	}
-	n->self_mean = mean_of(self, nt);
+	n->self_mean = mean_of(self, len, nt);
 	/*
 	 * Exact parent: self = parent - children carries minus the error of
 	 * their sampled sum.  Sampled parent: self holds the samples of none
 	 * of the children, a node of its own.
 	 */
 	if (exact)
-		n->self_noise = child_free - share_term(vt, sampled, sampled);
+		n->self_noise = child_free - share_term(vt, sampled, len,
+							 sampled, len);
 	else
 		n->self_noise = n->noise_sq / (double)nt - child_free -
-				share_term(vt, self, self);
-	n->self_var = covariance(self, n->self_mean, self, n->self_mean, nt) -
-		      n->self_noise;
+				share_term(vt, self, len, self, len);
+	n->self_var = covariance(self, len, n->self_mean, self, len,
+				 n->self_mean, nt) - n->self_noise;
 	if (!nc)
 		return 0;
 	n->self_cov = calloc(nc, sizeof(*n->self_cov));
@@ -235,26 +324,52 @@ static int node_stats(struct vs_vtree *vt, unsigned int i, double *self,
 	for (c = 0; c < nc; c++) {
 		const struct vs_vtree_node *a = &vt->nodes[n->children[c]];
 
-		n->self_cov[c] = covariance(self, n->self_mean, a->time,
-					    a->mean, nt);
+		n->self_cov[c] = covariance(self, len, n->self_mean, a->time,
+					    a->len, a->mean, nt);
 		if (a->exact || !vt->sampled)
 			;	/* no error: nothing covaries with it */
 		else if (exact)
 			n->self_cov[c] += a->noise_sq / (double)nt -
-					  share_term(vt, sampled, a->time);
+					  share_term(vt, sampled, len, a->time,
+						     a->len);
 		else
-			n->self_cov[c] += share_term(vt, self, a->time);
+			n->self_cov[c] += share_term(vt, self, len, a->time,
+						     a->len);
 		for (d = c + 1; d < nc; d++) {
 			const struct vs_vtree_node *b =
 				&vt->nodes[n->children[d]];
 			double *cov = &n->cov[vs_vtree_pair(nc, c, d)];
 
-			*cov = covariance(a->time, a->mean, b->time, b->mean,
-					  nt);
+			*cov = covariance(a->time, a->len, a->mean, b->time,
+					  b->len, b->mean, nt);
 			if (vt->sampled && !a->exact && !b->exact)
-				*cov += share_term(vt, a->time, b->time);
+				*cov += share_term(vt, a->time, a->len,
+						   b->time, b->len);
 		}
 	}
+	return 0;
+}
+
+/*
+ * The root's times: every task's latency, those with slots first (in
+ * slot order, as the other nodes), then the others.
+ */
+static int root_times(struct vs_vtree *vt)
+{
+	struct vs_vtree_node *root = &vt->nodes[0];
+	size_t t, n = vt->nr_slots;
+	double *time = malloc(vt->nr_tasks * sizeof(*time));
+
+	if (!time)
+		return -1;
+	for (t = 0; t < vt->nr_slots; t++)
+		time[t] = vt->latency[vt->task_of[t]];
+	for (t = 0; t < vt->nr_tasks; t++)
+		if (vt->slot_of[t] == UINT32_MAX)
+			time[n++] = vt->latency[t];
+	free(root->time);
+	root->time = time;
+	root->len = root->alloc = vt->nr_tasks;
 	return 0;
 }
 
@@ -334,8 +449,10 @@ int vs_vtree_finish(struct vs_vtree *vt)
 	unsigned int i;
 	int ret = 0;
 
-	if (!self)
+	if (!self || root_times(vt)) {
+		free(self);
 		return -1;
+	}
 	/* children come after their parents: walk backwards */
 	for (i = vt->nr_nodes; i-- > 0;) {
 		struct vs_vtree_node *n = &vt->nodes[i];

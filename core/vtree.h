@@ -69,7 +69,8 @@ struct vs_vtree_node {
 				   function, an address without a symbol) */
 	unsigned int nr_children;
 	unsigned int *children;	/* node indices */
-	double *time;		/* inclusive ns, per task */
+	double *time;		/* inclusive ns, per slot (vs_vtree_time()) */
+	size_t len, alloc;	/* slots in @time; 0 ns past them */
 	double noise_sq;	/* sum over tasks of sum w^2 (sampled) */
 	double mean;		/* ns per task */
 	double var;		/* corrected variance */
@@ -88,11 +89,23 @@ struct vs_vtree_factor {
 	double specificity, score;
 };
 
+/*
+ * Tasks are stored by slot: a task gets one at its first path (few of a
+ * large type's tasks have samples: 8 thousand of 400 thousand), and a
+ * node's times cover the slots up to its last; a task without a slot is
+ * 0 ns in every node but the root.  The root's times (latencies) cover
+ * every task: the slots first, then the others, in task order.  So the
+ * tree costs time and memory by samples, not by tasks.
+ */
 struct vs_vtree {
 	size_t nr_tasks;
 	bool sampled;
-	double *samples;		/* per task: its vs_vtree_add()s */
-	bool *closed;			/* per task: vs_vtree_close_task() */
+	uint32_t *slot_of;		/* per task: its slot, or UINT32_MAX */
+	size_t *task_of;		/* per slot */
+	size_t nr_slots, alloc_slots;
+	double *samples;		/* per slot: its vs_vtree_add()s */
+	bool *closed;			/* per slot: vs_vtree_close_task() */
+	double *latency;		/* per task */
 	unsigned int nr_nodes, alloc_nodes;
 	struct vs_vtree_node *nodes;	/* [0] is the root */
 	unsigned int nr_factors;
@@ -106,6 +119,11 @@ struct vs_vtree {
  */
 struct vs_vtree *vs_vtree_new(size_t nr_tasks, bool sampled);
 void vs_vtree_free(struct vs_vtree *vt);
+
+/* The time of node @node in task @task, ns (after vs_vtree_finish() for
+ * the root). */
+double vs_vtree_time(const struct vs_vtree *vt, unsigned int node,
+		     size_t task);
 
 /* The latency of task @task, ns: the root's value. */
 void vs_vtree_set_latency(struct vs_vtree *vt, size_t task, double ns);

@@ -349,9 +349,12 @@ static void test_probe_waits(const struct vs_func_times *ft)
 	   "waits: one node under A/B, one under the root, none of the "
 	   "task's own worker");
 	if (nw && nr)
-		ok(nw->time[0] == 5 && nw->time[1] == 30 && nw->time[2] == 60 &&
+		ok(vs_vtree_time(vt, nw - vt->nodes, 0) == 5 &&
+		   vs_vtree_time(vt, nw - vt->nodes, 1) == 30 &&
+		   vs_vtree_time(vt, nw - vt->nodes, 2) == 60 &&
 		   near(nb->var, 900) && near(na->var, 1600) &&
-		   nr->time[0] == 0 && nr->time[2] == 3,
+		   vs_vtree_time(vt, nr - vt->nodes, 0) == 0 &&
+		   vs_vtree_time(vt, nr - vt->nodes, 2) == 3,
 		   "A/B/wait 5, 30, 60 ns; A and B keep their times");
 	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
 	vs_vtree_free(vt);
