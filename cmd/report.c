@@ -958,13 +958,18 @@ static void check_options(struct report *rep)
 static int load_funcs(struct report *rep, struct vs_taskset_opts *o)
 {
 	struct vs_task_samples *ts;
+	struct vs_progress progress;
 	char err[512];
 	size_t i;
 	int ret;
 
-	ret = vs_func_sources_load(rep->input, &rep->head,
-				   vs_func_estimator_parse(rep->func_time),
-				   &rep->funcs, err, sizeof(err));
+	/* samples to symbolize and unwind: seconds on a large trace */
+	vs_progress_start(&progress, "Reading samples");
+	ret = vs_func_sources_load_progress(rep->input, &rep->head,
+					    vs_func_estimator_parse(rep->func_time),
+					    &rep->funcs, err, sizeof(err),
+					    vs_progress_cb, &progress);
+	vs_progress_end(&progress);
 	if (ret) {
 		fprintf(stderr, "varscope report: %s\n", err);
 		return ret;

@@ -211,6 +211,17 @@ int vs_func_sources_load(const char *path, const struct vs_trace_head *head,
 			 struct vs_func_sources **out, char *err,
 			 size_t errlen)
 {
+	return vs_func_sources_load_progress(path, head, est, out, err, errlen,
+					     NULL, NULL);
+}
+
+int vs_func_sources_load_progress(const char *path,
+				  const struct vs_trace_head *head,
+				  enum vs_func_estimator est,
+				  struct vs_func_sources **out, char *err,
+				  size_t errlen, vs_read_progress_fn progress,
+				  void *arg)
+{
 	struct vs_task_samples *samples = NULL;
 	struct vs_func_times *probes = NULL;
 	uint16_t first_id = 0;
@@ -219,7 +230,8 @@ int vs_func_sources_load(const char *path, const struct vs_trace_head *head,
 
 	*out = NULL;
 	if (head->samples) {
-		ret = vs_task_samples_read(path, &samples, err, errlen);
+		ret = vs_task_samples_read_progress(path, &samples, err,
+						    errlen, progress, arg);
 		if (ret)
 			return ret;
 		first_id = samples->nr_trace_events;

@@ -60,6 +60,17 @@ struct vs_func_sources *vs_func_sources_new(struct vs_task_samples *samples,
 					    uint16_t first_id);
 void vs_func_sources_free(struct vs_func_sources *fs);
 
+/**
+ * vs_func_sources_load_progress - vs_func_sources_load(), calling
+ * @progress with @arg as the samples are read (core/task-samples.h)
+ */
+int vs_func_sources_load_progress(const char *path,
+				  const struct vs_trace_head *head,
+				  enum vs_func_estimator est,
+				  struct vs_func_sources **out, char *err,
+				  size_t errlen, vs_read_progress_fn progress,
+				  void *arg);
+
 /* The event definitions, ids first_id ... */
 const struct vs_event_def *
 vs_func_sources_defs(const struct vs_func_sources *fs, unsigned int *nr);

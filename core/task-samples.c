@@ -759,10 +759,22 @@ static int keep_stale(struct vs_task_samples *ts, struct vs_symbols *syms)
 int vs_task_samples_read(const char *path, struct vs_task_samples **out,
 			 char *err, size_t errlen)
 {
+	return vs_task_samples_read_progress(path, out, err, errlen, NULL,
+					     NULL);
+}
+
+#define PROGRESS_EVERY	1024	/* records between progress calls */
+
+int vs_task_samples_read_progress(const char *path,
+				  struct vs_task_samples **out, char *err,
+				  size_t errlen, vs_read_progress_fn progress,
+				  void *arg)
+{
 	struct reading rd = { .task_clock = -1 };
 	struct vs_reader *r;
 	struct vs_record rec;
 	int ret, status = VS_LOAD_ERROR;
+	uint64_t n = 0;
 
 	*out = NULL;
 	r = vs_reader_open(path, err, errlen);
@@ -773,9 +785,12 @@ int vs_task_samples_read(const char *path, struct vs_task_samples **out,
 	rd.unwinder = rd.syms ? vs_unwinder_new(rd.syms) : NULL;
 	if (!rd.ts || !rd.unwinder)
 		goto nomem;
-	while ((ret = vs_reader_next(r, &rec)) > 0)
+	while ((ret = vs_reader_next(r, &rec)) > 0) {
 		if (take_record(&rd, r, &rec))
 			goto nomem;
+		if (progress && ++n % PROGRESS_EVERY == 0)
+			progress(arg, vs_reader_offset(r), vs_reader_size(r));
+	}
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", vs_reader_error(r));
 		status = VS_LOAD_CORRUPT;

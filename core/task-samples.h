@@ -111,6 +111,19 @@ struct vs_task_samples {
 int vs_task_samples_read(const char *path, struct vs_task_samples **out,
 			 char *err, size_t errlen);
 
+/* The progress of a read: bytes of the file behind, of @total. */
+typedef void (*vs_read_progress_fn)(void *arg, uint64_t done, uint64_t total);
+
+/**
+ * vs_task_samples_read_progress - vs_task_samples_read(), calling
+ * @progress (when not NULL) with @arg now and then as it goes: a trace
+ * of samples to unwind reads for seconds
+ */
+int vs_task_samples_read_progress(const char *path,
+				  struct vs_task_samples **out, char *err,
+				  size_t errlen, vs_read_progress_fn progress,
+				  void *arg);
+
 /*
  * Building by hand (what vs_task_samples_read() does; unit tests use it
  * with synthetic streams): new, then tasks and samples in any order (a
