@@ -1121,6 +1121,26 @@ static int start_part(struct part *p, uint64_t time)
 	return ret;
 }
 
+/*
+ * The names in @names of @ts's types: not all of the file's, so that the
+ * sets of many ranges cost what their types do, not the ranges times the
+ * names.
+ */
+static int add_type_names(struct vs_taskset *ts,
+			  const struct vs_type_names *names)
+{
+	const char *name;
+	unsigned int t;
+
+	for (t = 0; t < ts->nr_types; t++) {
+		name = vs_type_names_get(names, ts->types[t].type);
+		if (name && vs_type_names_add(&ts->names, ts->types[t].type,
+					      name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int add_catalog(struct vs_taskset *ts, struct vs_reader *r)
 {
 	unsigned int id;
@@ -1279,7 +1299,7 @@ static int join_parts(struct part *parts, unsigned int used,
 		for (k = 0; k < used; k++) {
 			if ((!ts->build->latency_only &&
 			     add_catalog(ts, parts[k].r)) ||
-			    vs_type_names_merge(&ts->names, &parts[k].names))
+			    add_type_names(ts, &parts[k].names))
 				return -1;
 			set_warning(ts, vs_reader_warning(parts[k].r));
 		}

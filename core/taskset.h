@@ -74,9 +74,10 @@ struct vs_taskset {
 	struct vs_wake_build *wake;	/* opts->wakeups: every record the
 					 * wake-up analysis needs, for
 					 * vs_wake_build_finish(); or NULL */
-	struct vs_type_names names;	/* the type_name records read: the
-					 * whole file's when it was read to
-					 * the end, else those before the
+	struct vs_type_names names;	/* the names of its types, from the
+					 * type_name records read: the whole
+					 * file's when it was read to the
+					 * end, else those before the
 					 * range's end */
 	char *warning;			/* the reader's (truncation), or NULL */
 	struct vs_taskset_build *build;	/* loading state, NULL once finished */
