@@ -71,6 +71,18 @@ tui_quits() {
 	assert_success
 }
 
+@test "100,000 named task types in 9,000 segments: tui" {
+	# tui reads a task set per segment: each holds its types' names,
+	# not the whole file's (9,000 copies of 100,000 names: 11 GB)
+	"$GEN" -o names.data --types 100000 --tasks 100000 --events 2 \
+		--type-names 'a-request-type-named-as-long-as-names-can-be-#*100000'
+	[ "$(stat -c %s names.data)" -lt 3000000 ]
+	require_cmd script
+	printf q | TERM=xterm bounded script -qec \
+		"'$VARSCOPE' tui --length 7s -i names.data" /dev/null >tui.out
+	grep -q "a-request-type-named-as-long-as-names-can-be-#" tui.out
+}
+
 @test "a task with 100,000 values of 65,000 events: every reader" {
 	# its type has 65,000 columns: no pairs of them all are compared
 	"$GEN" -o big.data --task-values 100000 --tasks 300 --events 65000 \

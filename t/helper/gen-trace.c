@@ -466,17 +466,31 @@ static void write_every_kind(struct gen *g)
 		add(g, &recs[i]);
 }
 
-/* --type-names: after the tasks, as a program may name a type late. */
+/*
+ * --type-names: after the tasks, as a program may name a type late.  An
+ * item PREFIX*N names N types PREFIX0 .. PREFIX<N-1>.
+ */
 static void write_type_names(struct gen *g)
 {
 	struct vs_record rec = { .kind = VS_REC_TYPE_NAME };
-	char *names = strdup(g->type_names), *name, *save = NULL;
+	char *names = strdup(g->type_names), *name, *save = NULL, *star;
+	char buf[256];
 	uint32_t type = 0;
+	unsigned long i, n;
 
 	for (name = strtok_r(names, ",", &save); name;
 	     name = strtok_r(NULL, ",", &save)) {
-		rec.type_name = (struct vs_type_name){ type++, name };
-		add(g, &rec);
+		star = strchr(name, '*');
+		n = star ? strtoul(star + 1, NULL, 10) : 1;
+		if (star)
+			*star = 0;
+		for (i = 0; i < n; i++) {
+			if (star)
+				snprintf(buf, sizeof(buf), "%s%lu", name, i);
+			rec.type_name = (struct vs_type_name){
+				type++, star ? buf : name };
+			add(g, &rec);
+		}
 	}
 	free(names);
 }
@@ -551,7 +565,7 @@ int main(int argc, const char **argv)
 		OPT_U64(0, "live-events", &g.live_events,
 			"events live in each epoch (default all)"),
 		OPT_INTEGER(0, "level", &g.level, "zlib level"),
-		OPT_STRING(0, "type-names", &g.type_names, "name,...",
+		OPT_STRING(0, "type-names", &g.type_names, "name[*n],...",
 			   "name task types 0, 1, ... at the end of the trace"),
 		OPT_BOOLEAN(0, "every-kind", &g.every_kind,
 			    "write at least one record of every kind"),
