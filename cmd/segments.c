@@ -24,6 +24,13 @@
 
 enum seg_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
+/*
+ * Figures held and printed, one per task type and segment: a trace of
+ * many small types cut into many slices would otherwise cost their
+ * product, whatever the size of the file.
+ */
+#define SEG_FIGURES_MAX		(4u << 20)
+
 /* One task type's figures in every segment. */
 struct seg_type {
 	uint32_t type;
@@ -42,7 +49,8 @@ struct segments {
 	enum seg_format format;
 	struct vs_segment_list list;
 	unsigned int nr_types;
-	struct seg_type *types;
+	struct seg_type *types;		/* ascending type */
+	size_t types_wanted;		/* past SEG_FIGURES_MAX: how many */
 	struct vs_type_names names;	/* of the segments' files */
 };
 
@@ -51,57 +59,79 @@ static const char *const segments_usage[] = {
 	NULL
 };
 
-static int cmp_seg_type(const void *a, const void *b)
+static void seg_type_release(struct seg_type *t)
 {
-	const struct seg_type *x = a, *y = b;
-
-	return (x->type > y->type) - (x->type < y->type);
+	free(t->stats);
+	free(t->counted);
+	free(t->p99);
 }
 
-/* The figures of @type, added (empty in every segment) if new. */
-static struct seg_type *seg_type(struct segments *sg, uint32_t type)
+/*
+ * The types of @ts that @sg does not have yet, added with empty figures
+ * in every segment: both lists ascend, so one merge from their ends, in
+ * time linear in the two.  -1 when memory runs out or when the figures
+ * would pass SEG_FIGURES_MAX (@sg->types_wanted says how many types).
+ */
+static int add_types(struct segments *sg, const struct vs_taskset *ts)
 {
-	const struct seg_type key = { .type = type };
+	size_t i = 0, j, k, nr = sg->nr_types, fresh = 0;
 	struct seg_type *t;
-	unsigned int i;
 
-	/* ascending type: a trace may have tens of thousands */
-	if (sg->nr_types && (t = bsearch(&key, sg->types, sg->nr_types,
-					 sizeof(*t), cmp_seg_type)))
-		return t;
-	t = realloc(sg->types, (sg->nr_types + 1) * sizeof(*t));
+	for (j = 0; j < ts->nr_types; j++) {
+		while (i < nr && sg->types[i].type < ts->types[j].type)
+			i++;
+		fresh += i == nr || sg->types[i].type != ts->types[j].type;
+	}
+	if (!fresh)
+		return 0;
+	if (nr + fresh > SEG_FIGURES_MAX / sg->list.nr) {
+		sg->types_wanted = nr + fresh;
+		return -1;
+	}
+	t = realloc(sg->types, (nr + fresh) * sizeof(*t));
 	if (!t)
-		return NULL;
+		return -1;
 	sg->types = t;
-	for (i = sg->nr_types; i > 0 && t[i - 1].type > type; i--)
-		t[i] = t[i - 1];
-	t[i] = (struct seg_type){
-		.type = type,
-		.stats = calloc(sg->list.nr, sizeof(*t->stats)),
-		.counted = calloc(sg->list.nr, sizeof(*t->counted)),
-		.p99 = calloc(sg->list.nr, sizeof(*t->p99)),
-	};
-	sg->nr_types++;
-	return t[i].stats && t[i].counted && t[i].p99 ? &t[i] : NULL;
+	for (i = nr, j = ts->nr_types, k = nr + fresh; j > 0;) {
+		uint32_t type = ts->types[j - 1].type;
+
+		if (i > 0 && t[i - 1].type >= type) {
+			j -= t[i - 1].type == type;
+			t[--k] = t[--i];
+			continue;
+		}
+		t[--k] = (struct seg_type){
+			.type = type,
+			.stats = calloc(sg->list.nr, sizeof(*t->stats)),
+			.counted = calloc(sg->list.nr, sizeof(*t->counted)),
+			.p99 = calloc(sg->list.nr, sizeof(*t->p99)),
+		};
+		j--;
+	}
+	sg->nr_types = nr + fresh;
+	for (k = 0; k < sg->nr_types; k++)
+		if (!t[k].stats || !t[k].counted || !t[k].p99)
+			return -1;
+	return 0;
 }
 
 /* Latency figures of segment @s from its tasks @ts (vs_segment_fn). */
 static int measure_segment(void *arg, size_t s, struct vs_taskset *ts)
 {
 	struct segments *sg = arg;
-	unsigned int i;
-	int ret = 0;
+	unsigned int i, k = 0;
+	int ret;
 
 	if (ts->warning)
 		fprintf(stderr, "varscope segments: warning: %s\n",
 			ts->warning);
+	ret = add_types(sg, ts);
 	for (i = 0; i < ts->nr_types && !ret; i++) {
-		struct seg_type *t = seg_type(sg, ts->types[i].type);
+		struct seg_type *t;
 
-		if (!t) {
-			ret = -1;
-			break;
-		}
+		while (sg->types[k].type != ts->types[i].type)
+			k++;		/* there: add_types() */
+		t = &sg->types[k];
 		vs_latency_stats(&ts->types[i], &t->stats[s]);
 		t->p99[s] = t->stats[s].p99;
 		t->counted[s] = t->stats[s].tasks >= (size_t)sg->min_tasks;
@@ -127,6 +157,14 @@ static int measure(struct segments *sg, const struct vs_taskset_opts *lo)
 	ret = vs_segments_read(&sg->list, &o, measure_segment, sg, err,
 			       sizeof(err));
 	vs_progress_end(&progress);
+	if (ret && sg->types_wanted) {
+		fprintf(stderr, "varscope segments: %zu task types or more "
+			"in %zu segments: more figures than %u (one per type "
+			"and segment): choose a type (--type) or a longer "
+			"--length\n", sg->types_wanted, sg->list.nr,
+			SEG_FIGURES_MAX);
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "varscope segments: %s\n", err);
 		return ret;
@@ -486,11 +524,8 @@ int cmd_segments(int argc, const char **argv)
 		else
 			print_text(&sg);
 	}
-	for (i = 0; i < sg.nr_types; i++) {
-		free(sg.types[i].stats);
-		free(sg.types[i].counted);
-		free(sg.types[i].p99);
-	}
+	for (i = 0; i < sg.nr_types; i++)
+		seg_type_release(&sg.types[i]);
 	free(sg.types);
 	vs_segment_list_release(&sg.list);
 	vs_type_names_release(&sg.names);
