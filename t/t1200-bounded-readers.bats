@@ -83,6 +83,20 @@ tui_quits() {
 	grep -q "a-request-type-named-as-long-as-names-can-be-#" tui.out
 }
 
+@test "100,000 task types in 9,000 segments: segments refuses in one line" {
+	# a figure per type and segment: 900 million of them, or one line
+	"$GEN" -o many.data --types 100000 --tasks 100000 --events 2
+	run --separate-stderr bounded "$VARSCOPE" segments -i many.data \
+		--length 7s --min-tasks 1
+	assert_failure 1
+	[[ "$stderr" =~ ^"varscope segments: "[0-9]+" task types or more in 8973 segments: more figures than 4194304 (one per type and segment): choose a type (--type) or a longer --length"$ ]]
+	# one segment holds them all (types drawn at random: 63,000 of them)
+	run --separate-stderr bounded "$VARSCOPE" segments -i many.data \
+		--min-tasks 1 --format csv
+	assert_success
+	[ "$(grep -c . <<<"$output")" -gt 60000 ]
+}
+
 @test "a task with 100,000 values of 65,000 events: every reader" {
 	# its type has 65,000 columns: no pairs of them all are compared
 	"$GEN" -o big.data --task-values 100000 --tasks 300 --events 65000 \
