@@ -155,6 +155,7 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 	struct vs_episode ep = { .support = e->support };
 	struct vs_episode *tmp;
 	uint32_t i;
+	size_t n;
 
 	if (e->func >= s->nr)
 		return -1;
@@ -172,10 +173,14 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 	}
 	if (!ep.len)
 		return -1;
-	tmp = realloc(f->episodes, (f->nr_episodes + 1) * sizeof(*tmp));
-	if (!tmp)
-		return -1;
-	f->episodes = tmp;
+	/* room doubles at each power of two: no realloc per episode */
+	n = f->nr_episodes;
+	if (!(n & (n - 1))) {
+		tmp = realloc(f->episodes, (n ? 2 * n : 1) * sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		f->episodes = tmp;
+	}
 	f->episodes[f->nr_episodes++] = ep;
 	return 0;
 }
