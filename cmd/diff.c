@@ -394,6 +394,9 @@ static void print_json(const struct diff *df)
 /* --- SVG: Fig. 8 --- */
 
 /* One segment's point of the figure for one task type. */
+/* Points of --svg, one per task type and drawn segment. */
+#define FIG_POINTS_MAX		(4u << 20)
+
 struct fig_point {
 	bool has_tasks;			/* of the type: else no point */
 	uint64_t p50, p99;		/* latency */
@@ -509,6 +512,14 @@ static int measure_figure(const struct diff *df, struct figure *fig)
 
 	fig->df = df;
 	fig->segs = segs;
+	/* as segments' figures: not the product of many types and slices */
+	if (df->nr_types && segs->nr > FIG_POINTS_MAX / df->nr_types) {
+		fprintf(stderr, "varscope diff: --svg: %u task types in %zu "
+			"segments: more points than %u (one per type and "
+			"segment): choose a type (--type) or a longer "
+			"--length\n", df->nr_types, segs->nr, FIG_POINTS_MAX);
+		return -1;
+	}
 	fig->pts = calloc((segs->nr ? segs->nr : 1) *
 			  (df->nr_types ? df->nr_types : 1), sizeof(*fig->pts));
 	if (!fig->pts) {
