@@ -97,6 +97,14 @@ tui_quits() {
 	[ "$(grep -c . <<<"$output")" -gt 60000 ]
 }
 
+@test "1,000 task types in 9,000 slices: diff --svg refuses in one line" {
+	"$GEN" -o k.data --types 1000 --tasks 100000 --events 2
+	run --separate-stderr bounded "$VARSCOPE" diff --length 70ms \
+		--min-tasks 1 --svg k.svg k.data k.data
+	assert_failure 1
+	[[ "$stderr" == *"varscope diff: --svg: 1000 task types in 89"[0-9][0-9]" segments: more points than 4194304 (one per type and segment): choose a type (--type) or a longer --length" ]]
+}
+
 @test "a task with 100,000 values of 65,000 events: every reader" {
 	# its type has 65,000 columns: no pairs of them all are compared
 	"$GEN" -o big.data --task-values 100000 --tasks 300 --events 65000 \
