@@ -480,6 +480,7 @@ static void on_signal(int sig)
 struct watch_out {
 	bool json;
 	uint64_t t0;			/* CLOCK_MONOTONIC of the start */
+	uint64_t window_ns;
 	int64_t to_realtime;		/* add to get CLOCK_REALTIME */
 };
 
@@ -495,9 +496,12 @@ static void format_utc(const struct watch_out *o, uint64_t mono, char *buf,
 
 static int print_window(const struct vs_sig_window *win, void *arg)
 {
-	const struct watch_out *o = arg;
+	struct watch_out *o = arg;
 	const struct vs_infer_result *res = &win->res;
 	char when[32];
+
+	/* times from the start of the first window */
+	o->t0 = win->start - win->number * o->window_ns;
 
 	format_utc(o, win->start, when, sizeof(when));
 	if (o->json) {
@@ -596,6 +600,7 @@ static int signature_watch(int argc, const char **argv)
 	opts.window_ns = window;
 	opts.stack_size = stack_size & ~7u;
 	out.json = !strcmp(format, "json");
+	out.window_ns = window;
 
 	sig = vs_signatures_read(sigfile, err, sizeof(err));
 	if (!sig) {

@@ -294,7 +294,11 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 		struct wthread *t = w->th[i];
 		struct vs_thread_calls *c = &t->calls;
 
-		/* a call that looks hung and is not: its exit was lost */
+		/*
+		 * a call that looks hung and is not (the thread is in
+		 * another call or none): its exit was lost.  A thread gone
+		 * keeps it: its exit may be on its way.
+		 */
 		if (t->pend.on && w->opts.in_call && end > t->pend.enter &&
 		    end - t->pend.enter > vs_signature_hang_limit(w->sig,
 								 t->pend.nr) &&
@@ -508,9 +512,9 @@ static int add_threads(struct vs_syscall_trace *t, pid_t pid, char *err,
 
 /*
  * /proc/PID/task/TID/syscall: the number of the call the thread is in,
- * first ("running" or -1 when in none).
+ * first ("running" or -1 when in none); -1 when the thread is gone.
  */
-static bool proc_in_call(uint32_t pid, uint32_t tid, unsigned int nr)
+static int proc_in_call(uint32_t pid, uint32_t tid, unsigned int nr)
 {
 	char path[64], buf[64];
 	ssize_t n;
@@ -519,11 +523,11 @@ static bool proc_in_call(uint32_t pid, uint32_t tid, unsigned int nr)
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = '\0';
 	return buf[0] >= '0' && buf[0] <= '9' &&
 	       strtoul(buf, NULL, 10) == nr;

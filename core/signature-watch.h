@@ -35,11 +35,12 @@ struct vs_sig_watch_opts {
 	double min_score;	/* a window is abnormal from this score */
 	unsigned int stack_size;	/* bytes of stack copied at each call */
 	/*
-	 * Whether thread @tid of process @pid is still in call @nr: a call
-	 * whose exit record was lost looks hung, and is dropped when this
-	 * says no; NULL: every call without an exit is still going.
+	 * Whether thread @tid of process @pid is still in call @nr: 1 yes,
+	 * 0 no, -1 unknown (it is gone).  A call whose exit record was lost
+	 * looks hung, and is dropped when this says 0; NULL: every call
+	 * without an exit is still going.
 	 */
-	bool (*in_call)(uint32_t pid, uint32_t tid, unsigned int nr);
+	int (*in_call)(uint32_t pid, uint32_t tid, unsigned int nr);
 };
 
 /* One window of time, inferred. */

@@ -78,16 +78,22 @@ static void request(struct vs_sig_watch *w, uint32_t tid, struct seen *s)
 		call(w, tid, calls[i], i ? 1000 : 500000, s);
 }
 
-static bool in_call_yes(uint32_t pid, uint32_t tid, unsigned int nr)
+static int in_call_yes(uint32_t pid, uint32_t tid, unsigned int nr)
 {
 	(void)pid, (void)tid, (void)nr;
-	return true;
+	return 1;
 }
 
-static bool in_call_no(uint32_t pid, uint32_t tid, unsigned int nr)
+static int in_call_no(uint32_t pid, uint32_t tid, unsigned int nr)
 {
 	(void)pid, (void)tid, (void)nr;
-	return false;
+	return 0;
+}
+
+static int in_call_gone(uint32_t pid, uint32_t tid, unsigned int nr)
+{
+	(void)pid, (void)tid, (void)nr;
+	return -1;
 }
 
 static struct vs_signatures *signatures(void)
@@ -191,6 +197,20 @@ int main(void)
 		vs_sig_watch_close(w, now += WINDOW, false, on_window, &s);
 	}
 	ok(s.windows == 0, "a call whose exit was lost is no hang");
+	vs_sig_watch_free(w);
+
+	/* /proc cannot say (the program ended): it stays a hang */
+	opts.in_call = in_call_gone;
+	w = vs_sig_watch_new(sig, &opts, NULL, NULL, NULL, now);
+	memset(&s, 0, sizeof(s));
+	ev.time = now += MS;
+	vs_sig_watch_event(w, &ev, on_window, &s);
+	for (i = 0; i < 16; i++) {
+		request(w, 10, &s);
+		vs_sig_watch_close(w, now += WINDOW, false, on_window, &s);
+	}
+	ok(s.windows > 0 && s.hangs[s.windows - 1] == 1,
+	   "a call of a thread gone stays a hang");
 	vs_sig_watch_free(w);
 	vs_signatures_free(sig);
 	return done_testing();
