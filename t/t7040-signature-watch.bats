@@ -76,13 +76,13 @@ print(len(h) >= 1, sorted(set((x["call"], x["function"]) for x in h)),
 
 @test "watch -p PID: follows a running process until SIGINT, and says the cost" {
 	# the read begins after the watch did
-	"$OVERLAP" --hang=h05 --bug-after=1.5 --duration=20 2>/dev/null &
+	"$OVERLAP" --hang=h05 --bug-after=3 --duration=20 2>/dev/null &
 	prog=$!
 	sleep 0.3
 	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
 		--window 1s -p $prog >watch.txt 2>watch.err &
 	watch=$!
-	sleep 4
+	sleep 5.5
 	kill -INT $watch
 	wait $watch
 	kill $prog
