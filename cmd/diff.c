@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "builtin.h"
 #include "../core/diff.h"
@@ -21,6 +20,7 @@
 #include "../core/parse-options.h"
 #include "../core/ranking.h"
 #include "../core/segments.h"
+#include "../core/session.h"
 #include "../core/type-names.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
@@ -28,7 +28,6 @@
 #include "../ui/table.h"
 #include "../ui/units.h"
 
-#define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
 #define NOTABLE_DELTA	0.05	/* changes of impact worth a word */
 #define SVG_W		900
 #define SVG_PANEL_H	260
@@ -60,7 +59,7 @@ struct diff {
 	int min_tasks;
 	enum diff_format format;
 	struct vs_rank_opts rank;
-	struct vs_taskset_opts load;
+	struct vs_session_opts load;	/* --type, readers */
 	struct vs_segment_list list;	/* A, B, then the other segments of
 					 * the figure */
 	struct vs_taskset **ts;		/* the tasks of each of @list */
@@ -664,7 +663,7 @@ static int keep_segment(void *arg, size_t s, struct vs_taskset *ts)
 static int load_segments(struct diff *df)
 {
 	struct vs_progress progress;
-	struct vs_taskset_opts o = df->load;
+	struct vs_session_opts o = df->load;
 	char err[512];
 	int ret;
 
@@ -676,8 +675,8 @@ static int load_segments(struct diff *df)
 	vs_progress_start(&progress, "Reading tasks");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
-	ret = vs_segments_read(&df->list, &o, keep_segment, df, err,
-			       sizeof(err));
+	ret = vs_session_read_segments(&df->list, &o, keep_segment, df, err,
+				       sizeof(err));
 	vs_progress_end(&progress);
 	if (ret) {
 		fprintf(stderr, "varscope diff: %s\n", err);
@@ -734,8 +733,6 @@ static int compare(struct diff *df)
 
 static void check_options(struct diff *df)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
 	if (!(df->rank.ptarget > 0 && df->rank.ptarget < 1))
 		option_error("ptarget", "must be in (0, 1), like 0.99");
 	if (df->top < 0)
@@ -751,19 +748,9 @@ static void check_options(struct diff *df)
 		option_error("format", "'%s' is not text or json",
 			     df->format_name);
 	df->rank.min_tasks = df->min_tasks;
-	df->load.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
+	df->load.type = df->type;
+	df->load.parts = vs_session_parts();
 	df->rank.threads = df->load.parts;
-}
-
-/* --type, a name or a number: the names of A's and B's files. */
-static int type_option(struct diff *df)
-{
-	const char *paths[2] = { df->list.seg[0].path, df->list.seg[1].path };
-
-	if (!df->type)
-		return 0;
-	df->load.one_type = true;
-	return vs_type_option_of(df->type, paths, 2, &df->load.type);
 }
 
 static void free_diff(struct diff *df)
@@ -827,10 +814,6 @@ int cmd_diff(int argc, const char **argv)
 					      false, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "varscope diff: %s\n", err);
-	}
-	if (!ret && type_option(&df)) {
-		fprintf(stderr, "varscope diff: out of memory\n");
-		ret = 1;
 	}
 	if (!ret && df.svg && svg_segments(&df))
 		ret = 1;

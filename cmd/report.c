@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "builtin.h"
 #include "../core/breakdown.h"
@@ -23,6 +22,7 @@
 #include "../core/parse-options.h"
 #include "../core/plural.h"
 #include "../core/ranking.h"
+#include "../core/session.h"
 #include "../core/tail-hint.h"
 #include "../core/taskset.h"
 #include "../core/trace-head.h"
@@ -45,7 +45,6 @@
 #define SVG_PANEL_H	250
 #define SVG_TYPE_HEAD	34
 #define SVG_CUT		3	/* cut the x axis when max > 3 x p99 */
-#define READ_PARTS_MAX	4	/* readers in parallel, one per CPU */
 #define VS_WAKE_SHOWN	5	/* wakers listed per type in text */
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
@@ -62,16 +61,15 @@ struct report {
 	int min_tasks, min_high;
 	enum report_format format;
 	struct vs_rank_opts rank;
-	struct vs_taskset *ts;
 	const char *func_time;		/* --func-time estimator */
-	struct vs_func_sources *funcs;	/* samples, probes, their events */
 	bool tree;			/* --tree */
 	int tree_top;			/* --tree-top */
 	struct vs_vtree_view view;	/* the type's tree; vt NULL: ... */
 	const char *no_tree;		/* ... why there is none */
 	struct json_out json;		/* --format json */
-	struct vs_wake_blame *wakeups;	/* who ended the tasks' waits */
-	struct vs_trace_head head;	/* the recorder's notes */
+	struct vs_session trace;	/* the trace read: its head (the
+					 * recorder's notes), tasks, function
+					 * sources, waits */
 	struct vs_tail_hint tail;	/* of the type being printed */
 	const struct vs_task_type *tt;	/*   and its tasks */
 };
@@ -84,14 +82,15 @@ static const char *const report_usage[] = {
 static const char *event_unit(const struct report *rep,
 			      const struct vs_event_rank *er)
 {
-	const struct vs_event_def *def = vs_taskset_event(rep->ts, er->event);
+	const struct vs_event_def *def = vs_taskset_event(rep->trace.ts,
+							  er->event);
 
 	return def ? def->unit : "";
 }
 
 static const char *event_name(const struct report *rep, int event)
 {
-	const struct vs_event_def *def = vs_taskset_event(rep->ts, event);
+	const struct vs_event_def *def = vs_taskset_event(rep->trace.ts, event);
 
 	return def ? def->name : "?";
 }
@@ -127,7 +126,7 @@ static const char *event_notes(const struct report *rep,
 	n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
 
 	buf[0] = 0;
-	if (vs_main_part(rep->ts, rep->tt, er, &part))
+	if (vs_main_part(rep->trace.ts, rep->tt, er, &part))
 		NOTE("mostly %s: %.0f%% of it in the high tasks", part.part,
 		     100 * part.share);
 	if (er->cause >= 0)
@@ -169,10 +168,10 @@ static size_t event_callers(const struct report *rep,
 			    const struct vs_event_rank *er,
 			    struct vs_func_caller out[VS_CALLERS_SHOWN])
 {
-	if (er->group != VS_GROUP_FUNC || !rep->funcs ||
-	    !rep->funcs->samples || er->thr.how == VS_THRESHOLD_CONSTANT)
+	if (er->group != VS_GROUP_FUNC || !rep->trace.funcs ||
+	    !rep->trace.funcs->samples || er->thr.how == VS_THRESHOLD_CONSTANT)
 		return 0;
-	return vs_func_callers(rep->funcs->samples, tr->type, er->name,
+	return vs_func_callers(rep->trace.funcs->samples, tr->type, er->name,
 			       vs_func_estimator_parse(rep->func_time),
 			       er->thr.value, out, VS_CALLERS_SHOWN);
 }
@@ -220,7 +219,7 @@ static void json_callers(const struct report *rep, struct json_out *j,
 static double probe_share(const struct report *rep,
 			  const struct vs_type_rank *tr)
 {
-	return tr->latency_p50 ? (double)rep->head.probe_cost_ns /
+	return tr->latency_p50 ? (double)rep->trace.head.probe_cost_ns /
 				 tr->latency_p50 : 0;
 }
 
@@ -268,8 +267,8 @@ static void json_tail(struct json_out *j, const struct vs_tail_hint *h)
 static void print_text_wakeups(const struct report *rep,
 			       const struct vs_wake_type *w)
 {
-	const struct vs_task_samples *ts = rep->funcs ? rep->funcs->samples :
-							NULL;
+	const struct vs_task_samples *ts = rep->trace.funcs ?
+					   rep->trace.funcs->samples : NULL;
 	char a[32], b[32];
 	unsigned int i, f;
 
@@ -311,8 +310,8 @@ static void print_text_wakeups(const struct report *rep,
 static void json_wakers(struct json_out *j, const struct report *rep,
 			const struct vs_wake_type *w)
 {
-	const struct vs_task_samples *ts = rep->funcs ? rep->funcs->samples :
-							NULL;
+	const struct vs_task_samples *ts = rep->trace.funcs ?
+					   rep->trace.funcs->samples : NULL;
 	unsigned int i, f;
 
 	json_key(j, "wait_blame");
@@ -390,7 +389,8 @@ static void print_text_type(const struct report *rep,
 	if (!t)
 		return;
 	printf("# Task type %s: %zu tasks, latency p50 %s, p%g %s\n",
-	       vs_type_label(&rep->ts->names, tr->type, label, sizeof(label)),
+	       vs_type_label(&rep->trace.ts->names, tr->type, label,
+			     sizeof(label)),
 	       tr->tasks, vs_format_ns(a, sizeof(a), tr->latency_p50),
 	       100 * tr->ptarget,
 	       vs_format_ns(b, sizeof(b), tr->latency_ptarget));
@@ -398,13 +398,15 @@ static void print_text_type(const struct report *rep,
 		printf("# %zu %s flagged: lost events, distorted counters "
 		       "or cut short\n", tr->flagged,
 		       vs_plural(tr->flagged, "task", "tasks"));
-	if (rep->head.probe_cost_ns)
+	if (rep->trace.head.probe_cost_ns)
 		printf("# --task-func: about %s of each task is its probes' own "
 		       "cost, %.0f%% of the median\n",
-		       vs_format_ns(a, sizeof(a), rep->head.probe_cost_ns),
+		       vs_format_ns(a, sizeof(a),
+				    rep->trace.head.probe_cost_ns),
 		       100 * probe_share(rep, tr));
 	print_text_tail(rep, tr);
-	print_text_wakeups(rep, vs_wake_blame_type(rep->wakeups, tr->type));
+	print_text_wakeups(rep, vs_wake_blame_type(rep->trace.wakeups,
+						   tr->type));
 	printf("#\n");
 
 	vs_table_column(t, RANK, "Rank", VS_ALIGN_RIGHT);
@@ -490,8 +492,8 @@ static void print_text_head(const struct report *rep)
 	printf("# impact: the share of the p%g latency of the tasks that "
 	       "recorded an event\n# that goes away without the tasks "
 	       "where the event is high\n", 100 * rep->rank.ptarget);
-	for (i = 0; i < rep->head.nr_notes; i++)
-		printf("# recording: %s\n", rep->head.notes[i]);
+	for (i = 0; i < rep->trace.head.nr_notes; i++)
+		printf("# recording: %s\n", rep->trace.head.notes[i]);
 	printf("#\n");
 }
 
@@ -504,7 +506,7 @@ static void print_text_tree(const struct report *rep,
 		vs_vtree_print_text(stdout, &rep->view);
 	else
 		printf("No variance tree of type %s: %s\n",
-		       vs_type_label(&rep->ts->names, tr->type, label,
+		       vs_type_label(&rep->trace.ts->names, tr->type, label,
 				     sizeof(label)), rep->no_tree);
 	printf("\n");
 }
@@ -602,7 +604,7 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	else
 		json_u64(j, er->tasks_needed);
 	json_key(j, "mostly");
-	if (vs_main_part(rep->ts, rep->tt, er, &part)) {
+	if (vs_main_part(rep->trace.ts, rep->tt, er, &part)) {
 		json_begin_object(j);
 		json_key(j, "event");
 		json_string(j, part.name);
@@ -662,12 +664,12 @@ static void print_json_head(struct report *rep)
 	json_begin_object(j);
 	json_key(j, "notes");
 	json_begin_array(j);
-	for (i = 0; i < rep->head.nr_notes; i++)
-		json_string(j, rep->head.notes[i]);
+	for (i = 0; i < rep->trace.head.nr_notes; i++)
+		json_string(j, rep->trace.head.notes[i]);
 	json_end_array(j);
 	json_key(j, "probe_cost_ns");
-	if (rep->head.probe_cost_ns)
-		json_u64(j, rep->head.probe_cost_ns);
+	if (rep->trace.head.probe_cost_ns)
+		json_u64(j, rep->trace.head.probe_cost_ns);
 	else
 		json_null(j);
 	json_key(j, "task_types");
@@ -682,9 +684,10 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_begin_object(j);
 	json_key(j, "type");
 	json_u64(j, tr->type);
-	if (vs_type_names_get(&rep->ts->names, tr->type)) {
+	if (vs_type_names_get(&rep->trace.ts->names, tr->type)) {
 		json_key(j, "type_name");
-		json_string(j, vs_type_names_get(&rep->ts->names, tr->type));
+		json_string(j, vs_type_names_get(&rep->trace.ts->names,
+						 tr->type));
 	}
 	json_key(j, "tasks");
 	json_u64(j, tr->tasks);
@@ -697,7 +700,7 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_key(j, "latency_p50_ns");
 	json_u64(j, tr->latency_p50);
 	json_key(j, "probe_cost_share_p50");
-	if (rep->head.probe_cost_ns)
+	if (rep->trace.head.probe_cost_ns)
 		json_double(j, probe_share(rep, tr));
 	else
 		json_null(j);
@@ -709,7 +712,7 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_unranked(rep, j, tr, VS_RANK_REMOVED, "removed");
 	json_unranked(rep, j, tr, VS_RANK_TOO_FEW, "not_ranked");
 	json_tail(j, &rep->tail);
-	json_wakeups(j, rep, vs_wake_blame_type(rep->wakeups, tr->type));
+	json_wakeups(j, rep, vs_wake_blame_type(rep->trace.wakeups, tr->type));
 	if (rep->tree) {
 		json_key(j, "variance_tree");
 		if (rep->view.vt)
@@ -875,7 +878,7 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 
 		vs_svg_text(svg, 12, y + 24, 15, "start",
 			    "Task type %s: %zu tasks, p%g latency %s  (%s)",
-			    vs_type_label(&rep->ts->names, tr->type, type,
+			    vs_type_label(&rep->trace.ts->names, tr->type, type,
 					  sizeof(type)), tr->tasks, 100 * tr->ptarget,
 			    vs_format_ns(v, sizeof(v), tr->latency_ptarget),
 			    rep->input);
@@ -951,45 +954,15 @@ static void check_options(struct report *rep)
 	rep->rank.latency_cdf = rep->svg != NULL;
 }
 
-/*
- * Function times from samples (record --sample) and probes (--probe) as
- * events (func:<symbol>.time) of the ranking.
- */
-static int load_funcs(struct report *rep, struct vs_taskset_opts *o)
-{
-	struct vs_task_samples *ts;
-	struct vs_progress progress;
-	char err[512];
-	size_t i;
-	int ret;
-
-	/* samples to symbolize and unwind: seconds on a large trace */
-	vs_progress_start(&progress, "Reading samples");
-	ret = vs_func_sources_load_progress(rep->input, &rep->head,
-					    vs_func_estimator_parse(rep->func_time),
-					    &rep->funcs, err, sizeof(err),
-					    vs_progress_cb, &progress);
-	vs_progress_end(&progress);
-	if (ret) {
-		fprintf(stderr, "varscope report: %s\n", err);
-		return ret;
-	}
-	ts = rep->funcs->samples;
-	for (i = 0; ts && i < ts->nr_stale; i++)
-		fprintf(stderr, "varscope report: warning: %s changed since the "
-			"recording (build-id differs): its frames are not "
-			"symbolized\n", ts->stale[i]);
-	vs_func_sources_hook(rep->funcs, o);
-	return 0;
-}
-
 /* --tree: the variance tree of @tr's type, or why there is none. */
 static int make_tree(struct report *rep, const struct vs_type_rank *tr)
 {
 	rep->view.type = tr->type;
 	rep->view.top = rep->tree_top;
-	rep->no_tree = vs_vtree_view_build(&rep->view, rep->funcs->probes,
-					   rep->funcs->samples, rep->wakeups);
+	rep->no_tree = vs_vtree_view_build(&rep->view,
+					   rep->trace.funcs->probes,
+					   rep->trace.funcs->samples,
+					   rep->trace.wakeups);
 	return rep->no_tree && !strcmp(rep->no_tree, "out of memory") ? -1 : 0;
 }
 
@@ -1005,12 +978,12 @@ static int rank_types(struct report *rep, struct vs_type_rank *trs)
 	int ret = 0;
 
 	print_head(rep);
-	for (i = 0; i < rep->ts->nr_types && !ret; i++) {
+	for (i = 0; i < rep->trace.ts->nr_types && !ret; i++) {
 		struct vs_type_rank *tr = trs ? &trs[i] : &one;
 
-		rep->tt = &rep->ts->types[i];
-		if (vs_rank_type(rep->ts, &rep->ts->types[i], &rep->rank, tr) ||
-		    vs_tail_hint(rep->ts, &rep->ts->types[i], &rep->rank, tr,
+		rep->tt = &rep->trace.ts->types[i];
+		if (vs_rank_type(rep->trace.ts, rep->tt, &rep->rank, tr) ||
+		    vs_tail_hint(rep->trace.ts, rep->tt, &rep->rank, tr,
 				 &rep->tail))
 			return -1;
 		ret = rep->tree ? make_tree(rep, tr) : 0;
@@ -1026,39 +999,42 @@ static int rank_types(struct report *rep, struct vs_type_rank *trs)
 	return ret;
 }
 
-/* Load the trace; exit status on failure, 0 on success. */
-static int load(struct report *rep, const struct vs_taskset_opts *lo)
+/*
+ * Read the trace: its function times from samples (record --sample) and
+ * probes (--probe) as events (func:<symbol>.time) of the ranking, its
+ * tasks and their waits.  The exit status on failure, 0 on success.
+ */
+static int load(struct report *rep)
 {
-	struct vs_progress progress;
-	struct vs_taskset_opts o = *lo;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct vs_progress progress = { 0 };
+	struct vs_session_opts o = {
+		.type = rep->type, .funcs = true,
+		.func_time = vs_func_estimator_parse(rep->func_time),
+		.wakeups = true, .wake_parts = rep->tree,
+		.parts = vs_session_parts(),
+		.stage = vs_progress_stage_cb, .progress = vs_progress_cb,
+		.progress_arg = &progress,
+	};
+	struct vs_task_samples *ts;
 	char err[512];
+	size_t i;
 	int ret;
 
-	if (vs_trace_head_read(rep->input, &rep->head)) {
-		fprintf(stderr, "varscope report: %s: out of memory\n",
-			rep->input);
-		return 1;
-	}
-	if (!lo->latency_only && (ret = load_funcs(rep, &o)))
-		return ret;
-
-	vs_progress_start(&progress, "Reading tasks");
-	o.progress = vs_progress_cb;
-	o.progress_arg = &progress;
-	o.parts = cpus > READ_PARTS_MAX ? READ_PARTS_MAX : cpus;
-	o.wakeups = rep->head.wakeups;
-	o.wake_parts = rep->tree;
 	rep->rank.threads = o.parts;
-	ret = vs_taskset_read(rep->input, &o, &rep->ts, err, sizeof(err));
+	ret = vs_session_open(&rep->trace, rep->input, &o, err, sizeof(err));
 	vs_progress_end(&progress);
+	ts = rep->trace.funcs ? rep->trace.funcs->samples : NULL;
+	for (i = 0; ts && i < ts->nr_stale; i++)
+		fprintf(stderr, "varscope report: warning: %s changed since the "
+			"recording (build-id differs): its frames are not "
+			"symbolized\n", ts->stale[i]);
 	if (ret) {
 		fprintf(stderr, "varscope report: %s\n", err);
 		return ret;
 	}
-	if (rep->ts->warning)
+	if (rep->trace.ts->warning)
 		fprintf(stderr, "varscope report: warning: %s\n",
-			rep->ts->warning);
+			rep->trace.ts->warning);
 	return 0;
 }
 
@@ -1109,24 +1085,17 @@ int cmd_report(int argc, const char **argv)
 			    "(default 5)"),
 		OPT_END()
 	};
-	struct vs_taskset_opts lo = { 0 };
 	struct vs_type_rank *trs = NULL;
 	unsigned int i, n = 0;
-	char err[512];
 	int ret;
 
 	if (parse_options(argc, argv, options, report_usage, 0))
 		usage_with_options(report_usage, options);
 	check_options(&rep);
-	if (rep.type) {
-		if (vs_type_option_of(rep.type, &rep.input, 1, &lo.type))
-			goto nomem;
-		lo.one_type = true;
-	}
-	ret = load(&rep, &lo);
+	ret = load(&rep);
 	if (ret)
 		goto out;	/* the function times may be loaded */
-	if (!rep.ts->nr_types) {
+	if (!rep.trace.ts->nr_types) {
 		if (rep.type)
 			fprintf(stderr, "varscope report: %s: no tasks of "
 				"type %s\n", rep.input, rep.type);
@@ -1137,16 +1106,14 @@ int cmd_report(int argc, const char **argv)
 		ret = 1;
 		goto out;
 	}
-	rep.wakeups = vs_wake_blame_load(rep.ts, rep.input, rep.funcs ?
-					 rep.funcs->samples : NULL, rep.tree,
-					 err, sizeof(err));
-	if (!rep.wakeups && *err)
-		fprintf(stderr, "varscope report: %s\n", err);
+	if (*rep.trace.wake_err)
+		fprintf(stderr, "varscope report: %s\n",
+			rep.trace.wake_err);
 	if (rep.svg) {
-		trs = calloc(rep.ts->nr_types, sizeof(*trs));
+		trs = calloc(rep.trace.ts->nr_types, sizeof(*trs));
 		if (!trs)
 			goto nomem;
-		n = rep.ts->nr_types;
+		n = rep.trace.ts->nr_types;
 	}
 	if (rank_types(&rep, trs))
 		goto nomem;
@@ -1163,9 +1130,6 @@ out:
 	for (i = 0; trs && i < n; i++)
 		vs_type_rank_free(&trs[i]);
 	free(trs);
-	vs_taskset_free(rep.ts);
-	vs_func_sources_free(rep.funcs);
-	vs_wake_blame_free(rep.wakeups);
-	vs_trace_head_release(&rep.head);
+	vs_session_close(&rep.trace);
 	return ret;
 }

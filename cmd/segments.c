@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "../core/parse-options.h"
 #include "../core/segments.h"
+#include "../core/session.h"
 #include "../core/type-names.h"
 #include "../ui/json.h"
 #include "../ui/progress.h"
@@ -143,10 +144,12 @@ static int measure_segment(void *arg, size_t s, struct vs_taskset *ts)
 }
 
 /* Read each segment's latencies; the exit status on failure. */
-static int measure(struct segments *sg, const struct vs_taskset_opts *lo)
+static int measure(struct segments *sg)
 {
+	struct vs_session_opts o = {
+		.type = sg->type, .latency_only = true,
+	};
 	struct vs_progress progress;
-	struct vs_taskset_opts o = *lo;
 	char err[512];
 	unsigned int i;
 	int ret;
@@ -154,8 +157,8 @@ static int measure(struct segments *sg, const struct vs_taskset_opts *lo)
 	vs_progress_start(&progress, "Reading segments");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
-	ret = vs_segments_read(&sg->list, &o, measure_segment, sg, err,
-			       sizeof(err));
+	ret = vs_session_read_segments(&sg->list, &o, measure_segment, sg,
+				       err, sizeof(err));
 	vs_progress_end(&progress);
 	if (ret && sg->types_wanted) {
 		fprintf(stderr, "varscope segments: %zu task types or more "
@@ -441,7 +444,7 @@ static int collect(struct segments *sg, int argc, const char **argv)
 	return ret;
 }
 
-static void check_options(struct segments *sg, struct vs_taskset_opts *lo)
+static void check_options(struct segments *sg)
 {
 
 	if (sg->min_tasks < 1)
@@ -455,28 +458,6 @@ static void check_options(struct segments *sg, struct vs_taskset_opts *lo)
 	else
 		option_error("format", "'%s' is not text, json or csv",
 			     sg->format_name);
-	lo->latency_only = true;
-}
-
-/* --type, a name or a number: the names of the segments' files. */
-static int type_option(struct segments *sg, struct vs_taskset_opts *lo)
-{
-	const char **paths;
-	size_t s, n = 0;
-	int ret;
-
-	if (!sg->type)
-		return 0;
-	paths = calloc(sg->list.nr, sizeof(*paths));
-	if (!paths)
-		return -1;
-	for (s = 0; s < sg->list.nr; s++)	/* the slices of a file: once */
-		if (!n || strcmp(paths[n - 1], sg->list.seg[s].path))
-			paths[n++] = sg->list.seg[s].path;
-	ret = vs_type_option_of(sg->type, paths, n, &lo->type);
-	free(paths);
-	lo->one_type = true;
-	return ret;
 }
 
 int cmd_segments(int argc, const char **argv)
@@ -497,19 +478,14 @@ int cmd_segments(int argc, const char **argv)
 			   "text, json or csv"),
 		OPT_END()
 	};
-	struct vs_taskset_opts lo = { 0 };
 	unsigned int i;
 	int ret;
 
 	argc = parse_options(argc, argv, options, segments_usage, 0);
-	check_options(&sg, &lo);
+	check_options(&sg);
 	ret = collect(&sg, argc, argv);
-	if (!ret && type_option(&sg, &lo)) {
-		fprintf(stderr, "varscope segments: out of memory\n");
-		ret = 1;
-	}
 	if (!ret)
-		ret = measure(&sg, &lo);
+		ret = measure(&sg);
 	if (!ret && !sg.nr_types) {
 		fprintf(stderr, "varscope segments: no tasks%s%s in the "
 			"segments\n", sg.type ? " of type " : "",

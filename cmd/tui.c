@@ -13,9 +13,8 @@
 #include "../core/parse-options.h"
 #include "../core/plural.h"
 #include "../core/ranking.h"
+#include "../core/session.h"
 #include "../core/segments.h"
-#include "../core/taskset.h"
-#include "../core/trace-head.h"
 #include "../core/type-names.h"
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
@@ -30,16 +29,14 @@ struct tui {
 	uint64_t length;		/* --length of a segment */
 	int top;			/* --tree-top */
 	struct vs_rank_opts rank;
-	struct vs_func_sources *funcs;	/* samples, probes, their events */
-	struct vs_wake_blame *wakeups;	/* waits blamed on other threads */
-	struct vs_taskset *ts;
-	struct vs_type_rank tr;
+	struct vs_session_opts read;	/* what the session reads */
+	struct vs_session trace;	/* its tasks, function sources, waits
+					 * and the latencies of its slices */
+	struct vs_type_rank tr;		/* of the first type */
 	struct vs_tail_hint tail;	/* past pTarget */
 	struct vs_vtree_view view;
-	struct vs_segment_list segs;
 	struct vs_browser_segment *seg;
 	size_t nr_seg;
-	uint32_t type_number;		/* --type, resolved */
 	char type_label[VS_TYPE_NAME_MAX + 16];
 };
 
@@ -58,113 +55,57 @@ static void segment_row(struct tui *tui, size_t i, struct vs_taskset *ts)
 	if (tt)
 		vs_latency_stats(tt, &st);
 	vs_taskset_free(ts);
-	s->label = tui->segs.seg[i].label;
+	s->label = tui->trace.slices.seg[i].label;
 	s->tasks = st.tasks;
 	s->p50 = st.p50;
 	s->p99 = st.p99;
 }
 
 /*
- * The ranges of one read: the whole file, then each segment of --length
- * with latencies alone.
- */
-static struct vs_time_range *read_ranges(const struct tui *tui)
-{
-	struct vs_time_range *range = calloc(tui->segs.nr + 1, sizeof(*range));
-	size_t i;
-
-	for (i = 0; range && i < tui->segs.nr; i++)
-		range[i + 1] = (struct vs_time_range){
-			.from_ns = tui->segs.seg[i].from_ns,
-			.to_ns = tui->segs.seg[i].to_ns,
-			.latency_only = true,
-		};
-	return range;
-}
-
-/*
  * The tasks, with function times from samples and probes as report has,
- * and the latency figures of the ranked type in each segment of --length:
- * one read of the file.
+ * their waits, and the latency figures of the ranked type in each segment
+ * of --length: one read of the file.
  */
 static int load(struct tui *tui, char *err, size_t errlen)
 {
-	struct vs_taskset_opts o = { 0 };
-	struct vs_trace_head head;
-	struct vs_time_range *range = NULL;
-	struct vs_taskset **ts = NULL;
+	const struct vs_taskset *ts;
 	size_t i;
 	int ret;
 
-	if (vs_trace_head_read(tui->input, &head)) {
+	ret = vs_session_open(&tui->trace, tui->input, &tui->read, err,
+			      errlen);
+	if (ret)
+		return ret;
+	ts = tui->trace.ts;
+	tui->seg = calloc(tui->trace.slices.nr + 1, sizeof(*tui->seg));
+	if (!tui->seg) {
 		snprintf(err, errlen, "%s: out of memory", tui->input);
 		return VS_LOAD_ERROR;
 	}
-	o.type = tui->type_number;
-	o.one_type = tui->type != NULL;
-	vs_trace_head_release(&head);	/* its flags are enough here */
-	ret = vs_func_sources_load(tui->input, &head, VS_FUNC_COUNT,
-				   &tui->funcs, err, errlen);
-	if (!ret)
-		ret = vs_segments_cut(tui->input, tui->length, &tui->segs, err,
-				      errlen);
-	if (ret)
-		return ret;
-	vs_func_sources_hook(tui->funcs, &o);
-	o.progress = vs_browser_progress;
-	o.progress_arg = (void *)tui->input;
-	o.wakeups = head.wakeups;
-	o.wake_parts = true;
-	range = read_ranges(tui);
-	ts = calloc(tui->segs.nr + 1, sizeof(*ts));
-	tui->seg = calloc(tui->segs.nr + 1, sizeof(*tui->seg));
-	if (!range || !ts || !tui->seg) {
-		snprintf(err, errlen, "%s: out of memory", tui->input);
-		ret = VS_LOAD_ERROR;
-		goto out;
-	}
-	ret = vs_taskset_read_ranges(tui->input, &o, range, tui->segs.nr + 1,
-				     ts, err, errlen);
-	if (ret)
-		goto out;
-	tui->ts = ts[0];
-	ts[0] = NULL;
-	if (!tui->ts->nr_types) {
+	if (!ts->nr_types) {
 		snprintf(err, errlen, "%s: no tasks%s%s", tui->input,
 			 tui->type ? " of type " : "",
 			 tui->type ? tui->type : "");
-		ret = VS_LOAD_ERROR;
-	} else if (vs_rank_type(tui->ts, &tui->ts->types[0], &tui->rank,
-				&tui->tr) ||
-		   vs_tail_hint(tui->ts, &tui->ts->types[0], &tui->rank,
-				&tui->tr, &tui->tail)) {
+		return VS_LOAD_ERROR;
+	}
+	if (vs_rank_type(ts, &ts->types[0], &tui->rank, &tui->tr) ||
+	    vs_tail_hint(ts, &ts->types[0], &tui->rank, &tui->tr,
+			 &tui->tail)) {
 		snprintf(err, errlen, "%s: out of memory", tui->input);
-		ret = VS_LOAD_ERROR;
+		return VS_LOAD_ERROR;
 	}
-	for (i = 0; !ret && i < tui->segs.nr; i++) {
-		segment_row(tui, i, ts[i + 1]);
-		ts[i + 1] = NULL;
-	}
-	if (!ret)
-		tui->nr_seg = tui->segs.nr;
-out:
-	for (i = 0; ts && i <= tui->segs.nr; i++)
-		vs_taskset_free(ts[i]);
-	free(ts);
-	free(range);
-	return ret;
+	for (i = 0; i < tui->trace.slices.nr; i++)
+		segment_row(tui, i, vs_session_take_slice(&tui->trace, i));
+	tui->nr_seg = tui->trace.slices.nr;
+	return 0;
 }
 
 static void tui_release(struct tui *tui)
 {
 	vs_vtree_free(tui->view.vt);
-	if (tui->ts)
-		vs_type_rank_free(&tui->tr);
-	vs_taskset_free(tui->ts);
-	vs_func_sources_free(tui->funcs);
-	vs_wake_blame_free(tui->wakeups);
+	vs_type_rank_free(&tui->tr);
 	free(tui->seg);
-	vs_segment_list_release(&tui->segs);
+	vs_session_close(&tui->trace);
 }
 
 int cmd_tui(int argc, const char **argv)
@@ -204,9 +145,14 @@ int cmd_tui(int argc, const char **argv)
 			"prints the same as text)\n");
 		return 1;
 	}
+	tui.read = (struct vs_session_opts){
+		.type = tui.type, .funcs = true, .func_time = VS_FUNC_COUNT,
+		.wakeups = true, .wake_parts = true, .slice_ns = tui.length,
+		.progress = vs_browser_progress,
+		.progress_arg = (void *)tui.input,
+	};
 	/* before the screen is up: a bad --type is a line on stderr */
-	if (tui.type && vs_type_option_of(tui.type, &tui.input, 1,
-					  &tui.type_number)) {
+	if (vs_session_type(&tui.read, &tui.input, 1)) {
 		fprintf(stderr, "varscope tui: %s: out of memory\n", tui.input);
 		return 1;
 	}
@@ -226,28 +172,26 @@ int cmd_tui(int argc, const char **argv)
 	vs_browser_progress("Building the variance tree", 1, 1);
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
-	tui.wakeups = vs_wake_blame_load(tui.ts, tui.input,
-					 tui.funcs->samples, true, err,
-					 sizeof(err));
-	vs_type_label(&tui.ts->names, tui.tr.type, tui.type_label,
+	vs_type_label(&tui.trace.ts->names, tui.tr.type, tui.type_label,
 		      sizeof(tui.type_label));
-	if (!tui.wakeups && *err)	/* the tree without waits */
-		snprintf(status, sizeof(status), "%s", err);
+	if (*tui.trace.wake_err)	/* the tree without waits */
+		snprintf(status, sizeof(status), "%s", tui.trace.wake_err);
 	else
 		snprintf(status, sizeof(status), "%s: %zu %s of type %s read; "
 			 "Tab: the variance tree, h: help", tui.input,
 			 tui.tr.tasks, vs_plural(tui.tr.tasks, "task", "tasks"),
 			 tui.type_label);
-	in.waits = vs_wake_blame_type(tui.wakeups, tui.tr.type);
-	in.no_tree = vs_vtree_view_build(&tui.view, tui.funcs->probes,
-					 tui.funcs->samples, tui.wakeups);
+	in.waits = vs_wake_blame_type(tui.trace.wakeups, tui.tr.type);
+	in.no_tree = vs_vtree_view_build(&tui.view, tui.trace.funcs->probes,
+					 tui.trace.funcs->samples,
+					 tui.trace.wakeups);
 	in.path = tui.input;
 	in.type = tui.type_label;
 	in.status = status;
 	if (tui.tail.found)
 		in.tail = vs_tail_hint_line(&tui.tail, tui.tr.ptarget, tail,
 					    sizeof(tail));
-	in.ts = tui.ts;
+	in.ts = tui.trace.ts;
 	in.rank = &tui.tr;
 	in.tree = tui.view.vt ? &tui.view : NULL;
 	in.nr_segments = tui.nr_seg;

@@ -55,3 +55,9 @@ void vs_progress_end(struct vs_progress *p)
 		fputs("\r\033[K", stderr);
 	p->shown = false;
 }
+
+void vs_progress_stage_cb(void *progress, const char *what)
+{
+	vs_progress_end(progress);
+	vs_progress_start(progress, what);
+}

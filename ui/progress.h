@@ -36,4 +36,11 @@ void vs_progress_cb(void *progress, uint64_t done, uint64_t total);
 
 void vs_progress_end(struct vs_progress *p);
 
+/**
+ * vs_progress_stage_cb - a loader's stage callback: the line of @progress
+ * (a struct vs_progress, zeroed or started) ends and says @what from now
+ * on
+ */
+void vs_progress_stage_cb(void *progress, const char *what);
+
 #endif /* VS_UI_PROGRESS_H */
