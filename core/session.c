@@ -130,14 +130,13 @@ int vs_session_open(struct vs_session *s, const char *path,
 	}
 	if (opts->stage)
 		opts->stage(opts->progress_arg, "Reading tasks");
-	o.wakeups = opts->wakeups && s->head.wakeups;
+	o.wakeups = opts->wakeups;
 	o.wake_parts = opts->wake_parts;
 	ret = read_tasks(s, opts, &o, err, errlen);
 	if (ret || !opts->wakeups)
 		return ret;
 	s->wakeups = vs_wake_blame_load(s->ts, path, s->funcs ?
-					s->funcs->samples : NULL,
-					opts->wake_parts, s->wake_err,
+					s->funcs->samples : NULL, s->wake_err,
 					sizeof(s->wake_err));
 	return VS_LOAD_OK;
 }

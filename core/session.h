@@ -10,9 +10,8 @@
  *   - the head (vs_trace_head_read(): samples, probes, wake-ups, notes);
  *   - the samples and probed calls as function events (core/func-events.h);
  *   - the task set, in one pass by @parts readers, which also collects
- *     what the wake-up blame needs when the head says the trace recorded
- *     wake-ups, and, with @slice_ns, the latencies of each slice of the
- *     file;
+ *     what the wake-up blame needs and, with @slice_ns, the latencies of
+ *     each slice of the file;
  *   - the wake-up blame (core/wakeup.h).
  *
  * A session over a list of segments (vs_session_read_segments()) reads

@@ -1185,7 +1185,9 @@ static unsigned int plan_parts(struct part *parts, unsigned int n,
 
 /*
  * The wake-up records of the parts that read some of the file, in file
- * order, into part 0's first task set.
+ * order, into part 0's first task set.  A file without wake-up records
+ * has no blame to make: the parts' records are freed at once, before the
+ * task sets are finished.
  */
 static int merge_wake(struct part *parts, unsigned int used)
 {
@@ -1194,6 +1196,13 @@ static int merge_wake(struct part *parts, unsigned int used)
 
 	if (!wake)
 		return 0;
+	if (!parts[0].ts[0]->nr_wakeups) {
+		for (k = 0; k < used; k++) {
+			vs_wake_build_free(parts[k].wake);
+			parts[k].wake = NULL;
+		}
+		return 0;
+	}
 	parts[0].wake = NULL;
 	for (k = 1; k < used; k++) {
 		struct vs_wake_build *next = parts[k].wake;

@@ -103,9 +103,9 @@ struct vs_taskset_opts {
 					 * latencies alone */
 	/*
 	 * Collect what the wake-up analysis needs (core/wakeup.h) in the
-	 * same pass, into ts->wake: for a trace that says it recorded
-	 * wake-ups (vs_trace_head.wakeups).  Not with a time range (the
-	 * analysis wants the whole file): ts->wake is NULL then.
+	 * same pass, into ts->wake (NULL when the file has no wake-up
+	 * record).  Not with a time range (the analysis wants the whole
+	 * file): ts->wake is NULL then.
 	 * @wake_parts as vs_wake_build_new()'s @parts.
 	 */
 	bool wakeups, wake_parts;

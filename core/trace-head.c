@@ -8,7 +8,6 @@
 #include "core/array.h"
 #include "core/trace-head.h"
 #include "core/trace.h"
-#include "core/wakeup.h"
 
 /* Records scanned at most: the head is a few dozen, a --probe one more. */
 #define HEAD_MAX_RECORDS	100000
@@ -29,7 +28,6 @@ static int add_note(struct vs_trace_head *h, size_t *cap, const char *note)
 int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 {
 	struct vs_reader *r = vs_reader_open(path, NULL, 0);
-	bool wake_records = false;
 	struct vs_record rec;
 	size_t cap = 0;
 	int i, ret = 0;
@@ -44,15 +42,10 @@ int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 			h->samples = true;
 		if (rec.kind == VS_REC_SYMBOL_DEF || rec.kind == VS_REC_FUNC)
 			h->probes = true;
-		if (rec.kind == VS_REC_WAKEUP || rec.kind == VS_REC_SWITCH)
-			wake_records = true;
 		if (rec.kind != VS_REC_META)
 			continue;
 		if (!strcmp(rec.meta.key, "sample"))
 			h->samples = true;
-		if (!strcmp(rec.meta.key, VS_META_WAKEUPS) && !wake_records &&
-		    !strcmp(rec.meta.value, VS_META_WAKEUPS_RECORDED))
-			h->wakeups = true;
 		if (!strcmp(rec.meta.key, VS_META_PROBE_COST))
 			h->probe_cost_ns = strtoull(rec.meta.value, NULL, 10);
 		if (!strcmp(rec.meta.key, "pmu") ||

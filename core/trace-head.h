@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace-head.h - what the records before a trace's first task say about
- * the recording: whether it has samples or probed functions, whether it
- * recorded wake-ups, and the notes the recorder left on what it could not
- * measure.
+ * the recording: whether it has samples or probed functions, and the
+ * notes the recorder left on what it could not measure.
  */
 #ifndef VS_CORE_TRACE_HEAD_H
 #define VS_CORE_TRACE_HEAD_H
@@ -20,10 +19,6 @@
 struct vs_trace_head {
 	bool samples;		/* --sample: samples, or META "sample" */
 	bool probes;		/* --probe: symbol definitions, func records */
-	bool wakeups;		/* META VS_META_WAKEUPS "recorded", before
-				 * any wake-up or switch record: the task
-				 * set pass can collect the blame's records
-				 * (vs_taskset_opts.wakeups) */
 	uint64_t probe_cost_ns;	/* META VS_META_PROBE_COST, 0: none */
 	unsigned int nr_notes;
 	char **notes;		/* META "pmu" and "note" values, in order */

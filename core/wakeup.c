@@ -1163,52 +1163,20 @@ fail:
 	return NULL;
 }
 
-struct vs_wake_blame *vs_wake_blame_read(const char *path,
-					 const struct vs_task_samples *ts,
-					 bool parts, char *err, size_t errlen)
-{
-	struct vs_reader *r = vs_reader_open(path, err, errlen);
-	struct vs_wake_build *b;
-	struct vs_record rec;
-	int ret = 0;
-
-	if (!r)
-		return NULL;
-	b = vs_wake_build_new(parts);
-	while (b && (ret = vs_reader_next(r, &rec)) > 0)
-		if (vs_wake_build_feed(b, &rec))
-			break;
-	if (!b || ret > 0) {
-		snprintf(err, errlen, "%s: out of memory reading wake-up "
-			 "edges", path);
-	} else if (ret < 0) {
-		snprintf(err, errlen, "%s", vs_reader_error(r));
-	} else {
-		vs_reader_close(r);
-		return vs_wake_build_finish(b, ts);
-	}
-	if (b)
-		vs_wake_build_free(b);
-	vs_reader_close(r);
-	return NULL;
-}
-
 struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
 					 const char *path,
 					 const struct vs_task_samples *samples,
-					 bool parts, char *err, size_t errlen)
+					 char *err, size_t errlen)
 {
 	struct vs_wake_build *b = ts->wake;
 	struct vs_wake_blame *wb;
 
 	ts->wake = NULL;
 	*err = 0;
-	if (!ts->nr_wakeups) {
+	if (!b || !ts->nr_wakeups) {
 		vs_wake_build_free(b);
 		return NULL;
 	}
-	if (!b)
-		return vs_wake_blame_read(path, samples, parts, err, errlen);
 	wb = vs_wake_build_finish(b, samples);
 	if (!wb)
 		snprintf(err, errlen, "%s: out of memory placing wake-up "

@@ -127,22 +127,10 @@ void vs_wake_build_free(struct vs_wake_build *b);
 struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 					   const struct vs_task_samples *ts);
 
-/**
- * vs_wake_blame_read - the edges of trace @path, read once through
- * @ts: as vs_wake_build_finish()
- * @parts: as vs_wake_build_new()
- * Returns NULL with @err set (cannot read, corrupt, out of memory).
- */
-struct vs_wake_blame *vs_wake_blame_read(const char *path,
-					 const struct vs_task_samples *ts,
-					 bool parts, char *err, size_t errlen);
-
 /*
  * The META record a recorder of wake-ups writes before its first task
  * (core/record.c spells the key out, for t0040): the trace has wake-up
- * records wherever a recorded thread blocked, and the task-set pass can
- * collect what the analysis needs at once (vs_taskset_opts.wakeups; a
- * reader finds it with vs_trace_head_read()).
+ * records wherever a recorded thread blocked.
  */
 #define VS_META_WAKEUPS		"wakeups"
 #define VS_META_WAKEUPS_RECORDED	"recorded"
@@ -150,11 +138,10 @@ struct vs_wake_blame *vs_wake_blame_read(const char *path,
 struct vs_taskset;
 
 /**
- * vs_wake_blame_load - the blame of the trace @path whose task set @ts was
- * just read: from what that pass collected (@ts->wake, then freed), else,
- * for a trace without VS_META_WAKEUPS, by a second pass over the file
- * when @ts saw wake-up records
- * @samples, @parts: as vs_wake_blame_read()
+ * vs_wake_blame_load - the blame of the task set @ts just read from trace
+ * @path with vs_taskset_opts.wakeups, from what that pass collected
+ * (@ts->wake, then freed)
+ * @samples: as vs_wake_build_finish()
  *
  * Returns NULL with *@err = 0 when the trace has no wake-ups, NULL with
  * @err set on failure.
@@ -162,7 +149,7 @@ struct vs_taskset;
 struct vs_wake_blame *vs_wake_blame_load(struct vs_taskset *ts,
 					 const char *path,
 					 const struct vs_task_samples *samples,
-					 bool parts, char *err, size_t errlen);
+					 char *err, size_t errlen);
 
 void vs_wake_blame_free(struct vs_wake_blame *wb);
 
