@@ -23,6 +23,7 @@
 #include "../core/session.h"
 #include "../core/type-names.h"
 #include "../ui/json.h"
+#include "../ui/output-format.h"
 #include "../ui/progress.h"
 #include "../ui/svg.h"
 #include "../ui/table.h"
@@ -32,8 +33,6 @@
 #define SVG_W		900
 #define SVG_PANEL_H	260
 #define SVG_TYPE_HEAD	34
-
-enum diff_format { FORMAT_TEXT, FORMAT_JSON };
 
 /* One segment loaded: its tasks. */
 struct side {
@@ -57,7 +56,7 @@ struct diff {
 	uint64_t length;
 	int top;
 	int min_tasks;
-	enum diff_format format;
+	enum vs_output_format format;
 	struct vs_rank_opts rank;
 	struct vs_session_opts load;	/* --type, readers */
 	struct vs_segment_list list;	/* A, B, then the other segments of
@@ -740,13 +739,7 @@ static void check_options(struct diff *df)
 	if (df->min_tasks < 1)
 		option_error("min-tasks", "must be at least 1");
 	vs_output_option("svg", df->svg);
-	if (!strcmp(df->format_name, "text"))
-		df->format = FORMAT_TEXT;
-	else if (!strcmp(df->format_name, "json"))
-		df->format = FORMAT_JSON;
-	else
-		option_error("format", "'%s' is not text or json",
-			     df->format_name);
+	df->format = vs_format_option(df->format_name, VS_FORMATS_TEXT_JSON);
 	df->rank.min_tasks = df->min_tasks;
 	df->load.type = df->type;
 	df->load.parts = vs_session_parts();
@@ -834,7 +827,7 @@ int cmd_diff(int argc, const char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (df.format == FORMAT_JSON)
+	if (df.format == VS_FORMAT_JSON)
 		print_json(&df);
 	else
 		print_text(&df);

@@ -12,6 +12,7 @@
 #include "../core/pmu.h"
 #include "../core/trace.h"
 #include "../ui/json.h"
+#include "../ui/output-format.h"
 
 static const char *const list_usage[] = {
 	"varscope list [<options>] [EVENT...]",
@@ -116,10 +117,11 @@ int cmd_list(int argc, const char **argv)
 	char line[256];
 	unsigned int i;
 	int n, status = 0;
+	bool json;
 
 	n = parse_options(argc, argv, options, list_usage, 0);
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		option_error("format", "must be text or json");
+	json = vs_format_option(format, VS_FORMATS_TEXT_JSON) ==
+	       VS_FORMAT_JSON;
 	t = table ? vs_x86_table_by_name(table) : NULL;
 	if (table && !t)
 		option_error("table", "must be skylakex or generic");
@@ -138,7 +140,7 @@ int cmd_list(int argc, const char **argv)
 			status = 1;
 			continue;
 		}
-		if (!strcmp(format, "json"))
+		if (json)
 			print_json(&j, e);
 		else
 			print_text(e);

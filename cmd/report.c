@@ -31,6 +31,7 @@
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/json.h"
+#include "../ui/output-format.h"
 #include "../ui/progress.h"
 #include "../ui/svg.h"
 #include "../ui/table.h"
@@ -47,8 +48,6 @@
 #define SVG_CUT		3	/* cut the x axis when max > 3 x p99 */
 #define VS_WAKE_SHOWN	5	/* wakers listed per type in text */
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
-
 struct report {
 	const char *input;
 	const char *type;
@@ -59,7 +58,7 @@ struct report {
 	int ci_rounds;
 	uint64_t seed;
 	int min_tasks, min_high;
-	enum report_format format;
+	enum vs_output_format format;
 	struct vs_rank_opts rank;
 	const char *func_time;		/* --func-time estimator */
 	bool tree;			/* --tree */
@@ -774,9 +773,9 @@ static void print_csv_type(const struct report *rep,
 
 static void print_head(struct report *rep)
 {
-	if (rep->format == FORMAT_JSON)
+	if (rep->format == VS_FORMAT_JSON)
 		print_json_head(rep);
-	else if (rep->format == FORMAT_CSV)
+	else if (rep->format == VS_FORMAT_CSV)
 		print_csv_head();
 	else
 		print_text_head(rep);
@@ -784,9 +783,9 @@ static void print_head(struct report *rep)
 
 static void print_type(struct report *rep, const struct vs_type_rank *tr)
 {
-	if (rep->format == FORMAT_JSON) {
+	if (rep->format == VS_FORMAT_JSON) {
 		print_json_type(rep, tr);
-	} else if (rep->format == FORMAT_CSV) {
+	} else if (rep->format == VS_FORMAT_CSV) {
 		print_csv_type(rep, tr);
 	} else {
 		print_text_type(rep, tr);
@@ -797,7 +796,7 @@ static void print_type(struct report *rep, const struct vs_type_rank *tr)
 
 static void print_tail(struct report *rep)
 {
-	if (rep->format == FORMAT_JSON)
+	if (rep->format == VS_FORMAT_JSON)
 		print_json_tail(rep);
 }
 
@@ -935,15 +934,7 @@ static void check_options(struct report *rep)
 	if (rep->ci_rounds < 10)
 		option_error("ci-rounds", "must be at least 10");
 	vs_output_option("svg", rep->svg);
-	if (!strcmp(rep->format_name, "text"))
-		rep->format = FORMAT_TEXT;
-	else if (!strcmp(rep->format_name, "json"))
-		rep->format = FORMAT_JSON;
-	else if (!strcmp(rep->format_name, "csv"))
-		rep->format = FORMAT_CSV;
-	else
-		option_error("format", "'%s' is not text, json or csv",
-			     rep->format_name);
+	rep->format = vs_format_option(rep->format_name, VS_FORMATS_ALL);
 	if (vs_func_estimator_parse(rep->func_time) < 0)
 		option_error("func-time", "'%s' is not count or span",
 			     rep->func_time);

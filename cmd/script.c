@@ -15,6 +15,7 @@
 #include "core/record-filter.h"
 #include "core/trace.h"
 #include "core/type-names.h"
+#include "ui/output-format.h"
 #include "ui/record-print.h"
 
 static const char *const script_usage[] = {
@@ -60,12 +61,11 @@ static void parse_time(struct script *sc)
 
 static void check_options(struct script *sc)
 {
-	if (!strcmp(sc->format, "text"))
-		sc->print = vs_print_record_text;
-	else if (!strcmp(sc->format, "json"))
+	if (vs_format_option(sc->format, VS_FORMATS_TEXT_JSON) ==
+	    VS_FORMAT_JSON)
 		sc->print = vs_print_record_json;
 	else
-		option_error("format", "must be text or json");
+		sc->print = vs_print_record_text;
 	if (sc->tid != NO_TID) {
 		if (sc->tid > UINT32_MAX)
 			option_error("tid", "%llu is not a thread id",

@@ -19,11 +19,10 @@
 #include "../core/session.h"
 #include "../core/type-names.h"
 #include "../ui/json.h"
+#include "../ui/output-format.h"
 #include "../ui/progress.h"
 #include "../ui/table.h"
 #include "../ui/units.h"
-
-enum seg_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
 /*
  * Figures held and printed, one per task type and segment: a trace of
@@ -47,7 +46,7 @@ struct segments {
 	const char *format_name;
 	uint64_t length;
 	int min_tasks;
-	enum seg_format format;
+	enum vs_output_format format;
 	struct vs_segment_list list;
 	unsigned int nr_types;
 	struct seg_type *types;		/* ascending type */
@@ -449,15 +448,7 @@ static void check_options(struct segments *sg)
 
 	if (sg->min_tasks < 1)
 		option_error("min-tasks", "must be at least 1");
-	if (!strcmp(sg->format_name, "text"))
-		sg->format = FORMAT_TEXT;
-	else if (!strcmp(sg->format_name, "json"))
-		sg->format = FORMAT_JSON;
-	else if (!strcmp(sg->format_name, "csv"))
-		sg->format = FORMAT_CSV;
-	else
-		option_error("format", "'%s' is not text, json or csv",
-			     sg->format_name);
+	sg->format = vs_format_option(sg->format_name, VS_FORMATS_ALL);
 }
 
 int cmd_segments(int argc, const char **argv)
@@ -493,9 +484,9 @@ int cmd_segments(int argc, const char **argv)
 		ret = 1;
 	}
 	if (!ret) {
-		if (sg.format == FORMAT_JSON)
+		if (sg.format == VS_FORMAT_JSON)
 			print_json(&sg);
-		else if (sg.format == FORMAT_CSV)
+		else if (sg.format == VS_FORMAT_CSV)
 			print_csv(&sg);
 		else
 			print_text(&sg);

@@ -25,6 +25,7 @@
 #include "core/syscall-trace.h"
 #include "core/trace.h"
 #include "ui/json.h"
+#include "ui/output-format.h"
 
 static const char *const signature_usage[] = {
 	"varscope signature build -o FILE [<options>] -- CMD [ARGS]",
@@ -418,6 +419,7 @@ static int signature_infer(int argc, const char **argv)
 	size_t nth = 0, i;
 	uint64_t t0 = UINT64_MAX;
 	char err[512];
+	bool json;
 	int ret;
 
 	argc = parse_options(argc, argv, options, signature_usage, 0);
@@ -425,8 +427,8 @@ static int signature_infer(int argc, const char **argv)
 		usage_with_options(signature_usage, options);
 	if (!sigfile)
 		option_error("signatures", "is required");
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		option_error("format", "must be text or json");
+	json = vs_format_option(format, VS_FORMATS_TEXT_JSON) ==
+	       VS_FORMAT_JSON;
 	check_support(opts.support);
 	if (!(opts.cluster_diameter > 0 && opts.cluster_diameter <= 1))
 		option_error("cluster-diameter", "must be in (0, 1]");
@@ -456,7 +458,7 @@ static int signature_infer(int argc, const char **argv)
 		fprintf(stderr, "varscope signature: %s: no system call records"
 			" (record with --syscalls)\n", input);
 		ret = -1;
-	} else if (!strcmp(format, "json")) {
+	} else if (json) {
 		print_json(&res);
 	} else {
 		print_text(&res, t0, nth);
@@ -582,8 +584,8 @@ static int signature_watch(int argc, const char **argv)
 			     VS_PARSE_STOP_AT_NON_OPTION);
 	if (!sigfile)
 		option_error("signatures", "is required");
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		option_error("format", "must be text or json");
+	out.json = vs_format_option(format, VS_FORMATS_TEXT_JSON) ==
+		   VS_FORMAT_JSON;
 	check_support(opts.infer.support);
 	if (!(opts.infer.cluster_diameter > 0 &&
 	      opts.infer.cluster_diameter <= 1))
@@ -599,7 +601,6 @@ static int signature_watch(int argc, const char **argv)
 		option_error("pid", "give either -p PID or a command");
 	opts.window_ns = window;
 	opts.stack_size = stack_size & ~7u;
-	out.json = !strcmp(format, "json");
 	out.window_ns = window;
 
 	sig = vs_signatures_read(sigfile, err, sizeof(err));
