@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "../core/breakdown.h"
 #include "../core/func-callers.h"
 #include "../core/func-events.h"
