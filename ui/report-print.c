@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - varscope report: rank the events of each task type by their
- * impact on its tail latency (VarMRI, section 5).
- *
- * The analysis is core/ranking.c over core/taskset.c; this file parses
- * the options and prints the rankings as a table, JSON, CSV or SVG.
+ * report-print.c - what varscope report prints: the rankings of the task
+ * types (VarMRI, section 5) as a table, JSON, CSV or SVG.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,30 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/builtin.h"
-#include "../core/breakdown.h"
-#include "../core/func-callers.h"
-#include "../core/func-events.h"
-#include "../core/output-file.h"
-#include "../core/parse-options.h"
-#include "../core/plural.h"
-#include "../core/ranking.h"
-#include "../core/session.h"
-#include "../core/tail-hint.h"
-#include "../core/taskset.h"
-#include "../core/trace-head.h"
-#include "../core/trace.h"
-#include "../core/type-names.h"
-#include "../core/vtree.h"
-#include "../core/wakeup.h"
-#include "../ui/json.h"
-#include "../ui/output-format.h"
-#include "../ui/progress.h"
-#include "../ui/svg.h"
-#include "../ui/table.h"
-#include "../ui/tail-line.h"
-#include "../ui/units.h"
-#include "../ui/vtree-print.h"
+#include "core/breakdown.h"
+#include "core/func-callers.h"
+#include "core/func-events.h"
+#include "core/plural.h"
+#include "core/trace.h"
+#include "core/type-names.h"
+#include "core/wakeup.h"
+#include "ui/report-print.h"
+#include "ui/svg.h"
+#include "ui/table.h"
+#include "ui/tail-line.h"
+#include "ui/units.h"
+#include "ui/vtree-print.h"
 
 #define SVG_TOP_DEFAULT	5	/* event plots per type unless --top */
 #define SVG_TOP_MAX	11
@@ -48,57 +33,28 @@
 #define SVG_CUT		3	/* cut the x axis when max > 3 x p99 */
 #define VS_WAKE_SHOWN	5	/* wakers listed per type in text */
 
-struct report {
-	const char *input;
-	const char *type;
-	const char *format_name;
-	const char *svg;
-	int top;
-	bool ci;
-	int ci_rounds;
-	uint64_t seed;
-	int min_tasks, min_high;
-	enum vs_output_format format;
-	struct vs_rank_opts rank;
-	const char *func_time;		/* --func-time estimator */
-	bool tree;			/* --tree */
-	int tree_top;			/* --tree-top */
-	struct vs_vtree_view view;	/* the type's tree; vt NULL: ... */
-	const char *no_tree;		/* ... why there is none */
-	struct json_out json;		/* --format json */
-	struct vs_session trace;	/* the trace read: its head (the
-					 * recorder's notes), tasks, function
-					 * sources, waits */
-	struct vs_tail_hint tail;	/* of the type being printed */
-	const struct vs_task_type *tt;	/*   and its tasks */
-};
-
-static const char *const report_usage[] = {
-	"varscope report [-i FILE] [--type T] [--top N] [--ptarget P] [<options>]",
-	NULL
-};
-
-static const char *event_unit(const struct report *rep,
+static const char *event_unit(const struct vs_report_print *p,
 			      const struct vs_event_rank *er)
 {
-	const struct vs_event_def *def = vs_taskset_event(rep->trace.ts,
+	const struct vs_event_def *def = vs_taskset_event(p->trace->ts,
 							  er->event);
 
 	return def ? def->unit : "";
 }
 
-static const char *event_name(const struct report *rep, int event)
+static const char *event_name(const struct vs_report_print *p, int event)
 {
-	const struct vs_event_def *def = vs_taskset_event(rep->trace.ts, event);
+	const struct vs_event_def *def = vs_taskset_event(p->trace->ts, event);
 
 	return def ? def->name : "?";
 }
 
 /* How many ranked events to print: --top, or all. */
-static size_t nr_shown(const struct report *rep, const struct vs_type_rank *tr)
+static size_t nr_shown(const struct vs_report_print *p,
+		       const struct vs_type_rank *tr)
 {
-	if (rep->top > 0 && (size_t)rep->top < tr->nr_ranked)
-		return rep->top;
+	if (p->top > 0 && (size_t)p->top < tr->nr_ranked)
+		return p->top;
 	return tr->nr_ranked;
 }
 
@@ -113,7 +69,7 @@ static double pct(double share)
 }
 
 /* The notes of one ranked event, "; "-separated, into @buf. */
-static const char *event_notes(const struct report *rep,
+static const char *event_notes(const struct vs_report_print *p,
 			       const struct vs_event_rank *er,
 			       char *buf, size_t len)
 {
@@ -125,20 +81,20 @@ static const char *event_notes(const struct report *rep,
 	n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
 
 	buf[0] = 0;
-	if (vs_main_part(rep->trace.ts, rep->tt, er, &part))
+	if (vs_main_part(p->trace->ts, p->tt, er, &part))
 		NOTE("mostly %s: %.0f%% of it in the high tasks", part.part,
 		     100 * part.share);
 	if (er->cause >= 0)
 		NOTE("rule 1: -%.1f%% caused by %s (J=%.2f)",
 		     100 * (er->impact - er->adjusted),
-		     event_name(rep, er->cause), er->cause_corr);
+		     event_name(p, er->cause), er->cause_corr);
 	if (er->time_bound)
 		NOTE("bounded by what it adds to the slow tasks");
 	if (er->time_twin >= 0)
-		NOTE("bounded by %s", event_name(rep, er->time_twin));
+		NOTE("bounded by %s", event_name(p, er->time_twin));
 	if (er->corr_with >= 0)
 		NOTE("correlated with %s (J=%.2f)",
-		     event_name(rep, er->corr_with), er->corr);
+		     event_name(p, er->corr_with), er->corr);
 	if (er->pairs_too_few)
 		NOTE("%u rule pairs recorded together too rarely to apply",
 		     er->pairs_too_few);
@@ -162,27 +118,27 @@ static const char *event_notes(const struct report *rep,
  * The call paths behind the high values of sampled function event @er
  * of @tr (core/func-callers.h) into @out; how many
  */
-static size_t event_callers(const struct report *rep,
+static size_t event_callers(const struct vs_report_print *p,
 			    const struct vs_type_rank *tr,
 			    const struct vs_event_rank *er,
 			    struct vs_func_caller out[VS_CALLERS_SHOWN])
 {
-	if (er->group != VS_GROUP_FUNC || !rep->trace.funcs ||
-	    !rep->trace.funcs->samples || er->thr.how == VS_THRESHOLD_CONSTANT)
+	if (er->group != VS_GROUP_FUNC || !p->trace->funcs ||
+	    !p->trace->funcs->samples || er->thr.how == VS_THRESHOLD_CONSTANT)
 		return 0;
-	return vs_func_callers(rep->trace.funcs->samples, tr->type, er->name,
-			       vs_func_estimator_parse(rep->func_time),
+	return vs_func_callers(p->trace->funcs->samples, tr->type, er->name,
+			       p->func_time,
 			       er->thr.value, out, VS_CALLERS_SHOWN);
 }
 
 /* "callers: a → f 93%, b → f 5%" of @er appended to the notes @buf. */
-static const char *notes_callers(const struct report *rep,
+static const char *notes_callers(const struct vs_report_print *p,
 				 const struct vs_type_rank *tr,
 				 const struct vs_event_rank *er, char *buf,
 				 size_t len)
 {
 	struct vs_func_caller c[VS_CALLERS_SHOWN];
-	size_t i, nr = event_callers(rep, tr, er, c), n = strlen(buf);
+	size_t i, nr = event_callers(p, tr, er, c), n = strlen(buf);
 
 	for (i = 0; i < nr && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%s %.0f%%",
@@ -191,7 +147,7 @@ static const char *notes_callers(const struct report *rep,
 	return buf;
 }
 
-static void json_callers(const struct report *rep, struct json_out *j,
+static void json_callers(const struct vs_report_print *p, struct json_out *j,
 			 const struct vs_type_rank *tr,
 			 const struct vs_event_rank *er)
 {
@@ -200,7 +156,7 @@ static void json_callers(const struct report *rep, struct json_out *j,
 
 	if (er->group != VS_GROUP_FUNC)
 		return;
-	nr = event_callers(rep, tr, er, c);
+	nr = event_callers(p, tr, er, c);
 	json_key(j, "callers");
 	json_begin_array(j);
 	for (i = 0; i < nr; i++) {
@@ -215,21 +171,21 @@ static void json_callers(const struct report *rep, struct json_out *j,
 }
 
 /* The probes' own cost over the type's median latency (--task-func). */
-static double probe_share(const struct report *rep,
+static double probe_share(const struct vs_report_print *p,
 			  const struct vs_type_rank *tr)
 {
-	return tr->latency_p50 ? (double)rep->trace.head.probe_cost_ns /
+	return tr->latency_p50 ? (double)p->trace->head.probe_cost_ns /
 				 tr->latency_p50 : 0;
 }
 
 /* The tail past pTarget, when a deeper target shows what it hides. */
-static void print_text_tail(const struct report *rep,
+static void print_text_tail(const struct vs_report_print *p,
 			    const struct vs_type_rank *tr)
 {
 	char line[VS_TYPE_NAME_MAX + 512];
 
-	if (rep->tail.found)
-		printf("# %s\n", vs_tail_hint_line(&rep->tail, tr->ptarget,
+	if (p->tail->found)
+		printf("# %s\n", vs_tail_hint_line(p->tail, tr->ptarget,
 						   line, sizeof(line)));
 }
 
@@ -263,11 +219,11 @@ static void json_tail(struct json_out *j, const struct vs_tail_hint *h)
 }
 
 /* The wake-up edges that ended waits of a type's tasks, by waker. */
-static void print_text_wakeups(const struct report *rep,
+static void print_text_wakeups(const struct vs_report_print *p,
 			       const struct vs_wake_type *w)
 {
-	const struct vs_task_samples *ts = rep->trace.funcs ?
-					   rep->trace.funcs->samples : NULL;
+	const struct vs_task_samples *ts = p->trace->funcs ?
+					   p->trace->funcs->samples : NULL;
 	char a[32], b[32];
 	unsigned int i, f;
 
@@ -306,11 +262,11 @@ static void print_text_wakeups(const struct report *rep,
 	}
 }
 
-static void json_wakers(struct json_out *j, const struct report *rep,
+static void json_wakers(struct json_out *j, const struct vs_report_print *p,
 			const struct vs_wake_type *w)
 {
-	const struct vs_task_samples *ts = rep->trace.funcs ?
-					   rep->trace.funcs->samples : NULL;
+	const struct vs_task_samples *ts = p->trace->funcs ?
+					   p->trace->funcs->samples : NULL;
 	unsigned int i, f;
 
 	json_key(j, "wait_blame");
@@ -355,7 +311,7 @@ static void json_wakers(struct json_out *j, const struct report *rep,
 	json_end_object(j);
 }
 
-static void json_wakeups(struct json_out *j, const struct report *rep,
+static void json_wakeups(struct json_out *j, const struct vs_report_print *p,
 			 const struct vs_wake_type *w)
 {
 	int k;
@@ -373,22 +329,22 @@ static void json_wakeups(struct json_out *j, const struct report *rep,
 		json_u64(j, w->edges[k]);
 	}
 	json_end_object(j);
-	json_wakers(j, rep, w);
+	json_wakers(j, p, w);
 }
 
-static void print_text_type(const struct report *rep,
+static void print_text_type(const struct vs_report_print *p,
 			    const struct vs_type_rank *tr)
 {
 	enum { RANK, EVENT, IMPACT, ADJUSTED, CI, THRESHOLD, PTHR, TASKS, HIGH,
 	       SLOW50, SLOW99, OTHER50, OTHER99, NOTES, NR_COLS };
 	struct vs_table *t = vs_table_new(NR_COLS);
 	char a[32], b[32], notes[512], label[VS_TYPE_NAME_MAX + 16];
-	size_t i, shown = nr_shown(rep, tr);
+	size_t i, shown = nr_shown(p, tr);
 
 	if (!t)
 		return;
 	printf("# Task type %s: %zu tasks, latency p50 %s, p%g %s\n",
-	       vs_type_label(&rep->trace.ts->names, tr->type, label,
+	       vs_type_label(&p->trace->ts->names, tr->type, label,
 			     sizeof(label)),
 	       tr->tasks, vs_format_ns(a, sizeof(a), tr->latency_p50),
 	       100 * tr->ptarget,
@@ -397,14 +353,14 @@ static void print_text_type(const struct report *rep,
 		printf("# %zu %s flagged: lost events, distorted counters "
 		       "or cut short\n", tr->flagged,
 		       vs_plural(tr->flagged, "task", "tasks"));
-	if (rep->trace.head.probe_cost_ns)
+	if (p->trace->head.probe_cost_ns)
 		printf("# --task-func: about %s of each task is its probes' own "
 		       "cost, %.0f%% of the median\n",
 		       vs_format_ns(a, sizeof(a),
-				    rep->trace.head.probe_cost_ns),
-		       100 * probe_share(rep, tr));
-	print_text_tail(rep, tr);
-	print_text_wakeups(rep, vs_wake_blame_type(rep->trace.wakeups,
+				    p->trace->head.probe_cost_ns),
+		       100 * probe_share(p, tr));
+	print_text_tail(p, tr);
+	print_text_wakeups(p, vs_wake_blame_type(p->trace->wakeups,
 						   tr->type));
 	printf("#\n");
 
@@ -412,7 +368,7 @@ static void print_text_type(const struct report *rep,
 	vs_table_column(t, EVENT, "Event", VS_ALIGN_LEFT);
 	vs_table_column(t, IMPACT, "Impact", VS_ALIGN_RIGHT);
 	vs_table_column(t, ADJUSTED, "Adjusted", VS_ALIGN_RIGHT);
-	vs_table_column(t, CI, rep->ci ? "CI 95%" : NULL, VS_ALIGN_RIGHT);
+	vs_table_column(t, CI, p->ci ? "CI 95%" : NULL, VS_ALIGN_RIGHT);
 	vs_table_column(t, THRESHOLD, "Threshold", VS_ALIGN_RIGHT);
 	vs_table_column(t, PTHR, "pThr", VS_ALIGN_RIGHT);
 	vs_table_column(t, TASKS, "Tasks", VS_ALIGN_RIGHT);
@@ -424,7 +380,7 @@ static void print_text_type(const struct report *rep,
 	vs_table_column(t, NOTES, "Notes", VS_ALIGN_LEFT);
 	for (i = 0; i < shown; i++) {
 		const struct vs_event_rank *er = &tr->events[i];
-		const char *unit = event_unit(rep, er);
+		const char *unit = event_unit(p, er);
 
 		vs_table_cell(t, "%zu", i + 1);
 		vs_table_cell(t, "%s", er->name);
@@ -448,8 +404,8 @@ static void print_text_type(const struct report *rep,
 						       er->other_p50, unit));
 		vs_table_cell(t, "%s", vs_format_value(a, sizeof(a),
 						       er->other_p99, unit));
-		event_notes(rep, er, notes, sizeof(notes));
-		vs_table_cell(t, "%s", notes_callers(rep, tr, er, notes,
+		event_notes(p, er, notes, sizeof(notes));
+		vs_table_cell(t, "%s", notes_callers(p, tr, er, notes,
 						     sizeof(notes)));
 		vs_table_end_row(t);
 	}
@@ -457,8 +413,8 @@ static void print_text_type(const struct report *rep,
 		vs_table_print(t, stdout);
 	else
 		printf("# no event recorded by at least %zu %s\n",
-		       rep->rank.min_tasks,
-		       vs_plural(rep->rank.min_tasks, "task", "tasks"));
+		       p->rank->min_tasks,
+		       vs_plural(p->rank->min_tasks, "task", "tasks"));
 	vs_table_free(t);
 
 	if (shown < tr->nr_ranked)
@@ -471,42 +427,42 @@ static void print_text_type(const struct report *rep,
 		if (er->status == VS_RANK_REMOVED)
 			printf("# rule 2: %s removed: proportional to %s "
 			       "(%s = %.3g x %s, R2 %.4f)\n", er->name,
-			       event_name(rep, er->parent),
-			       event_name(rep, er->parent), er->parent_alpha,
+			       event_name(p, er->parent),
+			       event_name(p, er->parent), er->parent_alpha,
 			       er->name, er->parent_r2);
 		else
 			printf("# not ranked: %s, recorded by %zu %s "
 			       "(--min-tasks %zu)\n", er->name, er->tasks,
 			       vs_plural(er->tasks, "task", "tasks"),
-			       rep->rank.min_tasks);
+			       p->rank->min_tasks);
 	}
 	printf("\n");
 }
 
-static void print_text_head(const struct report *rep)
+static void print_text_head(const struct vs_report_print *p)
 {
 	unsigned int i;
 
-	printf("# varscope report of %s\n", rep->input);
+	printf("# varscope report of %s\n", p->trace->path);
 	printf("# impact: the share of the p%g latency of the tasks that "
 	       "recorded an event\n# that goes away without the tasks "
-	       "where the event is high\n", 100 * rep->rank.ptarget);
-	for (i = 0; i < rep->trace.head.nr_notes; i++)
-		printf("# recording: %s\n", rep->trace.head.notes[i]);
+	       "where the event is high\n", 100 * p->rank->ptarget);
+	for (i = 0; i < p->trace->head.nr_notes; i++)
+		printf("# recording: %s\n", p->trace->head.notes[i]);
 	printf("#\n");
 }
 
-static void print_text_tree(const struct report *rep,
+static void print_text_tree(const struct vs_report_print *p,
 			    const struct vs_type_rank *tr)
 {
 	char label[VS_TYPE_NAME_MAX + 16];
 
-	if (rep->view.vt)
-		vs_vtree_print_text(stdout, &rep->view);
+	if (p->view->vt)
+		vs_vtree_print_text(stdout, p->view);
 	else
 		printf("No variance tree of type %s: %s\n",
-		       vs_type_label(&rep->trace.ts->names, tr->type, label,
-				     sizeof(label)), rep->no_tree);
+		       vs_type_label(&p->trace->ts->names, tr->type, label,
+				     sizeof(label)), p->no_tree);
 	printf("\n");
 }
 
@@ -529,7 +485,8 @@ static void json_event_ref(struct json_out *j, const char *key,
 	json_end_object(j);
 }
 
-static void json_ranked_event(const struct report *rep, struct json_out *j,
+static void json_ranked_event(const struct vs_report_print *p,
+			      struct json_out *j,
 			      const struct vs_type_rank *tr,
 			      const struct vs_event_rank *er, size_t rank)
 {
@@ -543,7 +500,7 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	json_key(j, "group");
 	json_string(j, vs_group_name(er->group));
 	json_key(j, "unit");
-	json_string(j, event_unit(rep, er));
+	json_string(j, event_unit(p, er));
 	json_key(j, "impact");
 	json_double(j, er->impact);
 	json_key(j, "adjusted_impact");
@@ -582,20 +539,20 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	json_key(j, "other_p99");
 	json_double(j, er->other_p99);
 	if (er->cause >= 0)
-		json_event_ref(j, "caused_by", event_name(rep, er->cause),
+		json_event_ref(j, "caused_by", event_name(p, er->cause),
 			       er->cause_corr, 0);
 	json_key(j, "time_bound");
 	json_bool(j, er->time_bound);
 	json_key(j, "bounded_by");
 	if (er->time_twin >= 0)
-		json_string(j, event_name(rep, er->time_twin));
+		json_string(j, event_name(p, er->time_twin));
 	else
 		json_null(j);
 	json_key(j, "pairs_too_few");
 	json_u64(j, er->pairs_too_few);
 	if (er->corr_with >= 0)
 		json_event_ref(j, "correlated_with",
-			       event_name(rep, er->corr_with), er->corr,
+			       event_name(p, er->corr_with), er->corr,
 			       er->corr_tasks);
 	json_key(j, "tasks_needed");
 	if (er->tasks_needed == UINT64_MAX)
@@ -603,7 +560,7 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	else
 		json_u64(j, er->tasks_needed);
 	json_key(j, "mostly");
-	if (vs_main_part(rep->trace.ts, rep->tt, er, &part)) {
+	if (vs_main_part(p->trace->ts, p->tt, er, &part)) {
 		json_begin_object(j);
 		json_key(j, "event");
 		json_string(j, part.name);
@@ -615,12 +572,12 @@ static void json_ranked_event(const struct report *rep, struct json_out *j,
 	} else {
 		json_null(j);
 	}
-	json_callers(rep, j, tr, er);
+	json_callers(p, j, tr, er);
 	json_end_object(j);
 }
 
 /* The events of @tr left out of the ranking for @status, as @key: [...]. */
-static void json_unranked(const struct report *rep, struct json_out *j,
+static void json_unranked(const struct vs_report_print *p, struct json_out *j,
 			  const struct vs_type_rank *tr,
 			  enum vs_rank_status status, const char *key)
 {
@@ -638,7 +595,7 @@ static void json_unranked(const struct report *rep, struct json_out *j,
 		json_string(j, er->name);
 		if (status == VS_RANK_REMOVED) {
 			json_key(j, "parent");
-			json_string(j, event_name(rep, er->parent));
+			json_string(j, event_name(p, er->parent));
 			json_key(j, "alpha");
 			json_double(j, er->parent_alpha);
 			json_key(j, "r2");
@@ -654,38 +611,39 @@ static void json_unranked(const struct report *rep, struct json_out *j,
 	json_end_array(j);
 }
 
-static void print_json_head(struct report *rep)
+static void print_json_head(struct vs_report_print *p)
 {
-	struct json_out *j = &rep->json;
+	struct json_out *j = &p->json;
 	unsigned int i;
 
 	json_init(j, stdout);
 	json_begin_object(j);
 	json_key(j, "notes");
 	json_begin_array(j);
-	for (i = 0; i < rep->trace.head.nr_notes; i++)
-		json_string(j, rep->trace.head.notes[i]);
+	for (i = 0; i < p->trace->head.nr_notes; i++)
+		json_string(j, p->trace->head.notes[i]);
 	json_end_array(j);
 	json_key(j, "probe_cost_ns");
-	if (rep->trace.head.probe_cost_ns)
-		json_u64(j, rep->trace.head.probe_cost_ns);
+	if (p->trace->head.probe_cost_ns)
+		json_u64(j, p->trace->head.probe_cost_ns);
 	else
 		json_null(j);
 	json_key(j, "task_types");
 	json_begin_array(j);
 }
 
-static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
+static void print_json_type(struct vs_report_print *p,
+			    const struct vs_type_rank *tr)
 {
-	struct json_out *j = &rep->json;
+	struct json_out *j = &p->json;
 	size_t i;
 
 	json_begin_object(j);
 	json_key(j, "type");
 	json_u64(j, tr->type);
-	if (vs_type_names_get(&rep->trace.ts->names, tr->type)) {
+	if (vs_type_names_get(&p->trace->ts->names, tr->type)) {
 		json_key(j, "type_name");
-		json_string(j, vs_type_names_get(&rep->trace.ts->names,
+		json_string(j, vs_type_names_get(&p->trace->ts->names,
 						 tr->type));
 	}
 	json_key(j, "tasks");
@@ -699,36 +657,36 @@ static void print_json_type(struct report *rep, const struct vs_type_rank *tr)
 	json_key(j, "latency_p50_ns");
 	json_u64(j, tr->latency_p50);
 	json_key(j, "probe_cost_share_p50");
-	if (rep->trace.head.probe_cost_ns)
-		json_double(j, probe_share(rep, tr));
+	if (p->trace->head.probe_cost_ns)
+		json_double(j, probe_share(p, tr));
 	else
 		json_null(j);
 	json_key(j, "ranking");
 	json_begin_array(j);
-	for (i = 0; i < nr_shown(rep, tr); i++)
-		json_ranked_event(rep, j, tr, &tr->events[i], i + 1);
+	for (i = 0; i < nr_shown(p, tr); i++)
+		json_ranked_event(p, j, tr, &tr->events[i], i + 1);
 	json_end_array(j);
-	json_unranked(rep, j, tr, VS_RANK_REMOVED, "removed");
-	json_unranked(rep, j, tr, VS_RANK_TOO_FEW, "not_ranked");
-	json_tail(j, &rep->tail);
-	json_wakeups(j, rep, vs_wake_blame_type(rep->trace.wakeups, tr->type));
-	if (rep->tree) {
+	json_unranked(p, j, tr, VS_RANK_REMOVED, "removed");
+	json_unranked(p, j, tr, VS_RANK_TOO_FEW, "not_ranked");
+	json_tail(j, p->tail);
+	json_wakeups(j, p, vs_wake_blame_type(p->trace->wakeups, tr->type));
+	if (p->tree) {
 		json_key(j, "variance_tree");
-		if (rep->view.vt)
-			vs_vtree_print_json(j, &rep->view);
+		if (p->view->vt)
+			vs_vtree_print_json(j, p->view);
 		else
 			json_null(j);
 		json_key(j, "no_tree");
-		json_string(j, rep->no_tree);
+		json_string(j, p->no_tree);
 	}
 	json_end_object(j);
 }
 
-static void print_json_tail(struct report *rep)
+static void print_json_tail(struct vs_report_print *p)
 {
-	json_end_array(&rep->json);
-	json_end_object(&rep->json);
-	json_newline(&rep->json);
+	json_end_array(&p->json);
+	json_end_object(&p->json);
+	json_newline(&p->json);
 }
 
 /* --- CSV --- */
@@ -741,18 +699,18 @@ static void print_csv_head(void)
 	       "latency_ptarget_without_high_ns,tasks_needed\n");
 }
 
-static void print_csv_type(const struct report *rep,
+static void print_csv_type(const struct vs_report_print *p,
 			   const struct vs_type_rank *tr)
 {
 	size_t i;
 
-	for (i = 0; i < nr_shown(rep, tr); i++) {
+	for (i = 0; i < nr_shown(p, tr); i++) {
 		const struct vs_event_rank *er = &tr->events[i];
 
 		printf("%u,%zu,", tr->type, i + 1);
 		vs_csv_string(stdout, er->name);
 		printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
-		       event_unit(rep, er), er->impact, er->adjusted);
+		       event_unit(p, er), er->impact, er->adjusted);
 		if (er->has_ci)
 			printf("%.6g,%.6g,", er->ci_lo, er->ci_hi);
 		else
@@ -771,41 +729,42 @@ static void print_csv_type(const struct report *rep,
 
 /* --- one type at a time, in the chosen format --- */
 
-static void print_head(struct report *rep)
+void vs_report_print_head(struct vs_report_print *p)
 {
-	if (rep->format == VS_FORMAT_JSON)
-		print_json_head(rep);
-	else if (rep->format == VS_FORMAT_CSV)
+	if (p->format == VS_FORMAT_JSON)
+		print_json_head(p);
+	else if (p->format == VS_FORMAT_CSV)
 		print_csv_head();
 	else
-		print_text_head(rep);
+		print_text_head(p);
 }
 
-static void print_type(struct report *rep, const struct vs_type_rank *tr)
+void vs_report_print_type(struct vs_report_print *p,
+			  const struct vs_type_rank *tr)
 {
-	if (rep->format == VS_FORMAT_JSON) {
-		print_json_type(rep, tr);
-	} else if (rep->format == VS_FORMAT_CSV) {
-		print_csv_type(rep, tr);
+	if (p->format == VS_FORMAT_JSON) {
+		print_json_type(p, tr);
+	} else if (p->format == VS_FORMAT_CSV) {
+		print_csv_type(p, tr);
 	} else {
-		print_text_type(rep, tr);
-		if (rep->tree)
-			print_text_tree(rep, tr);
+		print_text_type(p, tr);
+		if (p->tree)
+			print_text_tree(p, tr);
 	}
 }
 
-static void print_tail(struct report *rep)
+void vs_report_print_tail(struct vs_report_print *p)
 {
-	if (rep->format == VS_FORMAT_JSON)
-		print_json_tail(rep);
+	if (p->format == VS_FORMAT_JSON)
+		print_json_tail(p);
 }
 
 /* --- SVG --- */
 
-static size_t svg_events(const struct report *rep,
+static size_t svg_events(const struct vs_report_print *p,
 			 const struct vs_type_rank *tr)
 {
-	size_t n = rep->top > 0 ? (size_t)rep->top : SVG_TOP_DEFAULT;
+	size_t n = p->top > 0 ? (size_t)p->top : SVG_TOP_DEFAULT;
 
 	if (n > SVG_TOP_MAX)
 		n = SVG_TOP_MAX;
@@ -852,8 +811,8 @@ static void svg_cdf(struct vs_svg *svg, double x, double y, const char *title,
 	vs_plot_vline(&plot, mark, VS_SVG_RED, mark_label);
 }
 
-static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
-		     unsigned int n)
+int vs_report_write_svg(const struct vs_report_print *p, const char *path,
+			const struct vs_type_rank *trs, unsigned int n)
 {
 	double height = 0, y = 0;
 	struct vs_svg *svg;
@@ -861,26 +820,27 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 	size_t i;
 
 	for (t = 0; t < n; t++) {
-		size_t panels = 1 + svg_events(rep, &trs[t]);
+		size_t panels = 1 + svg_events(p, &trs[t]);
 
 		height += SVG_TYPE_HEAD + SVG_PANEL_H *
 			  ((panels + SVG_COLUMNS - 1) / SVG_COLUMNS);
 	}
-	svg = vs_svg_create(rep->svg, SVG_COLUMNS * SVG_PANEL_W, height + 10);
+	svg = vs_svg_create(path, SVG_COLUMNS * SVG_PANEL_W, height + 10);
 	if (!svg)
 		return -1;
 	for (t = 0; t < n; t++) {
 		const struct vs_type_rank *tr = &trs[t];
 		char title[160], label[96], v[32];
 		char type[VS_TYPE_NAME_MAX + 16];
-		size_t panels = 1 + svg_events(rep, tr);
+		size_t panels = 1 + svg_events(p, tr);
 
 		vs_svg_text(svg, 12, y + 24, 15, "start",
 			    "Task type %s: %zu tasks, p%g latency %s  (%s)",
-			    vs_type_label(&rep->trace.ts->names, tr->type, type,
-					  sizeof(type)), tr->tasks, 100 * tr->ptarget,
+			    vs_type_label(&p->trace->ts->names, tr->type, type,
+					  sizeof(type)),
+			    tr->tasks, 100 * tr->ptarget,
 			    vs_format_ns(v, sizeof(v), tr->latency_ptarget),
-			    rep->input);
+			    p->trace->path);
 		y += SVG_TYPE_HEAD;
 		snprintf(label, sizeof(label), "p%g = %s", 100 * tr->ptarget,
 			 vs_format_ns(v, sizeof(v), tr->latency_ptarget));
@@ -888,7 +848,7 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 			tr->latency_ptarget, tr->ptarget, label, VS_SVG_GREEN);
 		for (i = 0; i + 1 < panels; i++) {
 			const struct vs_event_rank *er = &tr->events[i];
-			const char *unit = event_unit(rep, er);
+			const char *unit = event_unit(p, er);
 			int n;
 
 			n = snprintf(title, sizeof(title),
@@ -912,215 +872,4 @@ static int write_svg(const struct report *rep, const struct vs_type_rank *trs,
 		y += SVG_PANEL_H * ((panels + SVG_COLUMNS - 1) / SVG_COLUMNS);
 	}
 	return vs_svg_finish(svg);
-}
-
-/* --- the command --- */
-
-static void check_options(struct report *rep)
-{
-	if (!(rep->rank.ptarget > 0 && rep->rank.ptarget < 1))
-		option_error("ptarget", "must be in (0, 1), like 0.99");
-	if (rep->rank.pthreshold != -1 &&
-	    !(rep->rank.pthreshold >= 0 && rep->rank.pthreshold < 1))
-		option_error("pthreshold", "must be in [0, 1), like 0.9");
-	if (rep->top < 0)
-		option_error("top", "must be 0 (all) or more");
-	if (rep->tree_top < 1)
-		option_error("tree-top", "must be 1 or more");
-	if (rep->min_tasks < 1)
-		option_error("min-tasks", "must be at least 1");
-	if (rep->min_high < 1)
-		option_error("min-high", "must be at least 1");
-	if (rep->ci_rounds < 10)
-		option_error("ci-rounds", "must be at least 10");
-	vs_output_option("svg", rep->svg);
-	rep->format = vs_format_option(rep->format_name, VS_FORMATS_ALL);
-	if (vs_func_estimator_parse(rep->func_time) < 0)
-		option_error("func-time", "'%s' is not count or span",
-			     rep->func_time);
-	rep->rank.min_tasks = rep->min_tasks;
-	rep->rank.min_high = rep->min_high;
-	rep->rank.ci_rounds = rep->ci ? rep->ci_rounds : 0;
-	rep->rank.seed = rep->seed;
-	rep->rank.latency_cdf = rep->svg != NULL;
-}
-
-/* --tree: the variance tree of @tr's type, or why there is none. */
-static int make_tree(struct report *rep, const struct vs_type_rank *tr)
-{
-	rep->view.type = tr->type;
-	rep->view.top = rep->tree_top;
-	rep->no_tree = vs_vtree_view_build(&rep->view,
-					   rep->trace.funcs->probes,
-					   rep->trace.funcs->samples,
-					   rep->trace.wakeups);
-	return rep->no_tree && !strcmp(rep->no_tree, "out of memory") ? -1 : 0;
-}
-
-/*
- * Rank, and print, the task types one at a time: a trace of many small
- * types holds one ranking at once, not one per type.  --svg keeps the
- * rankings for the figure (@trs, one per type) and draws it at the end.
- */
-static int rank_types(struct report *rep, struct vs_type_rank *trs)
-{
-	struct vs_type_rank one;
-	unsigned int i;
-	int ret = 0;
-
-	print_head(rep);
-	for (i = 0; i < rep->trace.ts->nr_types && !ret; i++) {
-		struct vs_type_rank *tr = trs ? &trs[i] : &one;
-
-		rep->tt = &rep->trace.ts->types[i];
-		if (vs_rank_type(rep->trace.ts, rep->tt, &rep->rank, tr) ||
-		    vs_tail_hint(rep->trace.ts, rep->tt, &rep->rank, tr,
-				 &rep->tail))
-			return -1;
-		ret = rep->tree ? make_tree(rep, tr) : 0;
-		if (!ret)
-			print_type(rep, tr);
-		vs_vtree_free(rep->view.vt);
-		rep->view.vt = NULL;
-		if (!trs || ret)
-			vs_type_rank_free(tr);
-	}
-	if (!ret)
-		print_tail(rep);
-	return ret;
-}
-
-/*
- * Read the trace: its function times from samples (record --sample) and
- * probes (--probe) as events (func:<symbol>.time) of the ranking, its
- * tasks and their waits.  The exit status on failure, 0 on success.
- */
-static int load(struct report *rep)
-{
-	struct vs_progress progress = { 0 };
-	struct vs_session_opts o = {
-		.type = rep->type, .funcs = true,
-		.func_time = vs_func_estimator_parse(rep->func_time),
-		.wakeups = true, .wake_parts = rep->tree,
-		.parts = vs_session_parts(),
-		.stage = vs_progress_stage_cb, .progress = vs_progress_cb,
-		.progress_arg = &progress,
-	};
-	struct vs_task_samples *ts;
-	char err[512];
-	size_t i;
-	int ret;
-
-	rep->rank.threads = o.parts;
-	ret = vs_session_open(&rep->trace, rep->input, &o, err, sizeof(err));
-	vs_progress_end(&progress);
-	ts = rep->trace.funcs ? rep->trace.funcs->samples : NULL;
-	for (i = 0; ts && i < ts->nr_stale; i++)
-		fprintf(stderr, "varscope report: warning: %s changed since the "
-			"recording (build-id differs): its frames are not "
-			"symbolized\n", ts->stale[i]);
-	if (ret) {
-		fprintf(stderr, "varscope report: %s\n", err);
-		return ret;
-	}
-	if (rep->trace.ts->warning)
-		fprintf(stderr, "varscope report: warning: %s\n",
-			rep->trace.ts->warning);
-	return 0;
-}
-
-int cmd_report(int argc, const char **argv)
-{
-	struct report rep = {
-		.input = VS_DEFAULT_FILE, .format_name = "text",
-		.func_time = "count", .tree_top = 5,
-		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
-		.rank = VS_RANK_OPTS_INIT,
-	};
-	const struct vs_option options[] = {
-		OPT_STRING('i', "input", &rep.input, "file",
-			   "trace to read (default varscope.data)"),
-		OPT_STRING(0, "type", &rep.type, "type",
-			   "only this task type"),
-		OPT_INTEGER(0, "top", &rep.top,
-			    "print the first N events (default 0: all)"),
-		OPT_DOUBLE(0, "ptarget", &rep.rank.ptarget, "p",
-			   "tail percentile to explain (default 0.99)"),
-		OPT_DOUBLE(0, "pthreshold", &rep.rank.pthreshold, "p",
-			   "fixed percentile of high event values (default: "
-			   "found from the CDF)"),
-		OPT_BOOLEAN(0, "ci", &rep.ci,
-			    "bootstrap 95% confidence interval of each impact"),
-		OPT_INTEGER(0, "ci-rounds", &rep.ci_rounds,
-			    "bootstrap rounds (default 200)"),
-		OPT_U64(0, "seed", &rep.seed,
-			"bootstrap random seed (default 1)"),
-		OPT_INTEGER(0, "min-tasks", &rep.min_tasks,
-			    "rank events recorded by at least N tasks "
-			    "(default 100)"),
-		OPT_INTEGER(0, "min-high", &rep.min_high,
-			    "high-value tasks needed to trust an impact "
-			    "(default 30)"),
-		OPT_STRING(0, "format", &rep.format_name, "fmt",
-			   "text, json or csv"),
-		OPT_STRING(0, "svg", &rep.svg, "file",
-			   "plot the latency and top event CDFs"),
-		OPT_STRING(0, "func-time", &rep.func_time, "estimator",
-			   "function times from samples: count (samples x "
-			   "period, default) or span (first to last sample)"),
-		OPT_BOOLEAN(0, "tree", &rep.tree,
-			    "the variance tree of each type, from samples "
-			    "or probes"),
-		OPT_INTEGER(0, "tree-top", &rep.tree_top,
-			    "factors listed and refined by --tree "
-			    "(default 5)"),
-		OPT_END()
-	};
-	struct vs_type_rank *trs = NULL;
-	unsigned int i, n = 0;
-	int ret;
-
-	if (parse_options(argc, argv, options, report_usage, 0))
-		usage_with_options(report_usage, options);
-	check_options(&rep);
-	ret = load(&rep);
-	if (ret)
-		goto out;	/* the function times may be loaded */
-	if (!rep.trace.ts->nr_types) {
-		if (rep.type)
-			fprintf(stderr, "varscope report: %s: no tasks of "
-				"type %s\n", rep.input, rep.type);
-		else
-			fprintf(stderr, "varscope report: %s: no tasks (mark "
-				"them with vs_task_begin/vs_task_end or record "
-				"with --task-func)\n", rep.input);
-		ret = 1;
-		goto out;
-	}
-	if (*rep.trace.wake_err)
-		fprintf(stderr, "varscope report: %s\n",
-			rep.trace.wake_err);
-	if (rep.svg) {
-		trs = calloc(rep.trace.ts->nr_types, sizeof(*trs));
-		if (!trs)
-			goto nomem;
-		n = rep.trace.ts->nr_types;
-	}
-	if (rank_types(&rep, trs))
-		goto nomem;
-	if (rep.svg && write_svg(&rep, trs, n)) {
-		fprintf(stderr, "varscope report: cannot write '%s': %s\n",
-			rep.svg, strerror(errno));
-		ret = 1;
-	}
-	goto out;
-nomem:
-	fprintf(stderr, "varscope report: %s: out of memory\n", rep.input);
-	ret = 1;
-out:
-	for (i = 0; trs && i < n; i++)
-		vs_type_rank_free(&trs[i]);
-	free(trs);
-	vs_session_close(&rep.trace);
-	return ret;
 }
