@@ -40,15 +40,6 @@ struct side {
 	const struct vs_taskset *ts;
 };
 
-/* One task type found in both segments. */
-struct type_diff {
-	uint32_t type;
-	const struct vs_task_type *tt_a, *tt_b;
-	struct vs_type_rank ra, rb;
-	struct vs_event_diff *events;
-	size_t nr_events;
-};
-
 struct diff {
 	const char *type;
 	const char *format_name;
@@ -65,8 +56,7 @@ struct diff {
 	struct vs_segment_list drawn;	/* --svg: the figure's segments */
 	size_t *drawn_at;		/* their place in @list */
 	struct side a, b;
-	struct type_diff *types;
-	unsigned int nr_types;
+	struct vs_diff cmp;		/* A and B compared */
 	struct vs_type_names names;	/* those A's tasks and B's read */
 };
 
@@ -94,7 +84,7 @@ static double pct(double share)
  * "sched.blocked.time (type 0: impact 1.0% -> 45.2%, its p99 9.1 us ->
  * 2.0 ms; as much: sched.blocked.count)" for the top event @d of @t
  */
-static void describe(const struct diff *df, const struct type_diff *t,
+static void describe(const struct diff *df, const struct vs_type_diff *t,
 		     const struct vs_event_diff *d, char *buf, size_t len)
 {
 	char a[32], b[32], type[VS_TYPE_NAME_MAX + 16];
@@ -124,7 +114,7 @@ static void describe(const struct diff *df, const struct type_diff *t,
 }
 
 /* The first event of @t whose impact grew (@grew) or shrank notably. */
-static const struct vs_event_diff *top_change(const struct type_diff *t,
+static const struct vs_event_diff *top_change(const struct vs_type_diff *t,
 					      bool grew)
 {
 	size_t i;
@@ -148,8 +138,8 @@ static void print_headline(const struct diff *df)
 	unsigned int i;
 	bool any = false;
 
-	for (i = 0; i < df->nr_types; i++) {
-		const struct type_diff *t = &df->types[i];
+	for (i = 0; i < df->cmp.nr_types; i++) {
+		const struct vs_type_diff *t = &df->cmp.types[i];
 
 		grew = top_change(t, true);
 		shrank = top_change(t, false);
@@ -174,7 +164,7 @@ static void print_headline(const struct diff *df)
 }
 
 static void print_side_by_side(const struct diff *df,
-			       const struct type_diff *t)
+			       const struct vs_type_diff *t)
 {
 	enum { RANK, EV_A, IMP_A, EV_B, IMP_B, NR_COLS };
 	struct vs_table *tab = vs_table_new(NR_COLS);
@@ -218,7 +208,7 @@ static void value_cell(struct vs_table *tab, bool has, float v,
 							unit) : "-");
 }
 
-static void print_changes(const struct diff *df, const struct type_diff *t)
+static void print_changes(const struct diff *df, const struct vs_type_diff *t)
 {
 	enum { EVENT, IMP_A, IMP_B, CHANGE, P50_A, P50_B, P99_A, P99_B, NOTE,
 	       NR_COLS };
@@ -272,8 +262,8 @@ static void print_text(const struct diff *df)
 	printf("# impact: the share of the p%g latency that goes away without "
 	       "the tasks where the event is high\n#\n",
 	       100 * df->rank.ptarget);
-	for (i = 0; i < df->nr_types; i++) {
-		const struct type_diff *t = &df->types[i];
+	for (i = 0; i < df->cmp.nr_types; i++) {
+		const struct vs_type_diff *t = &df->cmp.types[i];
 
 		printf("# Task type %s: latency p50 %s -> %s, p%g %s -> %s "
 		       "(%zu -> %zu tasks)\n#\n",
@@ -365,8 +355,8 @@ static void print_json(const struct diff *df)
 	json_double(&j, df->rank.ptarget);
 	json_key(&j, "task_types");
 	json_begin_array(&j);
-	for (i = 0; i < df->nr_types; i++) {
-		const struct type_diff *t = &df->types[i];
+	for (i = 0; i < df->cmp.nr_types; i++) {
+		const struct vs_type_diff *t = &df->cmp.types[i];
 
 		json_begin_object(&j);
 		json_key(&j, "type");
@@ -426,8 +416,8 @@ static void fig_segment(const struct figure *fig, size_t s,
 	struct vs_latency_stats st;
 	unsigned int i;
 
-	for (i = 0; i < df->nr_types; i++) {
-		const struct type_diff *t = &df->types[i];
+	for (i = 0; i < df->cmp.nr_types; i++) {
+		const struct vs_type_diff *t = &df->cmp.types[i];
 		const char *event = t->nr_events ? t->events[0].name : NULL;
 		const struct vs_task_type *tt = vs_taskset_type(ts, t->type);
 		struct fig_point *p = &fig->pts[i * fig->segs->nr + s];
@@ -511,15 +501,17 @@ static int measure_figure(const struct diff *df, struct figure *fig)
 	fig->df = df;
 	fig->segs = segs;
 	/* as segments' figures: not the product of many types and slices */
-	if (df->nr_types && segs->nr > FIG_POINTS_MAX / df->nr_types) {
+	if (df->cmp.nr_types &&
+	    segs->nr > FIG_POINTS_MAX / df->cmp.nr_types) {
 		fprintf(stderr, "varscope diff: --svg: %u task types in %zu "
 			"segments: more points than %u (one per type and "
 			"segment): choose a type (--type) or a longer "
-			"--length\n", df->nr_types, segs->nr, FIG_POINTS_MAX);
+			"--length\n", df->cmp.nr_types, segs->nr,
+			FIG_POINTS_MAX);
 		return -1;
 	}
 	fig->pts = calloc((segs->nr ? segs->nr : 1) *
-			  (df->nr_types ? df->nr_types : 1), sizeof(*fig->pts));
+			  (df->cmp.nr_types ? df->cmp.nr_types : 1), sizeof(*fig->pts));
 	if (!fig->pts) {
 		fprintf(stderr, "varscope diff: out of memory\n");
 		return -1;
@@ -545,15 +537,15 @@ static int write_svg(const struct diff *df, const struct figure *fig)
 
 	if (!pts || !buf)
 		goto out;
-	svg = vs_svg_create(df->svg, SVG_W, df->nr_types *
+	svg = vs_svg_create(df->svg, SVG_W, df->cmp.nr_types *
 			    (SVG_TYPE_HEAD + 2 * SVG_PANEL_H) + 10);
 	if (!svg) {
 		fprintf(stderr, "varscope diff: cannot write '%s': %s\n",
 			df->svg, strerror(errno));
 		goto out;
 	}
-	for (i = 0; i < df->nr_types; i++) {
-		const struct type_diff *t = &df->types[i];
+	for (i = 0; i < df->cmp.nr_types; i++) {
+		const struct vs_type_diff *t = &df->cmp.types[i];
 		const struct vs_event_diff *top = t->nr_events ? &t->events[0] :
 						  NULL;
 
@@ -692,41 +684,16 @@ static int compare(struct diff *df)
 	char type[VS_TYPE_NAME_MAX + 16];
 	unsigned int i;
 
-	df->types = calloc(df->a.ts->nr_types ? df->a.ts->nr_types : 1,
-			   sizeof(*df->types));
-	if (!df->types)
+	if (vs_diff_segments(df->a.ts, df->b.ts, &df->rank, &df->cmp))
 		return -1;
-	for (i = 0; i < df->a.ts->nr_types; i++) {
-		const struct vs_task_type *tt_a = &df->a.ts->types[i];
-		const struct vs_task_type *tt_b = vs_taskset_type(df->b.ts,
-								  tt_a->type);
-		struct type_diff *t = &df->types[df->nr_types];
-
-		if (!tt_b) {
-			fprintf(stderr, "varscope diff: task type %s is only "
-				"in A\n", vs_type_label(&df->names, tt_a->type,
-							type, sizeof(type)));
-			continue;
-		}
-		t->type = tt_a->type;
-		t->tt_a = tt_a;
-		t->tt_b = tt_b;
-		df->nr_types++;
-		if (vs_rank_type(df->a.ts, tt_a, &df->rank, &t->ra) ||
-		    vs_rank_type(df->b.ts, tt_b, &df->rank, &t->rb) ||
-		    vs_diff_type(df->a.ts, tt_a, &t->ra, df->b.ts, tt_b,
-				 &t->rb, &t->events, &t->nr_events))
-			return -1;
-		/* the tables show the ranked events alone */
-		vs_type_rank_keep_ranked(&t->ra);
-		vs_type_rank_keep_ranked(&t->rb);
-	}
-	for (i = 0; i < df->b.ts->nr_types; i++)
-		if (!vs_taskset_type(df->a.ts, df->b.ts->types[i].type))
-			fprintf(stderr, "varscope diff: task type %s is only "
-				"in B\n", vs_type_label(&df->names,
-					df->b.ts->types[i].type, type,
-					sizeof(type)));
+	for (i = 0; i < df->cmp.nr_only_a; i++)
+		fprintf(stderr, "varscope diff: task type %s is only in A\n",
+			vs_type_label(&df->names, df->cmp.only_a[i], type,
+				      sizeof(type)));
+	for (i = 0; i < df->cmp.nr_only_b; i++)
+		fprintf(stderr, "varscope diff: task type %s is only in B\n",
+			vs_type_label(&df->names, df->cmp.only_b[i], type,
+				      sizeof(type)));
 	return 0;
 }
 
@@ -750,12 +717,7 @@ static void free_diff(struct diff *df)
 {
 	size_t i;
 
-	for (i = 0; i < df->nr_types; i++) {
-		vs_type_rank_free(&df->types[i].ra);
-		vs_type_rank_free(&df->types[i].rb);
-		free(df->types[i].events);
-	}
-	free(df->types);
+	vs_diff_release(&df->cmp);
 	for (i = 0; df->ts && i < df->list.nr; i++)
 		vs_taskset_free(df->ts[i]);
 	free(df->ts);
@@ -820,7 +782,7 @@ int cmd_diff(int argc, const char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (!df.nr_types) {
+	if (!df.cmp.nr_types) {
 		fprintf(stderr, "varscope diff: no task type%s%s in both "
 			"segments\n", df.type ? " " : "",
 			df.type ? df.type : "");

@@ -172,3 +172,67 @@ bool vs_event_diff_burstier(const struct vs_event_diff *d)
 	return d->has_a && d->has_b && d->p99_b > VS_BURST_TAIL * d->p99_a &&
 	       d->p50_b <= VS_BURST_MEDIAN * d->p50_a;
 }
+
+/* The types of @ts that @other has not, into *@out (*@nr of them). */
+static int only_in(const struct vs_taskset *ts, const struct vs_taskset *other,
+		   uint32_t **out, unsigned int *nr)
+{
+	unsigned int i;
+
+	*out = malloc((ts->nr_types ? ts->nr_types : 1) * sizeof(**out));
+	if (!*out)
+		return -1;
+	for (i = 0; i < ts->nr_types; i++)
+		if (!vs_taskset_type(other, ts->types[i].type))
+			(*out)[(*nr)++] = ts->types[i].type;
+	return 0;
+}
+
+int vs_diff_segments(const struct vs_taskset *a, const struct vs_taskset *b,
+		     const struct vs_rank_opts *rank, struct vs_diff *out)
+{
+	unsigned int i;
+
+	*out = (struct vs_diff){ 0 };
+	out->types = calloc(a->nr_types ? a->nr_types : 1, sizeof(*out->types));
+	if (!out->types || only_in(a, b, &out->only_a, &out->nr_only_a) ||
+	    only_in(b, a, &out->only_b, &out->nr_only_b))
+		return -1;
+	for (i = 0; i < a->nr_types; i++) {
+		const struct vs_task_type *tt_a = &a->types[i];
+		const struct vs_task_type *tt_b = vs_taskset_type(b,
+								  tt_a->type);
+		struct vs_type_diff *t = &out->types[out->nr_types];
+
+		if (!tt_b)
+			continue;
+		t->type = tt_a->type;
+		t->tt_a = tt_a;
+		t->tt_b = tt_b;
+		out->nr_types++;
+		if (vs_rank_type(a, tt_a, rank, &t->ra) ||
+		    vs_rank_type(b, tt_b, rank, &t->rb) ||
+		    vs_diff_type(a, tt_a, &t->ra, b, tt_b, &t->rb, &t->events,
+				 &t->nr_events))
+			return -1;
+		/* the tables show the ranked events alone */
+		vs_type_rank_keep_ranked(&t->ra);
+		vs_type_rank_keep_ranked(&t->rb);
+	}
+	return 0;
+}
+
+void vs_diff_release(struct vs_diff *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_types; i++) {
+		vs_type_rank_free(&d->types[i].ra);
+		vs_type_rank_free(&d->types[i].rb);
+		free(d->types[i].events);
+	}
+	free(d->types);
+	free(d->only_a);
+	free(d->only_b);
+	*d = (struct vs_diff){ 0 };
+}

@@ -62,6 +62,39 @@ int vs_diff_type(const struct vs_taskset *ts_a, const struct vs_task_type *tt_a,
 		 const struct vs_type_rank *rb,
 		 struct vs_event_diff **out, size_t *n);
 
+/* One task type found in both segments: its rankings and their diff. */
+struct vs_type_diff {
+	uint32_t type;
+	const struct vs_task_type *tt_a, *tt_b;
+	struct vs_type_rank ra, rb;	/* the ranked events alone */
+	struct vs_event_diff *events;	/* as vs_diff_type()'s */
+	size_t nr_events;
+};
+
+/* Segments A and B compared, type by type. */
+struct vs_diff {
+	unsigned int nr_types;
+	struct vs_type_diff *types;	/* the types of both, ascending */
+	unsigned int nr_only_a, nr_only_b;
+	uint32_t *only_a, *only_b;	/* the types of one alone,
+					 * ascending */
+};
+
+/**
+ * vs_diff_segments - rank every task type of segments A and B and compare
+ * the rankings of the types found in both
+ * @a/@b: the task sets of A and B
+ * @rank: the ranking's options
+ * @out: receives the comparison (free with vs_diff_release(), also on
+ *       failure)
+ *
+ * Returns 0, or -1 on ENOMEM.
+ */
+int vs_diff_segments(const struct vs_taskset *a, const struct vs_taskset *b,
+		     const struct vs_rank_opts *rank, struct vs_diff *out);
+
+void vs_diff_release(struct vs_diff *d);
+
 /**
  * vs_event_diff_tied - the impacts of @a and @b changed by as much
  */
