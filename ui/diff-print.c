@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "../core/diff.h"
 #include "../core/output-file.h"
 #include "../core/parse-options.h"
