@@ -496,3 +496,10 @@ int vs_segment_summarize(const uint64_t *p99, const bool *counted, size_t n,
 	free(order);
 	return 0;
 }
+
+bool vs_segment_same(const struct vs_trace_segment *x,
+		     const struct vs_trace_segment *y)
+{
+	return !strcmp(x->path, y->path) && x->from_ns == y->from_ns &&
+	       x->to_ns == y->to_ns;
+}

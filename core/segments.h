@@ -100,6 +100,12 @@ int vs_segment_resolve(const struct vs_segment_spec *spec, uint64_t length,
 
 void vs_segment_release(struct vs_trace_segment *seg);
 
+/**
+ * vs_segment_same - @x and @y are the same time range of the same file
+ */
+bool vs_segment_same(const struct vs_trace_segment *x,
+		     const struct vs_trace_segment *y);
+
 /* Slices vs_segments_cut() makes of a file at most. */
 #define VS_MAX_SLICES	10000u
 
