@@ -223,7 +223,8 @@ check() {
 	total = nodes[0]["mean_ns"] * t["tasks"]
 	assert abs(total - b["wakers"][0]["ns"]) <= 1e-6 * total, (total, b)
 	assert t["nodes"][reader]["mean_ns"] >= nodes[0]["mean_ns"], t["nodes"]
-	wait = [f for f in t["factors"] if f["factor"] == "Var([wait] wakeping/%s)" % sys.argv[1]]
+	# a factor is named by its call path: the wait under reader()
+	wait = [f for f in t["factors"] if f["factor"] == "Var(reader → [wait] wakeping/%s)" % sys.argv[1]]
 	assert wait and wait[0]["value"] > 0.6 * 20e6 ** 2 / 12, t["factors"][:3]
 	PY
 }
