@@ -16,6 +16,8 @@
 #include "core/hwcount.h"
 #include "core/perf-ring.h"
 #include "core/record.h"
+#include "core/record/bpf-engine.h"
+#include "core/record/task-values.h"
 #include "core/rotating-writer.h"
 #include "core/task-ring.h"
 #include "core/trace.h"
@@ -99,6 +101,9 @@ struct vs_record_stats {
 	uint64_t fds_closed;		/* threads whose program closed the
 					 * descriptors they were passed */
 	uint64_t names_refused;		/* task type names not written */
+	uint64_t bad_threads;		/* threads whose task ring lied:
+					 * their later tasks not read */
+	uint64_t bad_tasks;		/* tasks dropped as impossible */
 };
 
 struct vs_rthread;
@@ -109,6 +114,13 @@ struct vs_session {
 	int out_error;			/* errno of the first write failure */
 	struct vs_catalog *cat;
 	struct vs_acct *acct;
+	/*
+	 * the in-kernel engine, which accounts the annotated threads, and
+	 * the names of its values; NULL: per-thread perf events
+	 */
+	struct vs_bpf_engine *engine;
+	struct vs_task_values *values;
+	uint32_t epoch;			/* of tasks taken from now on */
 	struct vs_tp_set tps;
 	int epoll_fd;			/* rings past their watermark wake it */
 	uint64_t ring_bytes;		/* of the threads' rings open now */
@@ -173,8 +185,8 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
  * The descriptors for the thread's library, in enum vs_reg_fd order;
  * returns how many (VS_REG_MAX_FDS with hardware counters).
  */
-unsigned int vs_rthread_fds(const struct vs_rthread *rt,
-			    int fds[VS_REG_MAX_FDS]);
+unsigned int vs_rthread_fds(const struct vs_session *s,
+			    const struct vs_rthread *rt, int fds[VS_REG_MAX_FDS]);
 
 /**
  * vs_rthread_hw_rotate - open the thread's hardware group of generation
@@ -211,6 +223,9 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 		      uint64_t time, bool exited);
 
 uint32_t vs_rthread_tid(const struct vs_rthread *rt);
+
+/* The engine's slot of @rt, 0: the thread has per-thread perf events. */
+uint32_t vs_rthread_slot(const struct vs_rthread *rt);
 
 /* The session's hash chain link of @rt. */
 struct vs_rthread **vs_rthread_next(struct vs_rthread *rt);
@@ -369,6 +384,8 @@ bool vs_session_name_type_msg(struct vs_session *s,
 
 /* Session helpers used by the thread and sampling parts. */
 struct vs_rthread *vs_session_thread(struct vs_session *s, uint32_t tid);
+/* a finished task: written (with cpu.freq under a PMU) and counted */
+void vs_session_task(struct vs_session *s, const struct vs_task *task);
 void vs_session_write(struct vs_session *s, const struct vs_record *rec);
 /* a META record: what `varscope script` lists and varscope-record(1) names */
 void vs_session_write_meta(struct vs_session *s, const char *key,

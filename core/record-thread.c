@@ -80,6 +80,11 @@ struct vs_rthread {
 	uint64_t overflow_since;	/* ring near full from about then,
 					 * loss not reported yet; 0: none */
 	struct vs_fifo queue;		/* struct vs_acct_event */
+	/* the in-kernel engine: the slot, the tasks read (ours, not the
+	 * ring's tail, which the program may write), a lying ring */
+	uint32_t slot;
+	uint64_t tail;
+	bool bad;
 	/* hardware: the socket to the library, its end until sent */
 	int hw_sock, hw_lib_sock;
 	/*
@@ -125,6 +130,11 @@ _Static_assert(1 + 1 + VS_NR_SW_COUNTERS + VS_TP_MAX - 1 <= VS_MAX_GROUP_READ,
 	       "a thread's group read fits the library's buffer");
 _Static_assert(VS_PMU_MAX_GROUP <= VS_MAX_HW_READ,
 	       "a hardware group read fits the library's buffer");
+
+uint32_t vs_rthread_slot(const struct vs_rthread *rt)
+{
+	return rt->slot;
+}
 
 uint32_t vs_rthread_tid(const struct vs_rthread *rt)
 {
@@ -182,6 +192,9 @@ static void close_fds(struct vs_session *s, struct vs_rthread *rt)
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		if (rt->counter_fd[i] >= 0)
 			close(rt->counter_fd[i]);
+	if (rt->slot)
+		vs_bpf_engine_release(s->engine, rt->slot);
+	rt->slot = 0;
 	if (rt->tasks)
 		munmap(rt->tasks, sizeof(*rt->tasks));
 	if (rt->tasks_fd >= 0)
@@ -479,6 +492,19 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	vs_snapshot_pair_init(&rt->pair);
 	for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 		rt->counter_fd[i] = -1;
+	if (s->engine) {
+		/* the engine accounts it: a slot and the task ring */
+		if (open_task_ring(rt) ||
+		    (i = vs_bpf_engine_register(s->engine, tid)) < 0) {
+			err = errno;
+			close_fds(s, rt);
+			free(rt);
+			errno = err;
+			return NULL;
+		}
+		rt->slot = i;
+		return rt;
+	}
 	if (open_group(s, rt) ||
 	    (s->sampling && (rt->sample_fd = vs_sample_open(s, tid, rt->tp_fd[0],
 							    &rt->sample_id)) < 0) ||
@@ -492,10 +518,11 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	return rt;
 }
 
-unsigned int vs_rthread_fds(const struct vs_rthread *rt,
-			    int fds[VS_REG_MAX_FDS])
+unsigned int vs_rthread_fds(const struct vs_session *s,
+			    const struct vs_rthread *rt, int fds[VS_REG_MAX_FDS])
 {
-	fds[VS_REG_FD_RING] = rt->tp_fd[0];
+	fds[VS_REG_FD_RING] = rt->slot ? vs_bpf_engine_slots_fd(s->engine) :
+					 rt->tp_fd[0];
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
 	if (rt->hw_lib_sock < 0)
 		return VS_REG_NR_FDS;
@@ -999,6 +1026,146 @@ static void read_counts(struct vs_session *s, struct vs_rthread *rt)
 	}
 }
 
+/* --- threads of the in-kernel engine --------------------------------------- */
+
+/*
+ * The library's ring of @rt lied (a head no ring can have, a counter that
+ * went back): its later tasks are not read, and the summary says so.
+ */
+static void thread_lied(struct vs_session *s, struct vs_rthread *rt)
+{
+	rt->bad = true;
+	s->stats.bad_threads++;
+}
+
+/* The library may set these; the recorder sets the others. */
+#define VS_LIB_TASK_FLAGS	(VS_TASK_NESTED_BEGIN | VS_TASK_UNMATCHED_END | \
+				 VS_TASK_ATTACHED | VS_TASK_DISTORTED)
+
+/*
+ * A task of @rt from the engine's values @kv, written with its values;
+ * an attached interval (@attach_id) between its attach and, if it was
+ * ended (not cut by the thread's exit or the stop), its detach.
+ */
+static void write_slot_task(struct vs_session *s, struct vs_rthread *rt,
+			    struct vs_task *task,
+			    const struct vs_slot_values *kv, uint64_t attach_id,
+			    bool ended)
+{
+	task->id = (uint64_t)rt->tid << 32 | (uint32_t)task->id;
+	task->pid = rt->pid;
+	task->tid = rt->tid;
+	task->epoch = s->epoch;
+	if (attach_id)
+		write_attach(s, rt, task->start, VS_ATTACH, attach_id);
+	if (vs_task_values_fill(s->values, kv, task) == 0)
+		vs_session_task(s, task);
+	if (attach_id && ended)
+		write_attach(s, rt, task->end, VS_DETACH, attach_id);
+}
+
+/*
+ * How far the clocks of a task may lie before the thread's registration
+ * or after the drain that reads it.
+ */
+#define VS_TASK_CLOCK_SLACK_NS	1000000000ull
+
+/*
+ * One finished task of the ring: copied first, the program may write it.
+ * A task that cannot be (it ends before it begins, outside the thread's
+ * time, or its sequence number goes back) is dropped and counted.
+ */
+static void take_slot_task(struct vs_session *s, struct vs_rthread *rt,
+			   const struct vs_ring_task *entry, uint64_t now)
+{
+	static struct vs_ring_task t;	/* 1 KiB: not on the stack */
+	struct vs_task task = { 0 };
+
+	memcpy(&t, entry, sizeof(t));
+	if (t.end < t.start || t.seq <= rt->done_seq ||
+	    t.start + VS_TASK_CLOCK_SLACK_NS < rt->opened ||
+	    t.end > now + VS_TASK_CLOCK_SLACK_NS) {
+		s->stats.bad_tasks++;
+		return;
+	}
+	task.id = t.seq;
+	task.type = t.type;
+	task.cpu = t.cpu;
+	task.flags = t.flags & VS_LIB_TASK_FLAGS;
+	task.start = t.start;
+	task.end = t.end;
+	if (t.attach_id)
+		task.flags |= VS_TASK_ATTACHED;
+	write_slot_task(s, rt, &task, &t.kernel, t.attach_id, true);
+	rt->done_seq = t.seq;
+}
+
+/*
+ * The task open now on @rt ends at @time: the thread exited inside it
+ * (@exited) or the recording stops.  Its values are the slot's now.
+ */
+static void close_slot_task(struct vs_session *s, struct vs_rthread *rt,
+			    uint64_t time, bool exited)
+{
+	struct vs_task_ring *r = rt->tasks;
+	struct vs_slot_values kv;
+	struct vs_task task = { 0 };
+	uint32_t seq = __atomic_load_n(&r->open, __ATOMIC_ACQUIRE);
+	uint64_t attach_id = r->open_attach_id;
+
+	task.start = r->open_start;
+	task.type = r->open_type;
+	task.cpu = r->open_cpu;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!seq || seq != __atomic_load_n(&r->open, __ATOMIC_RELAXED) ||
+	    seq == rt->done_seq || task.start > time)
+		return;
+	if (!vs_slot_read(vs_bpf_engine_slot(s->engine, rt->slot), seq, &kv))
+		task.flags |= VS_TASK_DISTORTED;
+	task.id = seq;
+	task.end = time;
+	task.flags |= exited ? VS_TASK_THREAD_EXIT : VS_TASK_TRUNCATED;
+	write_slot_task(s, rt, &task, &kv, attach_id, false);
+	rt->done_seq = seq;
+}
+
+/* The library's counts, each of which may only grow, by a bounded step. */
+#define VS_MAX_COUNT_STEP	(1ull << 32)
+
+static bool count_grew(uint64_t now, uint64_t last)
+{
+	return now >= last && now - last <= VS_MAX_COUNT_STEP;
+}
+
+/*
+ * The tasks of the ring, at most a ring's worth: a head further than
+ * that from what was read, or counts that went back, are a lie.
+ */
+static unsigned int drain_slot_thread(struct vs_session *s,
+				      struct vs_rthread *rt)
+{
+	struct vs_task_ring *r = rt->tasks;
+	uint64_t head, first = rt->tail, now = vs_perf_clock_ns();
+
+	if (rt->bad)
+		return 0;
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	if (head - rt->tail > VS_RING_ENTRIES ||
+	    !count_grew(__atomic_load_n(&r->dropped, __ATOMIC_RELAXED),
+			rt->last_dropped) ||
+	    !count_grew(__atomic_load_n(&r->unmatched_ends, __ATOMIC_RELAXED),
+			rt->last_unmatched)) {
+		thread_lied(s, rt);
+		return 0;
+	}
+	for (; rt->tail != head; rt->tail++)
+		take_slot_task(s, rt, &r->slot[rt->tail & (VS_RING_ENTRIES - 1)],
+			       now);
+	__atomic_store_n(&r->tail, rt->tail, __ATOMIC_RELEASE);
+	read_counts(s, rt);
+	return rt->tail - first;
+}
+
 unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 {
 	struct vs_task_ring *r = rt->tasks;
@@ -1007,6 +1174,8 @@ unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt)
 
 	if (!r)
 		return 0;
+	if (rt->slot)
+		return drain_slot_thread(s, rt);
 	/*
 	 * The tasks ended before the perf ring is read: the kernel wrote all
 	 * their events before the thread published the end.  A task that
@@ -1045,6 +1214,13 @@ void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 	};
 
 	vs_rthread_drain(s, rt);
+	if (rt->slot) {
+		if (!rt->bad)
+			close_slot_task(s, rt, time, exited);
+		close_fds(s, rt);
+		free(rt);
+		return;
+	}
 	settle_wakeups(s, rt, true);
 	if (rt->overflow_since) {
 		struct vs_acct_event lost = {

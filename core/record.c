@@ -189,7 +189,11 @@ static void on_new_event(void *ctx, const struct vs_event_def *def)
 
 static void on_task(void *ctx, const struct vs_task *task)
 {
-	struct vs_session *s = ctx;
+	vs_session_task(ctx, task);
+}
+
+void vs_session_task(struct vs_session *s, const struct vs_task *task)
+{
 	struct vs_record rec = { .kind = VS_REC_TASK };
 	struct vs_value *buf = NULL;
 
@@ -238,6 +242,7 @@ static void write_epoch(struct vs_recorder *r, uint64_t time)
 			ids[nr++] = i;
 	rec.epoch = (struct vs_epoch){ time, r->epoch, nr, ids };
 	vs_acct_set_epoch(r->s.acct, r->epoch);
+	r->s.epoch = r->epoch;
 	vs_session_write(&r->s, &rec);
 	free(ids);
 }
@@ -552,7 +557,7 @@ static int open_wakeup(struct vs_recorder *r, int cpu)
 	struct perf_event_attr attr;
 	int fd;
 
-	if (r->s.waking.id < 0)
+	if (r->s.waking.id < 0 || r->s.engine)
 		return 0;
 	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
 	attr.watermark = 1;
@@ -1441,12 +1446,17 @@ static pid_t peer_tid(pid_t peer, pid_t pid, pid_t tid)
 	return ours;
 }
 
-/* @nr_fds descriptors @fds, or none, to thread @tid (ours: 0 if refused) */
+/*
+ * @nr_fds descriptors @fds, or none, to thread @tid (ours: 0 if refused),
+ * accounted by the engine in @slot (0: by its perf events)
+ */
 static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
-		  uint32_t flags, pid_t tid)
+		  uint32_t flags, pid_t tid, uint32_t slot)
 {
-	struct vs_reg_reply rep = { VS_REG_MAGIC, status, VS_NR_SW_COUNTERS,
-				    VS_SW_COUNTERS_AT, nr_fds, flags, tid };
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status,
+				    slot ? 0 : VS_NR_SW_COUNTERS,
+				    VS_SW_COUNTERS_AT, nr_fds, flags, tid,
+				    slot };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -1517,7 +1527,7 @@ static bool register_thread(struct vs_recorder *r, bool names_only)
 		return true;
 	}
 	if (names_only) {
-		reply(fd, ENOSPC, NULL, 0, 0, 0);
+		reply(fd, ENOSPC, NULL, 0, 0, 0, 0);
 		close(fd);
 		return true;
 	}
@@ -1525,13 +1535,13 @@ static bool register_thread(struct vs_recorder *r, bool names_only)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    !(tid = peer_tid(cred.pid, req->pid, req->tid)) ||
 	    !in_command(r, pid = cred.pid)) {
-		reply(fd, EPERM, NULL, 0, 0, 0);
+		reply(fd, EPERM, NULL, 0, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
 	}
 	if (!r->recording) {
-		reply(fd, ENOSPC, NULL, 0, 0, 0);
+		reply(fd, ENOSPC, NULL, 0, 0, 0, 0);
 		r->late_threads++;
 		close(fd);
 		return true;
@@ -1546,7 +1556,7 @@ static bool register_thread(struct vs_recorder *r, bool names_only)
 		    r->refuse_errno != errno)
 			out_of_fds(r, errno);
 		r->refuse_errno = errno;
-		reply(fd, errno, NULL, 0, 0, 0);
+		reply(fd, errno, NULL, 0, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
 		return true;
@@ -1556,10 +1566,15 @@ static bool register_thread(struct vs_recorder *r, bool names_only)
 	r->s.nr_threads++;
 	r->s.stats.threads++;
 	set_wake_filter(r);
-	nr_fds = vs_rthread_fds(rt, fds);
-	reply(fd, 0, fds, nr_fds,
-	      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
-	      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0), tid);
+	nr_fds = vs_rthread_fds(&r->s, rt, fds);
+	if (vs_rthread_slot(rt))
+		reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT, tid,
+		      vs_rthread_slot(rt));
+	else
+		reply(fd, 0, fds, nr_fds,
+		      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
+		      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0), tid,
+		      0);
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;
@@ -1707,8 +1722,6 @@ static int check_pmu(struct vs_recorder *r)
 	return 0;
 }
 
-static const char no_waking_note[] =
-	"sched:sched_waking: no format in tracefs: no wake-up edges";
 
 static void write_metas(struct vs_recorder *r)
 {
@@ -1721,14 +1734,123 @@ static void write_metas(struct vs_recorder *r)
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
 	vs_session_write_meta(&r->s, "note", fault_time_note);
-	if (r->s.waking.id < 0)
-		vs_session_write_meta(&r->s, "note", no_waking_note);
 	if (r->dropped_tps[0]) {
 		char note[600];
 
 		snprintf(note, sizeof(note), "not recorded: %s", r->dropped_tps);
 		vs_session_write_meta(&r->s, "note", note);
 	}
+}
+
+/* --- the in-kernel engine ------------------------------------------------ */
+
+static const char no_waking_note[] =
+	"sched:sched_waking: no format in tracefs: no wake-up edges";
+
+/*
+ * Whether the engine accounts the annotated threads: unless the tasks are
+ * function calls (--task-func, --probe) or a sampling event or hardware
+ * counters go with each thread's perf ring, which the engine has not
+ * taken over yet.
+ */
+static bool use_engine(const struct vs_recorder *r)
+{
+	return !r->opts->task_funcs && !r->opts->probe_funcs &&
+	       !r->s.sampling && !r->s.hw;
+}
+
+/* What the engine accounts, from the tracepoints selected (-e). */
+static unsigned int engine_what(const struct vs_tp_set *set)
+{
+	unsigned int what = 0;
+	int i, v;
+
+	for (i = 0; i < set->nr; i++)
+		switch (set->tp[i].role) {
+		case VS_TP_IRQ_ENTRY:
+			what |= VS_BPF_IRQ;
+			break;
+		case VS_TP_SOFTIRQ_ENTRY:
+			what |= VS_BPF_SOFTIRQ;
+			break;
+		case VS_TP_FAULT:
+			what |= VS_BPF_FAULT;
+			break;
+		case VS_TP_VECTOR_ENTRY:
+			for (v = 0; v < VS_SLOT_VECTORS; v++)
+				if (set->tp[i].label &&
+				    !strcmp(set->tp[i].label,
+					    vs_bpf_vector_names[v]))
+					what |= VS_BPF_VECTOR << v;
+			break;
+		default:
+			break;
+		}
+	return what;
+}
+
+static int open_engine(struct vs_recorder *r)
+{
+	char err[256];
+	int fd;
+
+	if (!use_engine(r)) {
+		/* the engine's sched_waking needs no format in tracefs */
+		if (r->s.waking.id < 0) {
+			fprintf(stderr, "varscope record: %s\n",
+				no_waking_note);
+			vs_session_write_meta(&r->s, "note", no_waking_note);
+		}
+		return 0;
+	}
+	r->s.engine = vs_bpf_engine_open(engine_what(&r->s.tps), err,
+					 sizeof(err));
+	if (!r->s.engine) {
+		fprintf(stderr, "varscope record: %s\n", err);
+		return -1;
+	}
+	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
+	if (!r->s.values)
+		return -1;
+	fd = vs_bpf_engine_events_fd(r->s.engine);
+	epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
+		  &(struct epoll_event){ .events = EPOLLIN,
+					 .data.u64 = VS_WAKE_RING });
+	return 0;
+}
+
+/*
+ * An event of the engine: a wake-up edge of a thread in a task, or a
+ * switch that begins or ends its blocked wait (--syscalls writes every
+ * switch of the command already).
+ */
+static void on_engine_event(void *ctx, const struct vs_engine_event *ev)
+{
+	struct vs_recorder *r = ctx;
+	struct vs_record rec = { 0 };
+
+	if (!vs_session_thread(&r->s, ev->tid))
+		return;
+	if (ev->kind == VS_ENGINE_WAKE) {
+		rec.kind = VS_REC_WAKEUP;
+		rec.wakeup = (struct vs_wakeup){ ev->time_ns, ev->other_tid,
+						 ev->tid, ev->cpu };
+		r->wakeups_read++;
+	} else if (!r->opts->syscalls) {
+		rec.kind = VS_REC_SWITCH;
+		rec.switch_ = (struct vs_switch){
+			.time = ev->time_ns, .tid = ev->tid, .cpu = ev->cpu,
+			.out = ev->kind == VS_ENGINE_BLOCK };
+	} else {
+		return;
+	}
+	vs_session_write(&r->s, &rec);
+}
+
+static void drain_engine(struct vs_recorder *r)
+{
+	if (r->s.engine)
+		vs_bpf_engine_read_events(r->s.engine, on_engine_event, r);
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -1835,6 +1957,7 @@ static void loop(struct vs_recorder *r)
 		 * the tracking first: a thread that registers waits for
 		 * the reply, so a resync finds its process alive
 		 */
+		drain_engine(r);
 		drain_tracking(r, false);
 		for (i = 0; i < n; i++)
 			if (evs[i].data.u64 == VS_WAKE_LISTEN)
@@ -1999,6 +2122,23 @@ static void summary(struct vs_recorder *r)
 	if (r->s.stats.unmatched_ends)
 		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
 			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
+	if (r->s.stats.bad_threads)
+		count_line(r->s.stats.bad_threads, "thread", "threads",
+			   "wrote impossible values into its task ring (its "
+			   "head, its counts): its later tasks were not read");
+	if (r->s.stats.bad_tasks)
+		count_line(r->s.stats.bad_tasks, "task", "tasks",
+			   "dropped as impossible (ending before they began, "
+			   "outside their thread's time, or out of order)");
+	if (r->s.engine) {
+		struct vs_bpf_engine_stats st;
+
+		vs_bpf_engine_stats(r->s.engine, &st);
+		if (st.event_drops)
+			count_line(st.event_drops, "wake-up or switch record",
+				   "wake-up and switch records",
+				   "lost (the engine's ring full)");
+	}
 	if (r->s.stats.fds_closed)
 		count_line(r->s.stats.fds_closed, "thread", "threads",
 			   "closed the descriptors the recorder passed them (a "
@@ -2104,6 +2244,7 @@ static void finish(struct vs_recorder *r)
 		 */
 		now = vs_perf_clock_ns();
 		drain_tracking(r, false);
+		drain_engine(r);
 		vs_probe_stop(&r->s, now);
 		close_threads(r, now, false);
 		kill(r->child, SIGTERM);
@@ -2111,6 +2252,7 @@ static void finish(struct vs_recorder *r)
 	}
 	drain_tracking(r, true);
 	drain_syscalls(r, true);
+	drain_engine(r);
 	now = vs_perf_clock_ns();
 	if (r->s.last_time > now)
 		now = r->s.last_time;
@@ -2203,8 +2345,7 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
-	if (vs_tp_waking(&r->s.tps, &r->s.waking) < 0)
-		fprintf(stderr, "varscope record: %s\n", no_waking_note);
+	vs_tp_waking(&r->s.tps, &r->s.waking);
 	if (r->opts->task_funcs || r->opts->probe_funcs) {
 		binary = command_binary(r, exe);
 		if (!binary)
@@ -2255,7 +2396,7 @@ static int setup(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
 	}
-	return 0;
+	return open_engine(r);
 }
 
 /*
@@ -2297,7 +2438,7 @@ int vs_record(const struct vs_record_opts *opts)
 		goto out;
 	}
 	/* before any task: readers collect for the blame in their first pass */
-	if (r->s.waking.id >= 0)
+	if (r->s.waking.id >= 0 || r->s.engine)
 		vs_session_write_meta(&r->s, "wakeups", VS_META_WAKEUPS_RECORDED);
 	if (opts->pid) {
 		r->child = opts->pid;
@@ -2347,6 +2488,8 @@ out:
 		fprintf(stderr, "varscope record: closing the trace: %s\n",
 			strerror(errno));
 	vs_syscall_trace_close(r->syscalls);
+	vs_task_values_free(r->s.values);
+	vs_bpf_engine_close(r->s.engine);
 	vs_acct_free(r->s.acct);
 	vs_type_names_release(&r->s.type_names);
 	vs_hwcount_free(r->s.hw);

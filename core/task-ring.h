@@ -12,7 +12,11 @@
 #ifndef VS_CORE_TASK_RING_H
 #define VS_CORE_TASK_RING_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <linux/types.h>
+
+#include "core/record/task-slot.h"
 
 /*
  * VARSCOPE_CTL=v1,rate=R,sock=NAME: set by "varscope record" for the
@@ -22,7 +26,14 @@
 #define VS_CTL_ENV		"VARSCOPE_CTL"
 #define VS_CTL_VERSION		"v1"
 
-#define VS_RING_ENTRIES		4096	/* power of two */
+/*
+ * Power of two.  A task's entry carries the kernel's values (about 1 KiB):
+ * a thread's ring is 4 MiB of shared memory, whose pages exist once the
+ * library wrote them (a thread that ran 100 tasks has 100 KiB).  Drained
+ * every 10 ms, every 1 ms while a ring fills fast: a thread ending more
+ * than 400,000 tasks a second may fill it.
+ */
+#define VS_RING_ENTRIES		4096
 #define VS_MAX_SW_COUNTERS	8
 #define VS_MAX_HW_COUNTERS	8	/* fixed counters + an epoch's set */
 /* Values in one PERF_FORMAT_GROUP read of a thread's group, nr included. */
@@ -57,7 +68,8 @@ struct vs_type_name_msg {
 enum vs_reg_fd {
 	VS_REG_FD_RING,		/* leader of the thread's group writing its
 				 * perf ring: enable/disable (and pause),
-				 * and read the software counters */
+				 * and read the software counters; under
+				 * VS_REG_BPF_SLOT the slots map instead */
 	VS_REG_FD_TASKS,	/* memfd holding struct vs_task_ring */
 	VS_REG_NR_FDS,
 	/*
@@ -86,6 +98,7 @@ struct vs_reg_reply {
 	 * ids hold (its gettid() in a pid namespace of its own differs)
 	 */
 	uint32_t tid;
+	uint32_t slot;		/* VS_REG_BPF_SLOT: the thread's slot */
 };
 
 /* Members of a hardware group: counters, then snapshot events. */
@@ -105,6 +118,14 @@ struct vs_hw_group {
  * the thread's events, and the counters are read at begin too.
  */
 #define VS_REG_PAUSE_GATE	2u
+
+/*
+ * The in-kernel engine accounts the thread (core/record/task-slot.h): the
+ * first descriptor is the slots map (mmap VS_SLOTS slots read-write and
+ * close it), the thread's is @slot; no perf event, no system call at
+ * begin or end.  A task's entry carries the slot's values.
+ */
+#define VS_REG_BPF_SLOT		4u
 
 /* One finished task, as the library saw it. */
 struct vs_ring_task {
@@ -129,6 +150,8 @@ struct vs_ring_task {
 	uint64_t hw_clock[4];
 	uint64_t hw_enabled[2], hw_running[2];
 	uint64_t hw[VS_MAX_HW_COUNTERS];
+	/* VS_REG_BPF_SLOT: what the engine accounted in the task */
+	struct vs_slot_values kernel;
 };
 
 struct vs_task_ring {

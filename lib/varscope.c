@@ -7,8 +7,22 @@
  *
  * Under record (VARSCOPE_CTL set, see core/task-ring.h), each thread, at
  * its first selected vs_task_begin(), registers with the recorder over a
- * unix socket; the recorder opens the thread's perf events (privilege stays
- * there) and passes back two descriptors: the leader of the thread's
+ * unix socket.  With the in-kernel engine (VS_REG_BPF_SLOT, the default:
+ * core/record/task-slot.h) the reply brings the engine's slots map and the
+ * thread's slot in it, and a memfd holding the thread's task ring; both are
+ * mapped and their descriptors closed.  From then on:
+ *
+ *   begin (selected):   clock, count the task open in the map's header,
+ *                       store the task's seq into the slot
+ *   end:                store 0 into the slot, uncount, clock, read the
+ *                       slot's values under its seqcount, push
+ *                       {type, start, end, cpu, values} to the ring
+ *
+ * no system call either way: the BPF programs account the thread's kernel
+ * events into the slot while it holds a task.
+ *
+ * With --sample or a PMU the recorder opens the thread's perf events
+ * instead (privilege stays there) and passes back two descriptors: the leader of the thread's
  * event group (writing its perf ring, read for its software counters),
  * and a memfd holding the thread's ring of finished tasks.  From then on:
  *
@@ -107,7 +121,13 @@ struct vs_thread {
 	uint32_t hw_gen, hw_nr, hw_nr_read;	/* counters, members */
 	bool hw_begun;			/* hw_begin holds the open task's read */
 	struct vs_hw_read hw_begin;
+	/* VS_REG_BPF_SLOT: the slots map, the thread's slot, the header */
+	void *slots;
+	struct vs_slot *slot;
+	struct vs_slot_header *header;
 };
+
+#define VS_SLOTS_BYTES	((size_t)VS_SLOTS * sizeof(struct vs_slot))
 
 /* Read once by the constructor; the only thing the off path touches. */
 static int vs_on;
@@ -148,6 +168,11 @@ static bool vs_selected(struct vs_thread *t)
 
 static void vs_release(struct vs_thread *t)
 {
+	if (t->slots)
+		munmap(t->slots, VS_SLOTS_BYTES);
+	t->slots = NULL;
+	t->slot = NULL;
+	t->header = NULL;
 	if (t->ring)
 		munmap(t->ring, sizeof(*t->ring));
 	if (t->ring_fd >= 0)
@@ -161,11 +186,27 @@ static void vs_release(struct vs_thread *t)
 	t->hw_gen = 0;
 }
 
+/* The engine's stores that open and close a selected task. */
+static void vs_slot_open(struct vs_thread *t)
+{
+	__atomic_fetch_add(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->slot->active, t->seq, __ATOMIC_RELEASE);
+}
+
+static void vs_slot_close(struct vs_thread *t)
+{
+	__atomic_store_n(&t->slot->active, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
+}
+
 static void vs_thread_exit(void *arg)
 {
 	struct vs_thread *t = &vs_self;
 
 	(void)arg;
+	/* the recorder ends the open task with the thread's exit */
+	if (t->slot && t->open == VS_OPEN_SELECTED)
+		__atomic_fetch_sub(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
 	vs_release(t);
 	t->state = VS_T_DISABLED;
 }
@@ -263,6 +304,23 @@ static bool vs_register(struct vs_thread *t)
 	close(fds[VS_REG_FD_TASKS]);
 	t->ring_fd = fds[VS_REG_FD_RING];
 	t->hw_sock = fds[VS_REG_FD_HW];
+	if (ring != MAP_FAILED && (reply.flags & VS_REG_BPF_SLOT)) {
+		/* the slots map: mapped, its descriptor not kept */
+		t->slots = mmap(NULL, VS_SLOTS_BYTES, PROT_READ | PROT_WRITE,
+				MAP_SHARED, t->ring_fd, 0);
+		close(t->ring_fd);
+		t->ring_fd = -1;
+		if (t->slots == MAP_FAILED || !reply.slot ||
+		    reply.slot >= VS_SLOTS) {
+			if (t->slots == MAP_FAILED)
+				t->slots = NULL;
+			munmap(ring, sizeof(struct vs_task_ring));
+			vs_release(t);
+			return false;
+		}
+		t->slot = (struct vs_slot *)t->slots + reply.slot;
+		t->header = t->slots;
+	}
 	if (ring == MAP_FAILED) {
 		vs_release(t);
 		return false;
@@ -426,6 +484,8 @@ static bool vs_pause(struct vs_thread *t, int pause)
 {
 	int ret;
 
+	if (t->slot)
+		return true;
 	if (t->pause_gate) {
 		ret = ioctl(t->ring_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause);
 		return ret == 0 || (errno != EBADF && errno != ENOTTY);
@@ -467,6 +527,8 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	struct vs_hw_read hw;
 	bool have_hw = false;
 
+	if (t->slot)
+		vs_slot_close(t);
 	end = vs_now();
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
@@ -504,6 +566,8 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	slot->nr_counters = t->nr_counters;
 	memcpy(slot->counters, counters, t->nr_counters * sizeof(*counters));
 	vs_hw_push(t, &hw, have_hw, slot);
+	if (t->slot && !vs_slot_read(t->slot, t->seq, &slot->kernel))
+		slot->flags |= VS_TASK_DISTORTED;
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 
@@ -542,7 +606,10 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 	t->hw_begun = t->hw_fd >= 0 && vs_hw_read(t, &t->hw_begin);
 	t->start = vs_now();
 	t->cpu = sched_getcpu();
-	t->seq++;
+	if (!++t->seq)		/* 0 means no task to the engine */
+		t->seq = 1;
+	if (t->slot)
+		vs_slot_open(t);
 	t->open = VS_OPEN_SELECTED;
 	ring->open_type = type;
 	ring->open_cpu = t->cpu;

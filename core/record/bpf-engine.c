@@ -20,9 +20,9 @@ struct vs_bpf_engine {
 	struct task_acct *skel;
 	struct vs_slot *slots;		/* the recorder's mapping */
 	size_t slots_bytes;
-	struct ring_buffer *wakes;
-	vs_wake_edge_fn wake_fn;
-	void *wake_ctx;
+	struct ring_buffer *events;
+	vs_engine_event_fn event_fn;
+	void *event_ctx;
 	uint32_t next_free;		/* where the search for a slot starts */
 	uint8_t used[VS_SLOTS];
 };
@@ -34,16 +34,63 @@ static int vs_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static int vs_wake_cb(void *ctx, void *data, size_t size)
+const char *const vs_bpf_vector_names[VS_SLOT_VECTORS] = {
+	[VS_VEC_LOCAL_TIMER]		= "local_timer",
+	[VS_VEC_RESCHEDULE]		= "reschedule",
+	[VS_VEC_CALL_FUNCTION]		= "call_function",
+	[VS_VEC_CALL_FUNCTION_SINGLE]	= "call_function_single",
+	[VS_VEC_IRQ_WORK]		= "irq_work",
+};
+
+static int vs_event_cb(void *ctx, void *data, size_t size)
 {
 	struct vs_bpf_engine *e = ctx;
 
-	if (size >= sizeof(struct vs_wake_edge) && e->wake_fn)
-		e->wake_fn(e->wake_ctx, data);
+	if (size >= sizeof(struct vs_engine_event) && e->event_fn)
+		e->event_fn(e->event_ctx, data);
 	return 0;
 }
 
-struct vs_bpf_engine *vs_bpf_engine_open(char *err, size_t errlen)
+/* Leave out the programs of what @what does not take. */
+static void vs_choose_programs(struct task_acct *skel, unsigned int what)
+{
+	struct {
+		unsigned int flag;
+		struct bpf_program *entry, *exit;
+	} progs[] = {
+		{ VS_BPF_IRQ, skel->progs.vs_irq_entry, skel->progs.vs_irq_exit },
+		{ VS_BPF_SOFTIRQ, skel->progs.vs_softirq_entry,
+		  skel->progs.vs_softirq_exit },
+		{ VS_BPF_FAULT, skel->progs.vs_page_fault_user,
+		  skel->progs.vs_page_fault_kernel },
+		{ VS_BPF_VECTOR << VS_VEC_LOCAL_TIMER,
+		  skel->progs.vs_local_timer_entry,
+		  skel->progs.vs_local_timer_exit },
+		{ VS_BPF_VECTOR << VS_VEC_RESCHEDULE,
+		  skel->progs.vs_reschedule_entry,
+		  skel->progs.vs_reschedule_exit },
+		{ VS_BPF_VECTOR << VS_VEC_CALL_FUNCTION,
+		  skel->progs.vs_call_function_entry,
+		  skel->progs.vs_call_function_exit },
+		{ VS_BPF_VECTOR << VS_VEC_CALL_FUNCTION_SINGLE,
+		  skel->progs.vs_call_function_single_entry,
+		  skel->progs.vs_call_function_single_exit },
+		{ VS_BPF_VECTOR << VS_VEC_IRQ_WORK,
+		  skel->progs.vs_irq_work_entry,
+		  skel->progs.vs_irq_work_exit },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
+		if (what & progs[i].flag)
+			continue;
+		bpf_program__set_autoload(progs[i].entry, false);
+		bpf_program__set_autoload(progs[i].exit, false);
+	}
+}
+
+struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
+					 size_t errlen)
 {
 	struct vs_bpf_engine *e;
 	const char *stage;
@@ -64,6 +111,7 @@ struct vs_bpf_engine *vs_bpf_engine_open(char *err, size_t errlen)
 	e->skel = task_acct__open();
 	if (!e->skel)
 		goto fail;
+	vs_choose_programs(e->skel, what);
 	/* the iterator runs at each registration, never attached for good */
 	bpf_program__set_autoattach(e->skel->progs.vs_register, false);
 	stage = "load";
@@ -84,10 +132,10 @@ struct vs_bpf_engine *vs_bpf_engine_open(char *err, size_t errlen)
 			MAP_SHARED, bpf_map__fd(e->skel->maps.slots), 0);
 	if (e->slots == MAP_FAILED)
 		goto fail;
-	stage = "open the wake-up ring of";
-	e->wakes = ring_buffer__new(bpf_map__fd(e->skel->maps.wake_edges),
-				    vs_wake_cb, e, NULL);
-	if (!e->wakes)
+	stage = "open the event ring of";
+	e->events = ring_buffer__new(bpf_map__fd(e->skel->maps.events),
+				     vs_event_cb, e, NULL);
+	if (!e->events)
 		goto fail;
 	e->next_free = 1;
 	return e;
@@ -106,7 +154,7 @@ void vs_bpf_engine_close(struct vs_bpf_engine *e)
 {
 	if (!e)
 		return;
-	ring_buffer__free(e->wakes);
+	ring_buffer__free(e->events);
 	if (e->slots != MAP_FAILED)
 		munmap(e->slots, e->slots_bytes);
 	task_acct__destroy(e->skel);
@@ -187,17 +235,17 @@ void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx)
 		e->used[idx] = 0;
 }
 
-int vs_bpf_engine_wake_fd(const struct vs_bpf_engine *e)
+int vs_bpf_engine_events_fd(const struct vs_bpf_engine *e)
 {
-	return ring_buffer__epoll_fd(e->wakes);
+	return ring_buffer__epoll_fd(e->events);
 }
 
-int vs_bpf_engine_read_wakes(struct vs_bpf_engine *e, vs_wake_edge_fn fn,
-			     void *ctx)
+int vs_bpf_engine_read_events(struct vs_bpf_engine *e, vs_engine_event_fn fn,
+			      void *ctx)
 {
-	e->wake_fn = fn;
-	e->wake_ctx = ctx;
-	return ring_buffer__consume(e->wakes);
+	e->event_fn = fn;
+	e->event_ctx = ctx;
+	return ring_buffer__consume(e->events);
 }
 
 void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
@@ -216,7 +264,7 @@ void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
 	if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.engine_stats),
 				 &zero, per_cpu))
 		for (i = 0; i < nr; i++) {
-			st->wake_drops += per_cpu[i].wake_drops;
+			st->event_drops += per_cpu[i].event_drops;
 			st->stack_overflows += per_cpu[i].stack_overflows;
 			st->unmatched_exits += per_cpu[i].unmatched_exits;
 		}

@@ -17,16 +17,29 @@
 
 struct vs_bpf_engine;
 
+/* What to account besides the waits (the tracepoints of record -e). */
+#define VS_BPF_IRQ		(1u << 0)
+#define VS_BPF_SOFTIRQ		(1u << 1)
+#define VS_BPF_FAULT		(1u << 2)
+/* irq_vectors: bit VS_BPF_VECTOR << enum vs_slot_vector */
+#define VS_BPF_VECTOR		(1u << 3)
+#define VS_BPF_ALL		((VS_BPF_VECTOR << VS_SLOT_VECTORS) - 1)
+
+/* The irq_vectors names of enum vs_slot_vector, in order. */
+extern const char *const vs_bpf_vector_names[VS_SLOT_VECTORS];
+
 /**
  * vs_bpf_engine_open - load the programs and attach them to the
- * scheduler, interrupt and fault tracepoints
+ * scheduler tracepoints, and to the interrupt and fault ones of @what
+ * @what: VS_BPF_* flags
  * @err: one line naming what the kernel lacks (its BTF, CAP_BPF and
  *	CAP_PERFMON, a tracepoint) on failure
  * @errlen: size of @err
  *
  * Returns the engine, or NULL with @err set.
  */
-struct vs_bpf_engine *vs_bpf_engine_open(char *err, size_t errlen);
+struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
+					 size_t errlen);
 
 void vs_bpf_engine_close(struct vs_bpf_engine *e);
 
@@ -52,22 +65,23 @@ int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid);
 /* Slot @idx's thread is gone: the slot may be given again. */
 void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx);
 
-typedef void (*vs_wake_edge_fn)(void *ctx, const struct vs_wake_edge *w);
+typedef void (*vs_engine_event_fn)(void *ctx,
+				   const struct vs_engine_event *ev);
 
-/* The descriptor that polls readable when wake-up edges wait. */
-int vs_bpf_engine_wake_fd(const struct vs_bpf_engine *e);
+/* The descriptor that polls readable when events wait. */
+int vs_bpf_engine_events_fd(const struct vs_bpf_engine *e);
 
 /**
- * vs_bpf_engine_read_wakes - call @fn for each wake-up edge waiting, at
- * most a ring buffer's worth
+ * vs_bpf_engine_read_events - call @fn for each event waiting (wake-up
+ * edges, blocked waits' switches), at most a ring buffer's worth
  *
  * Returns how many.
  */
-int vs_bpf_engine_read_wakes(struct vs_bpf_engine *e, vs_wake_edge_fn fn,
-			     void *ctx);
+int vs_bpf_engine_read_events(struct vs_bpf_engine *e, vs_engine_event_fn fn,
+			      void *ctx);
 
 struct vs_bpf_engine_stats {
-	uint64_t wake_drops;		/* edges the ring buffer had no room for */
+	uint64_t event_drops;		/* events the ring buffer had no room for */
 	uint64_t stack_overflows;	/* interrupts nested past the stack */
 	uint64_t unmatched_exits;	/* interrupt exits without their entry */
 };

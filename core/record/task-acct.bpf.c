@@ -14,10 +14,12 @@
  *                  migrations, and who ran on the CPU while it waited in
  *                  the run queue (a per-CPU log of the last runs)
  *   sched_waking   when a blocked wait becomes a run-queue wait, and a
- *                  wake-up edge into the ring buffer "wake_edges"
+ *                  wake-up edge into the ring buffer "events" (with the
+ *                  switches that begin and end blocked waits)
  *   irq, softirq,  a per-CPU shadow stack (VarMRI Fig. 4): each level's
  *   irq_vectors    length less the levels nested in it
- *   page_fault_user  a count (fault time needs function tracing)
+ *   page_fault_user, page_fault_kernel  a count (fault time needs
+ *                  function tracing)
  *
  * Run time is what is left: the library takes the task's wall time less
  * the waits and interrupts here, each of which starts and ends while the
@@ -36,6 +38,13 @@
 #include "core/record/task-slot.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * The level of the recorder's pid namespace (0: the initial one), set by
+ * the registration program, which runs in the recorder: the thread ids
+ * the programs give are the recorder's, as it names threads.
+ */
+__u32 ns_level;
 
 #define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
@@ -116,7 +125,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
-} wake_edges SEC(".maps");
+} events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -124,6 +133,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vs_engine_stats);
 } engine_stats SEC(".maps");
+
+/* @t's thread id in the recorder's pid namespace, 0 if it has none there. */
+static __always_inline __u32 ns_tid(struct task_struct *t)
+{
+	struct upid upid;
+	struct pid *pid;
+
+	if (!ns_level)
+		return BPF_CORE_READ(t, pid);
+	pid = BPF_CORE_READ(t, thread_pid);
+	if (!pid || BPF_CORE_READ(pid, level) < ns_level ||
+	    bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[ns_level]))
+		return 0;
+	return upid.nr;
+}
 
 static __always_inline bool any_task_open(void)
 {
@@ -138,6 +162,30 @@ static __always_inline struct vs_engine_stats *stats(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&engine_stats, &zero);
+}
+
+/* An event of thread @tid in task @task for the recorder, or a drop. */
+static __always_inline void emit(__u32 kind, __u32 tid, __u32 task, __u64 now,
+				 __u32 other_pid, __u32 other_tid)
+{
+	struct vs_engine_stats *st;
+	struct vs_engine_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		st = stats();
+		if (st)
+			st->event_drops++;
+		return;
+	}
+	e->time_ns = now;
+	e->kind = kind;
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->task = task;
+	e->other_pid = other_pid;
+	e->other_tid = other_tid;
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* The slot of @ts when it is inside a task, else NULL. */
@@ -283,6 +331,8 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 	ts->wait_state = state;
 	ts->wait_syscall = state == VS_SLOT_RUNNABLE ? VS_SLOT_NO_SYSCALL :
 			   wait_syscall(prev, ts);
+	if (state != VS_SLOT_RUNNABLE)
+		emit(VS_ENGINE_BLOCK, ns_tid(prev), slot->active, now, 0, 0);
 }
 
 static __always_inline void switch_in(struct task_struct *next,
@@ -311,8 +361,10 @@ static __always_inline void switch_in(struct task_struct *next,
 			slot->v.wait_count[state]++;
 		}
 		slot->v.switches++;
-		if (state != VS_SLOT_RUNNABLE)
+		if (state != VS_SLOT_RUNNABLE) {
 			add_syscall_wait(slot, ts->wait_syscall, state, ns);
+			emit(VS_ENGINE_UNBLOCK, ns_tid(next), task, now, 0, 0);
+		}
 		if (ts->queued_since && ts->queued_since < now)
 			account_ran(slot, pc, ts->queued_since, now);
 	}
@@ -337,8 +389,8 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	now = bpf_ktime_get_ns();
 	r = &pc->run[pc->run_head & (VS_RUN_LOG - 1)];
-	r->pid = prev->tgid;
-	r->tid = prev->pid;
+	r->pid = ns_tid(prev->group_leader);
+	r->tid = ns_tid(prev);
 	bpf_probe_read_kernel(r->comm, sizeof(r->comm), prev->comm);
 	r->start = pc->last_switch;
 	r->end = now;
@@ -352,11 +404,10 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(vs_sched_waking, struct task_struct *p)
 {
+	struct task_struct *waker;
 	struct vs_thread_state *ts;
-	struct vs_engine_stats *st;
-	struct vs_wake_edge *e;
 	struct vs_slot *slot;
-	__u64 now, id;
+	__u64 now;
 
 	if (!any_task_open())
 		return 0;
@@ -367,22 +418,9 @@ int BPF_PROG(vs_sched_waking, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if (ts->wait_since && !ts->queued_since)
 		ts->queued_since = now;
-	e = bpf_ringbuf_reserve(&wake_edges, sizeof(*e), 0);
-	if (!e) {
-		st = stats();
-		if (st)
-			st->wake_drops++;
-		return 0;
-	}
-	id = bpf_get_current_pid_tgid();
-	e->time_ns = now;
-	e->waker_pid = id >> 32;
-	e->waker_tid = (__u32)id;
-	e->wakee_tid = p->pid;
-	e->wakee_task = slot->active;
-	e->waker_cpu = bpf_get_smp_processor_id();
-	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	waker = bpf_get_current_task_btf();
+	emit(VS_ENGINE_WAKE, ns_tid(p), slot->active, now,
+	     ns_tid(waker->group_leader), ns_tid(waker));
 	return 0;
 }
 
@@ -540,23 +578,38 @@ VS_VECTOR_PROGS(call_function, VS_VEC_CALL_FUNCTION)
 VS_VECTOR_PROGS(call_function_single, VS_VEC_CALL_FUNCTION_SINGLE)
 VS_VECTOR_PROGS(irq_work, VS_VEC_IRQ_WORK)
 
-SEC("tp_btf/page_fault_user")
-int BPF_PROG(vs_page_fault_user, unsigned long address, struct pt_regs *regs)
+/* A page fault of the current thread (@regs: user mode's, else NULL). */
+static __always_inline void count_fault(struct pt_regs *regs)
 {
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
 
 	if (!any_task_open())
-		return 0;
+		return;
 	ts = bpf_task_storage_get(&thread_state, bpf_get_current_task_btf(),
 				  0, 0);
 	slot = active_slot(ts);
 	if (!slot)
-		return 0;
-	ts->fault_ip = BPF_CORE_READ(regs, ip);
+		return;
+	if (regs)
+		ts->fault_ip = BPF_CORE_READ(regs, ip);
 	values_open(slot, slot->active);
 	slot->v.faults++;
 	values_done(slot);
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(vs_page_fault_user, unsigned long address, struct pt_regs *regs)
+{
+	count_fault(regs);
+	return 0;
+}
+
+/* a fault in the kernel on a user address (copy_to_user ...) */
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(vs_page_fault_kernel, unsigned long address, struct pt_regs *regs)
+{
+	count_fault(NULL);
 	return 0;
 }
 
@@ -575,7 +628,8 @@ int vs_register(struct bpf_iter__task *ctx)
 
 	if (!task)
 		return 0;
-	tid = task->pid;
+	ns_level = BPF_CORE_READ(bpf_get_current_task_btf(), thread_pid, level);
+	tid = ns_tid(task);
 	slot = bpf_map_lookup_elem(&pending, &tid);
 	if (!slot)
 		return 0;

@@ -104,13 +104,24 @@ struct vs_slot_header {
 	__u64 tasks_open;
 };
 
-/* A wake-up edge, in the BPF ring buffer: the wakee is in a task. */
-struct vs_wake_edge {
+/*
+ * What the programs pass the recorder through the BPF ring buffer, only
+ * for threads inside tasks: the wake-up edges and the switches that begin
+ * and end blocked waits (the blame along wake-up edges, core/wakeup.h).
+ */
+enum vs_engine_event_kind {
+	VS_ENGINE_WAKE,		/* @tid woken by @other_tid of @other_pid */
+	VS_ENGINE_BLOCK,	/* @tid switched out, blocked */
+	VS_ENGINE_UNBLOCK,	/* @tid switched in after a blocked wait */
+};
+
+struct vs_engine_event {
 	__u64 time_ns;
-	__u32 waker_pid, waker_tid;
-	__u32 wakee_tid;
-	__u32 wakee_task;	/* the wakee's slot->active */
-	__u32 waker_cpu, pad;
+	__u32 kind;
+	__u32 tid;
+	__u32 cpu;
+	__u32 task;		/* @tid's slot->active */
+	__u32 other_pid, other_tid;
 };
 
 #ifndef __bpf__
@@ -146,7 +157,7 @@ static inline bool vs_slot_read(const struct vs_slot *slot, __u32 task,
 
 /* Per CPU, counted by the programs, read by the recorder for its summary. */
 struct vs_engine_stats {
-	__u64 wake_drops;	/* wake-up edges the ring buffer had no room for */
+	__u64 event_drops;	/* events the ring buffer had no room for */
 	__u64 stack_overflows;	/* interrupts nested deeper than the stack */
 	__u64 unmatched_exits;	/* an exit that was not the top level's */
 };

@@ -137,11 +137,17 @@ static void *waker(void *arg)
 
 static unsigned int wake_edges;
 
-static void count_edge(void *ctx, const struct vs_wake_edge *w)
+static unsigned int blocks, unblocks;
+
+static void count_edge(void *ctx, const struct vs_engine_event *ev)
 {
-	if (w->wakee_tid == waiter_tid && w->wakee_task == *(uint32_t *)ctx &&
-	    w->waker_pid == (uint32_t)getpid() && w->waker_tid != waiter_tid)
+	if (ev->tid != waiter_tid || ev->task != *(uint32_t *)ctx)
+		return;
+	if (ev->kind == VS_ENGINE_WAKE &&
+	    ev->other_pid == (uint32_t)getpid() && ev->other_tid != waiter_tid)
 		wake_edges++;
+	blocks += ev->kind == VS_ENGINE_BLOCK;
+	unblocks += ev->kind == VS_ENGINE_UNBLOCK;
 }
 
 static void test_futex(void)
@@ -151,8 +157,8 @@ static void test_futex(void)
 	pthread_t th;
 	uint32_t seq;
 
-	vs_bpf_engine_read_wakes(engine, count_edge, &seq);	/* drain */
-	wake_edges = 0;
+	vs_bpf_engine_read_events(engine, count_edge, &seq);	/* drain */
+	wake_edges = blocks = unblocks = 0;
 	waiter_tid = gettid();
 	begin();
 	seq = task_seq;
@@ -165,9 +171,12 @@ static void test_futex(void)
 	sc = syscall_wait(&v, SYS_futex, VS_SLOT_BLOCKED);
 	ok(sc && sc->time_ns >= 900000,
 	   "a futex wait woken after 1 ms: sched.blocked.futex");
-	vs_bpf_engine_read_wakes(engine, count_edge, &seq);
+	vs_bpf_engine_read_events(engine, count_edge, &seq);
 	ok(wake_edges >= 1, "the waker's wake-up edge is in the ring (%u)",
 	   wake_edges);
+	ok(blocks >= 1 && blocks == unblocks,
+	   "so are the switches of its blocked waits (%u out, %u in)", blocks,
+	   unblocks);
 }
 
 static void test_fdatasync(void)
@@ -210,7 +219,7 @@ int main(void)
 		skip_test("needs root (CAP_BPF, CAP_PERFMON)", "the engine loads");
 		return done_testing();
 	}
-	engine = vs_bpf_engine_open(err, sizeof(err));
+	engine = vs_bpf_engine_open(VS_BPF_ALL, err, sizeof(err));
 	if (!ok(engine != NULL, "the engine loads and attaches")) {
 		printf("# %s\n", err);
 		return done_testing();

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * task-values.h - a task's values from what the in-kernel engine
+ * accounted for it (struct vs_slot_values, copied out by the library):
+ * the catalog's names (run.time, sched.*, irq.*, fault.page.count, the
+ * software counters), checked as untrusted data.
+ */
+#ifndef VS_CORE_RECORD_TASK_VALUES_H
+#define VS_CORE_RECORD_TASK_VALUES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "core/catalog.h"
+#include "core/record/task-slot.h"
+#include "core/trace.h"
+
+struct vs_task_values;
+
+/**
+ * vs_task_values_new - the names of the engine's values in @cat
+ * @sw_ids: the catalog ids of task-clock, context-switches, page-faults
+ *	and cpu-migrations (core/record-int.h's VS_NR_SW_COUNTERS order)
+ */
+struct vs_task_values *vs_task_values_new(struct vs_catalog *cat,
+					  const uint16_t sw_ids[4]);
+void vs_task_values_free(struct vs_task_values *tv);
+
+/**
+ * vs_task_values_fill - @task's values from @kv over its wall time
+ * (@task->end - @task->start): every kernel event of the catalog (0 when
+ * absent) and the software counters, sorted by id.  run.time is the wall
+ * time less the waits and interrupts.  Values that cannot be (more time
+ * in them than the task lasted) flag the task VS_TASK_DISTORTED.  Names
+ * come from fixed tables only: a system call or an interrupt number out
+ * of them adds to the totals, never a name.
+ *
+ * @task->values points into @tv until the next call.  Returns -1 when
+ * out of memory (@task then has no values).
+ */
+int vs_task_values_fill(struct vs_task_values *tv,
+			const struct vs_slot_values *kv, struct vs_task *task);
+
+#endif /* VS_CORE_RECORD_TASK_VALUES_H */
