@@ -200,9 +200,10 @@ endef
 $(BUILD)/t/%: t/unit/%.c $(CORE_OBJ) $(LIBPERF)
 	$(call link_with_core)
 
-# Test helpers (t/helper/NAME.c -> build/t/helper/NAME) link the same way.
-$(BUILD)/t/helper/%: t/helper/%.c $(CORE_OBJ) $(LIBPERF)
-	$(call link_with_core)
+# Test helpers (t/helper/NAME.c -> build/t/helper/NAME) link the same way,
+# with the annotation library for the ones that play a traced program.
+$(BUILD)/t/helper/%: t/helper/%.c $(CORE_OBJ) $(LIB_A) $(LIBPERF)
+	$(call link_with_core,$(LIB_A))
 
 unit: $(UNIT_BIN) $(HELPER_BIN)
 
