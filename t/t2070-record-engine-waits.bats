@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+#
+# The in-kernel engine's facts on real kernel events, against what the
+# programs did: the system call each wait was in (a sleep, a futex wait
+# woken by another thread, an fdatasync), a thousand threads, and every
+# sleep's blocked time with two CPU hogs beside the recording.
+# varscope-test: exclusive
+
+load test-lib
+load record-lib
+
+@test "a sleep is a wait in clock_nanosleep, all of it" {
+	record_if -n 50 --types sleep --sleep-us 2000
+	check 'T["1"]["tasks"] == 50'
+	check 'T["1"]["sum"]["sched.blocked.clock_nanosleep.count"] == T["1"]["sum"]["sched.blocked.count"] == 50'
+	check 'T["1"]["sum"]["sched.blocked.clock_nanosleep.time"] == T["1"]["sum"]["sched.blocked.time"]'
+	check 'T["1"]["min"]["sched.blocked.clock_nanosleep.time"] >= 2000000'
+	# the breakdown's parent is the total
+	python3 - <<-'EOF2'
+	import json
+	d = {r["name"]: r for l in open("t.json") if (r := json.loads(l))["kind"] == "event_def"}
+	assert d["sched.blocked.clock_nanosleep.time"]["parent"] == d["sched.blocked.time"]["id"]
+	assert d["sched.blocked.clock_nanosleep.count"]["parent"] == d["sched.blocked.count"]["id"]
+	EOF2
+}
+
+@test "a futex wait woken by another thread is sched.blocked.futex, with its edge" {
+	require_cmd "$VS_CC"
+	cat > futex.c <<-'EOF2'
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <time.h>
+	#include "varscope.h"
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	static int go;
+	static void *waker(void *arg)
+	{
+		struct timespec ms2 = { 0, 2000000 };
+		for (int i = 0; i < 20; i++) {
+			nanosleep(&ms2, NULL);
+			pthread_mutex_lock(&m);
+			go = 1;
+			pthread_cond_signal(&c);
+			pthread_mutex_unlock(&m);
+			while (__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+				sched_yield();
+		}
+		return arg;
+	}
+	int main(void)
+	{
+		pthread_t t;
+		pthread_create(&t, NULL, waker, NULL);
+		for (int i = 0; i < 20; i++) {
+			vs_task_begin(1);
+			pthread_mutex_lock(&m);
+			while (!go)
+				pthread_cond_wait(&c, &m);
+			pthread_mutex_unlock(&m);
+			vs_task_end(1);
+			__atomic_store_n(&go, 0, __ATOMIC_RELEASE);
+		}
+		pthread_join(t, NULL);
+		return 0;
+	}
+	EOF2
+	record_app futex
+	assert_success
+	check 'T["1"]["tasks"] == 20'
+	# about 2 ms asleep in the condition variable's futex, each task but
+	# the first (whose waker started earlier)
+	check 'T["1"]["sum"]["sched.blocked.futex.time"] >= 30e6'
+	check 'T["1"]["sum"]["sched.blocked.futex.count"] >= 20'
+	# and the waker's edges into the waiting thread
+	python3 - <<-'EOF2'
+	import json
+	R = [json.loads(l) for l in open("t.json")]
+	tasks = [r for r in R if r["kind"] == "task"]
+	waits = [r for r in R if r["kind"] == "wakeup" and r["wakee_tid"] == tasks[0]["tid"]]
+	assert len(waits) >= 20 and all(w["waker_tid"] != w["wakee_tid"] for w in waits), waits
+	EOF2
+}
+
+@test "fdatasync's uninterruptible wait is sched.iowait.fdatasync" {
+	require_cmd "$VS_CC"
+	cat > sync.c <<-'EOF2'
+	#include <fcntl.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
+	#include "varscope.h"
+	int main(void)
+	{
+		static char buf[1 << 20];
+		char path[] = "/var/tmp/vs-t2070-XXXXXX";
+		int fd = mkstemp(path);
+		if (fd < 0)
+			return 1;
+		unlink(path);
+		memset(buf, 'x', sizeof(buf));
+		for (int i = 0; i < 10; i++) {
+			for (int k = 0; k < 4; k++)
+				if (write(fd, buf, sizeof(buf)) < 0)
+					return 1;
+			vs_task_begin(1);
+			fdatasync(fd);
+			vs_task_end(1);
+		}
+		return 0;
+	}
+	EOF2
+	record_app sync
+	assert_success
+	check 'T["1"]["tasks"] == 10'
+	# /var/tmp's disk makes the flush wait in state D; all of the
+	# task's iowait is fdatasync's
+	check 'T["1"]["sum"]["sched.iowait.count"] > 0'
+	check 'T["1"]["sum"]["sched.iowait.fdatasync.time"] == T["1"]["sum"]["sched.iowait.time"]'
+}
+
+@test "a thousand threads: every task recorded" {
+	record_if -n 2 --types sleep --sleep-us 1000 --threads 1000
+	grep -qE '^interfere: pid=[0-9]+ type=1 name=sleep tasks=2000 ' truth
+	check 'T["1"]["tasks"] == 2000 and len(T["1"]["tids"]) == 1000 and not T["1"]["flagged"]'
+	run grep -c "not recorded" err
+	assert_output 0
+}
+
+@test "with two CPU hogs beside it, every sleep is whole in its task" {
+	local hogs=() i
+	for i in 1 2; do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	record_if -n 100 --types sleep --sleep-us 2000
+	kill "${hogs[@]}"
+	check 'T["1"]["tasks"] == 100'
+	# each task is one sleep: its blocked wait holds at least the 2 ms
+	# asked, and the hogs' preemptions are run-queue waits; nothing is
+	# lost: the parts sum to the task's latency
+	python3 - <<-'EOF2'
+	import json
+	parts = ("run.time", "sched.runnable.time", "sched.blocked.time",
+	         "sched.iowait.time", "irq.hard.time", "irq.soft.time",
+	         "irq.vector.time")
+	for l in open("t.json"):
+	    r = json.loads(l)
+	    if r["kind"] != "task":
+	        continue
+	    v = r["values"]
+	    assert v["sched.blocked.count"] == 1 and v["sched.blocked.time"] >= 2000000, r
+	    assert abs(sum(v[p] for p in parts) - r["latency_ns"]) <= 0.01 * r["latency_ns"], r
+	EOF2
+}
