@@ -25,6 +25,7 @@ struct vs_bpf_engine {
 	void *event_ctx;
 	uint32_t next_free;		/* where the search for a slot starts */
 	uint8_t used[VS_SLOTS];
+	uint32_t kernel_tid[VS_SLOTS];	/* the thread's key in thread_state */
 };
 
 /* libbpf's messages: the open's one line says what failed instead. */
@@ -173,15 +174,18 @@ struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx)
 
 /*
  * Run the registration iterator over thread @tid (a task iterator limited
- * to it, Linux 6.1); it prints "tid slot" for the binding it made.
+ * to it, Linux 6.1); it prints "tid slot kernel-tid" for the binding it
+ * made.  The kernel's id of the thread goes to @ktid.
  */
-static bool vs_bind(struct vs_bpf_engine *e, uint32_t tid, uint32_t slot)
+static bool vs_bind(struct vs_bpf_engine *e, uint32_t tid, uint32_t slot,
+		    uint32_t *ktid)
 {
 	union bpf_iter_link_info linfo = { .task.tid = tid };
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
 		    .link_info_len = sizeof(linfo));
 	struct bpf_link *link;
-	char buf[64], want[32];
+	char buf[64];
+	unsigned int got_tid, got_slot;
 	ssize_t n, len = 0;
 	int fd;
 
@@ -197,8 +201,8 @@ static bool vs_bind(struct vs_bpf_engine *e, uint32_t tid, uint32_t slot)
 	}
 	bpf_link__destroy(link);
 	buf[len > 0 ? len : 0] = '\0';
-	snprintf(want, sizeof(want), "%u %u\n", tid, slot);
-	return !strcmp(buf, want);
+	return sscanf(buf, "%u %u %u", &got_tid, &got_slot, ktid) == 3 &&
+	       got_tid == tid && got_slot == slot;
 }
 
 int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid)
@@ -219,7 +223,7 @@ int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid)
 	memset(&e->slots[idx], 0, sizeof(e->slots[idx]));
 	if (bpf_map_update_elem(pending, &tid, &idx, BPF_ANY))
 		return -1;
-	if (!vs_bind(e, tid, idx)) {
+	if (!vs_bind(e, tid, idx, &e->kernel_tid[idx])) {
 		bpf_map_delete_elem(pending, &tid);
 		errno = ESRCH;
 		return -1;
@@ -231,8 +235,11 @@ int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid)
 
 void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx)
 {
-	if (idx && idx < VS_SLOTS)
-		e->used[idx] = 0;
+	if (!idx || idx >= VS_SLOTS || !e->used[idx])
+		return;
+	bpf_map_delete_elem(bpf_map__fd(e->skel->maps.thread_state),
+			    &e->kernel_tid[idx]);
+	e->used[idx] = 0;
 }
 
 int vs_bpf_engine_events_fd(const struct vs_bpf_engine *e)

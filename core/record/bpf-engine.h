@@ -54,7 +54,8 @@ struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx);
 
 /**
  * vs_bpf_engine_register - give thread @tid a free slot, cleared, and bind
- * it in the kernel (task storage, made by an iterator over that thread)
+ * it in the kernel (the programs' map of threads, by an iterator over
+ * that thread)
  *
  * Returns the slot (> 0), or -1 with errno set: ENOSPC when every slot is
  * taken, ESRCH when the thread is gone.  A thread registered again gets
@@ -62,7 +63,7 @@ struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx);
  */
 int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid);
 
-/* Slot @idx's thread is gone: the slot may be given again. */
+/* Slot @idx's thread is gone: unbound, the slot may be given again. */
 void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx);
 
 typedef void (*vs_engine_event_fn)(void *ctx,

@@ -4,8 +4,8 @@
  * per-task accounting of VarMRI section 4 (its TCM and CCM) as BPF
  * programs on the scheduler, interrupt and fault tracepoints.
  *
- * A registered thread has, in task storage, the index of its slot in the
- * mmap'ed array "slots" (task-slot.h).  While the slot is active (the
+ * A registered thread has, in the hash map "thread_state" (by kernel thread
+ * id), the index of its slot in the mmap'ed array "slots" (task-slot.h).  While the slot is active (the
  * library stored the open task's sequence number in it), the programs
  * account into the slot's values:
  *
@@ -29,6 +29,9 @@
  * when no task is open anywhere.  The slots are the traced program's
  * memory too: nothing read from them is a loop bound or an unchecked
  * index; a program that scribbles over them spoils its own values only.
+ * Task storage would free a thread's state with it, but its lookups from
+ * tracing programs may fail under contention on some kernels: a hash map
+ * by thread id, checked against the task's start time, does not.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -54,12 +57,13 @@ __u32 ns_level;
 #define TASK_RUNNING		0x0000
 #define TASK_UNINTERRUPTIBLE	0x0002
 #define VS_STACK_DEPTH		8	/* power of two */
-#define VS_RUN_LOG		16	/* power of two */
+#define VS_RUN_LOG		64	/* power of two */
 
 enum vs_frame_class { VS_FRAME_IRQ, VS_FRAME_SOFTIRQ, VS_FRAME_VECTOR };
 
 /* A registered thread's state: the kernel's own, out of the program's reach. */
 struct vs_thread_state {
+	__u64 start_time;	/* the task_struct's: a reused tid is not it */
 	__u32 slot;
 	__u32 last_cpu;		/* + 1; 0: none yet */
 	__u64 wait_since;	/* 0: not waiting in a task */
@@ -100,12 +104,30 @@ struct {
 	__type(value, struct vs_slot);
 } slots SEC(".maps");
 
+/*
+ * The registered threads by kernel thread id (a hash map: its lookup takes
+ * no lock, where task storage's may fail under contention on recent
+ * kernels); the recorder deletes a thread's entry when it exits, and the
+ * start time tells a thread that reused an id from the one registered.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VS_SLOTS);
+	__type(key, __u32);
 	__type(value, struct vs_thread_state);
 } thread_state SEC(".maps");
+
+/* The state of @t if it registered, else NULL. */
+static __always_inline struct vs_thread_state *thread_of(struct task_struct *t)
+{
+	struct vs_thread_state *ts;
+	__u32 tid = t->pid;
+
+	ts = bpf_map_lookup_elem(&thread_state, &tid);
+	if (!ts || ts->start_time != t->start_time)
+		return NULL;
+	return ts;
+}
 
 /* tid -> slot: registrations the iterator program makes */
 struct {
@@ -245,25 +267,35 @@ static __always_inline void add_syscall_wait(struct vs_slot *slot, __u32 nr,
 	slot->v.syscall_other_count++;
 }
 
+/*
+ * @ns more for thread @r in the task's table: its entry, a free one, or
+ * the entry with the least time if @r has more (that one's time then
+ * goes to ran_other_ns, as does @r's if it has less).
+ */
 static __always_inline void add_ran(struct vs_slot *slot, struct vs_run *r,
 				    __u64 ns)
 {
-	struct vs_slot_ran *e;
+	struct vs_slot_ran *e, *least = NULL;
 	int i;
 
 	for (i = 0; i < VS_SLOT_RAN; i++) {
 		e = &slot->v.ran[i];
-		if (e->time_ns && e->tid != r->tid)
-			continue;
-		if (!e->time_ns) {
-			e->tid = r->tid;
-			e->pid = r->pid;
-			__builtin_memcpy(e->comm, r->comm, sizeof(e->comm));
+		if (e->time_ns && e->tid == r->tid) {
+			e->time_ns += ns;
+			return;
 		}
-		e->time_ns += ns;
+		if (!least || e->time_ns < least->time_ns)
+			least = e;
+	}
+	if (!least || (least->time_ns && least->time_ns >= ns)) {
+		slot->v.ran_other_ns += ns;
 		return;
 	}
-	slot->v.ran_other_ns += ns;
+	slot->v.ran_other_ns += least->time_ns;
+	least->tid = r->tid;
+	least->pid = r->pid;
+	__builtin_memcpy(least->comm, r->comm, sizeof(least->comm));
+	least->time_ns = ns;
 }
 
 /*
@@ -315,7 +347,7 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 	struct vs_slot *slot;
 	__u32 state;
 
-	ts = bpf_task_storage_get(&thread_state, prev, 0, 0);
+	ts = thread_of(prev);
 	slot = active_slot(ts);
 	if (!slot)
 		return;
@@ -344,7 +376,7 @@ static __always_inline void switch_in(struct task_struct *next,
 	__u32 task, state;
 	__u64 ns;
 
-	ts = bpf_task_storage_get(&thread_state, next, 0, 0);
+	ts = thread_of(next);
 	slot = active_slot(ts);
 	if (!slot)
 		return;
@@ -411,7 +443,7 @@ int BPF_PROG(vs_sched_waking, struct task_struct *p)
 
 	if (!any_task_open())
 		return 0;
-	ts = bpf_task_storage_get(&thread_state, p, 0, 0);
+	ts = thread_of(p);
 	slot = active_slot(ts);
 	if (!slot)
 		return 0;
@@ -436,8 +468,7 @@ static __always_inline void frame_push(__u32 class, __u32 index)
 
 	if (!any_task_open())
 		return;
-	ts = bpf_task_storage_get(&thread_state, bpf_get_current_task_btf(),
-				  0, 0);
+	ts = thread_of(bpf_get_current_task_btf());
 	slot = active_slot(ts);
 	if (!slot)
 		return;
@@ -586,8 +617,7 @@ static __always_inline void count_fault(struct pt_regs *regs)
 
 	if (!any_task_open())
 		return;
-	ts = bpf_task_storage_get(&thread_state, bpf_get_current_task_btf(),
-				  0, 0);
+	ts = thread_of(bpf_get_current_task_btf());
 	slot = active_slot(ts);
 	if (!slot)
 		return;
@@ -615,16 +645,17 @@ int BPF_PROG(vs_page_fault_kernel, unsigned long address, struct pt_regs *regs)
 
 /*
  * Registration, run by the recorder through a task iterator limited to
- * the thread: the pending thread gets its slot in task storage (which
- * the kernel frees with the thread).  The tid was checked by the
- * recorder to be a thread of the process that asked.
+ * the thread: the pending thread gets its slot in thread_state, and the
+ * recorder reads back "tid slot kernel-tid" (it deletes the entry when the
+ * thread exits).  The tid was checked by the recorder to be a thread of
+ * the process that asked.
  */
 SEC("iter/task")
 int vs_register(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	struct vs_thread_state *ts;
-	__u32 tid, *slot;
+	struct vs_thread_state ts = { 0 };
+	__u32 tid, ktid, *slot;
 
 	if (!task)
 		return 0;
@@ -633,13 +664,11 @@ int vs_register(struct bpf_iter__task *ctx)
 	slot = bpf_map_lookup_elem(&pending, &tid);
 	if (!slot)
 		return 0;
-	ts = bpf_task_storage_get(&thread_state, task, 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (ts) {
-		__builtin_memset(ts, 0, sizeof(*ts));
-		ts->slot = *slot;
-		BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u\n", tid, *slot);
-	}
+	ktid = task->pid;
+	ts.start_time = task->start_time;
+	ts.slot = *slot;
+	if (!bpf_map_update_elem(&thread_state, &ktid, &ts, BPF_ANY))
+		BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u %u\n", tid, *slot, ktid);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -124,11 +126,32 @@ static void test_faults(void)
 static uint32_t futex_word;
 static uint32_t waiter_tid;
 
+/* Whether thread @tid sleeps (state S), from /proc. */
+static bool sleeping(uint32_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool s = false;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		s = p[1] == ' ' && p[2] == 'S';
+	fclose(f);
+	return s;
+}
+
 static void *waker(void *arg)
 {
 	struct timespec one_ms = { 0, 1000000 };
+	int i;
 
 	(void)arg;
+	/* the waiter asleep in the futex, then 1 ms more */
+	for (i = 0; i < 10000 && !sleeping(waiter_tid); i++)
+		sched_yield();
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &one_ms, NULL);
 	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
