@@ -26,6 +26,15 @@ static const char *const script_usage[] = {
 
 #define NO_TID	UINT64_MAX	/* --tid not given (0 is a thread id too) */
 
+/* A task's ran_instead records kept for its line: record writes 5 at most. */
+#define MAX_RAN	8
+
+struct ran_buf {
+	struct vs_ran_instead ran[MAX_RAN];
+	char comm[MAX_RAN][64];
+	uint32_t nr;
+};
+
 struct script {
 	const char *input, *format, *type, *time;
 	uint64_t tid;
@@ -35,7 +44,57 @@ struct script {
 	struct vs_type_names names;
 	void (*print)(FILE *, const struct vs_reader *,
 		      const struct vs_type_names *, const struct vs_record *);
+	struct ran_buf ran;		/* of the task to come */
 };
+
+/*
+ * The ran_instead records kept and not printed with a task: alone, if
+ * the filters take them.
+ */
+static void flush_ran(struct script *sc, const struct vs_reader *r)
+{
+	struct vs_record rec = { .kind = VS_REC_RAN_INSTEAD };
+	uint32_t i;
+
+	for (i = 0; i < sc->ran.nr; i++) {
+		rec.ran_instead = sc->ran.ran[i];
+		if (vs_record_filter_match(&sc->filter, &rec))
+			sc->print(stdout, r, &sc->names, &rec);
+	}
+	sc->ran.nr = 0;
+}
+
+/*
+ * Print @rec, which the filters took: a ran_instead record (taken before
+ * the filters) waits for its task, whose line holds it; one of another
+ * task, or past MAX_RAN, flushes those kept.
+ */
+static void print_record(struct script *sc, const struct vs_reader *r,
+			 struct vs_record *rec)
+{
+	struct ran_buf *b = &sc->ran;
+
+	if (rec->kind == VS_REC_RAN_INSTEAD) {
+		if (b->nr == MAX_RAN ||
+		    (b->nr && b->ran[0].task_id != rec->ran_instead.task_id))
+			flush_ran(sc, r);
+		b->ran[b->nr] = rec->ran_instead;
+		snprintf(b->comm[b->nr], sizeof(b->comm[b->nr]), "%s",
+			 rec->ran_instead.comm ? rec->ran_instead.comm : "");
+		b->ran[b->nr].comm = b->comm[b->nr];
+		b->nr++;
+		return;
+	}
+	if (rec->kind == VS_REC_TASK && b->nr && b->ran[0].task_id == rec->task.id) {
+		rec->nr_ran = b->nr;
+		rec->ran = b->ran;
+		sc->print(stdout, r, &sc->names, rec);
+		b->nr = 0;
+		return;
+	}
+	flush_ran(sc, r);
+	sc->print(stdout, r, &sc->names, rec);
+}
 
 /* --time START,END: durations from the recording's start, a side empty. */
 static void parse_time(struct script *sc)
@@ -97,13 +156,19 @@ static int print_records(struct script *sc, struct vs_reader *r,
 	while ((ret = vs_reader_next(r, &rec)) > 0) {
 		if (vs_reader_offset(r) >= end_off)
 			break;
+		if (!slow && rec.kind == VS_REC_RAN_INSTEAD) {
+			print_record(sc, r, &rec);
+			continue;
+		}
 		if (!vs_record_filter_match(&sc->filter, &rec))
 			continue;
 		if (!slow)
-			sc->print(stdout, r, &sc->names, &rec);
+			print_record(sc, r, &rec);
 		else if (vs_slowest_add(slow, &rec.task))
 			return -2;
 	}
+	if (!slow)
+		flush_ran(sc, r);
 	return ret < 0 ? -1 : 0;
 }
 

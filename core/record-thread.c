@@ -1042,6 +1042,47 @@ static void thread_lied(struct vs_session *s, struct vs_rthread *rt)
 #define VS_LIB_TASK_FLAGS	(VS_TASK_NESTED_BEGIN | VS_TASK_UNMATCHED_END | \
 				 VS_TASK_ATTACHED | VS_TASK_DISTORTED)
 
+#define VS_RAN_TOP	4	/* threads named in a task's ran_instead */
+
+/*
+ * The VS_REC_RAN_INSTEAD records of @task: the threads of @kv with the
+ * most time, most first, then the others' time as one of tid 0.
+ */
+static void write_ran_instead(struct vs_session *s, const struct vs_task *task,
+			      const struct vs_slot_values *kv)
+{
+	struct vs_record rec = { .kind = VS_REC_RAN_INSTEAD };
+	bool taken[VS_SLOT_RAN] = { false };
+	uint64_t rest = kv->ran_other_ns;
+	char comm[sizeof(kv->ran[0].comm) + 1];
+	int i, k, best;
+
+	for (k = 0; k < VS_RAN_TOP; k++) {
+		best = -1;
+		for (i = 0; i < VS_SLOT_RAN; i++)
+			if (!taken[i] && kv->ran[i].time_ns && kv->ran[i].tid &&
+			    (best < 0 || kv->ran[i].time_ns > kv->ran[best].time_ns))
+				best = i;
+		if (best < 0)
+			break;
+		taken[best] = true;
+		memcpy(comm, kv->ran[best].comm, sizeof(kv->ran[best].comm));
+		comm[sizeof(comm) - 1] = '\0';
+		rec.ran_instead = (struct vs_ran_instead){ task->id,
+			kv->ran[best].pid, kv->ran[best].tid, comm,
+			kv->ran[best].time_ns };
+		vs_session_write(s, &rec);
+	}
+	for (i = 0; i < VS_SLOT_RAN; i++)
+		if (!taken[i] && kv->ran[i].time_ns)
+			rest = rest + kv->ran[i].time_ns < rest ? UINT64_MAX :
+			       rest + kv->ran[i].time_ns;
+	if (!rest)
+		return;
+	rec.ran_instead = (struct vs_ran_instead){ task->id, 0, 0, "", rest };
+	vs_session_write(s, &rec);
+}
+
 /*
  * A task of @rt from the engine's values @kv, written with its values;
  * an attached interval (@attach_id) between its attach and, if it was
@@ -1058,8 +1099,11 @@ static void write_slot_task(struct vs_session *s, struct vs_rthread *rt,
 	task->epoch = s->epoch;
 	if (attach_id)
 		write_attach(s, rt, task->start, VS_ATTACH, attach_id);
-	if (vs_task_values_fill(s->values, kv, task) == 0)
+	/* the names first (event definitions), then who ran, then the task */
+	if (vs_task_values_fill(s->values, kv, task) == 0) {
+		write_ran_instead(s, task, kv);
 		vs_session_task(s, task);
+	}
 	if (attach_id && ended)
 		write_attach(s, rt, task->end, VS_DETACH, attach_id);
 }

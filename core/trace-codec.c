@@ -172,6 +172,14 @@ static const struct vs_field type_name_fields[] = {
 	FLD("name", VS_F_STR, type_name.name),
 };
 
+static const struct vs_field ran_instead_fields[] = {
+	FLD("task_id", VS_F_U64, ran_instead.task_id),
+	FLD("pid", VS_F_U32, ran_instead.pid),
+	FLD("tid", VS_F_U32, ran_instead.tid),
+	FLD("comm", VS_F_STR, ran_instead.comm),
+	FLD("time_ns", VS_F_U64, ran_instead.time_ns),
+};
+
 static const struct vs_field sig_func_fields[] = {
 	FLD("id", VS_F_U32, sig_func.id),
 	FLD("executions", VS_F_U32, sig_func.executions),
@@ -208,6 +216,7 @@ static const struct vs_kind_desc kinds[] = {
 	KIND(VS_REC_WAKEUP, "wakeup", false, wakeup_fields),
 	KIND(VS_REC_SWITCH, "switch", false, switch_fields),
 	KIND(VS_REC_TYPE_NAME, "type_name", true, type_name_fields),
+	KIND(VS_REC_RAN_INSTEAD, "ran_instead", false, ran_instead_fields),
 	KIND(VS_REC_SIG_FUNC, "sig_func", true, sig_func_fields),
 	KIND(VS_REC_SIG_EPISODE, "sig_episode", true, sig_episode_fields),
 };

@@ -19,7 +19,7 @@
 #define VS_DEFAULT_FILE		"varscope.data"
 
 #define VS_FORMAT_MAJOR		2	/* readers read majors 1 and 2 */
-#define VS_FORMAT_MINOR		2
+#define VS_FORMAT_MINOR		3
 
 /* Event groups (VarMRI Table 1, plus kernel, software and function events). */
 enum vs_event_group {
@@ -58,6 +58,8 @@ enum vs_record_kind {
 	VS_REC_PACKED_TASK	= 17,	/* a task, packed (format 2): on disk
 					   only, read back as VS_REC_TASK */
 	VS_REC_TYPE_NAME	= 18,	/* a task type's name (format 2.1) */
+	VS_REC_RAN_INSTEAD	= 19,	/* who ran while a task waited in the
+					   run queue (format 2.3) */
 	/* 32..47: signature files (varscope signature) */
 	VS_REC_SIG_FUNC		= 32,	/* a profiled function */
 	VS_REC_SIG_EPISODE	= 33,	/* a closed frequent episode of one */
@@ -236,6 +238,18 @@ struct vs_switch {
 	uint8_t preempt;	/* switched out while still runnable */
 };
 
+/*
+ * A thread that ran on a task's CPU while the task waited in its run
+ * queue, and for how long: record writes the top 4 by time, then the rest
+ * as one record of tid 0, before the task.
+ */
+struct vs_ran_instead {
+	uint64_t task_id;
+	uint32_t pid, tid;	/* tid 0: all the others */
+	const char *comm;
+	uint64_t time_ns;
+};
+
 /* vs_task_type_name(), or the function of a --task-func type. */
 struct vs_type_name {
 	uint32_t type;
@@ -280,9 +294,16 @@ struct vs_record {
 		struct vs_wakeup wakeup;
 		struct vs_switch switch_;
 		struct vs_type_name type_name;
+		struct vs_ran_instead ran_instead;
 		struct vs_sig_func sig_func;
 		struct vs_sig_episode sig_episode;
 	};
+	/*
+	 * In memory only, for a task (varscope script): the
+	 * VS_REC_RAN_INSTEAD records of the task, which come before it
+	 */
+	uint32_t nr_ran;
+	const struct vs_ran_instead *ran;
 };
 
 /* The file header. */

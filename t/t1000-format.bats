@@ -37,7 +37,7 @@ open(p, "wb").write(b)' "$@"
 	run kinds all.data
 	assert_success
 	for k in header event_def task sample syscall func symbol_def comm \
-		 process mmap epoch lost segment meta attach wakeup type_name sig_func \
+		 process mmap epoch lost segment meta attach wakeup type_name ran_instead sig_func \
 		 sig_episode; do
 		assert_line --regexp "^$k [0-9]+$"
 	done
@@ -49,7 +49,7 @@ open(p, "wb").write(b)' "$@"
 	"$GEN" -o new.data --unknown-kind --tasks 50
 	run "$VARSCOPE" script -i new.data --format json
 	assert_success
-	assert_line --index 0 --partial '"major":2,"minor":3,'
+	assert_line --index 0 --partial '"major":2,"minor":4,'
 	[ "$(grep -c '"kind":"task"' <<<"$output")" -eq 50 ]
 	refute_output --partial unknown
 }

@@ -15,8 +15,8 @@ for line in sys.stdin:
     n += 1
 print(n)' < <("$VARSCOPE" script --format json)
 	assert_success
-	# header + 8 events + epoch + 18 every-kind + 20 tasks + 40 samples
-	assert_output 88
+	# header + 8 events + epoch + 19 every-kind + 20 tasks + 40 samples
+	assert_output 89
 }
 
 @test "script --format json task lines carry the documented fields" {

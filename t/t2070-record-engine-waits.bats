@@ -153,3 +153,90 @@ load record-lib
 	    assert abs(sum(v[p] for p in parts) - r["latency_ns"]) <= 0.01 * r["latency_ns"], r
 	EOF2
 }
+
+@test "a real-time co-runner on the task's CPU is named first in ran_instead" {
+	require_cmd "$VS_CC"
+	cat > corun.c <<-'EOF2'
+	#define _GNU_SOURCE
+	#include <pthread.h>
+	#include <sched.h>
+	#include <stdio.h>
+	#include <time.h>
+	#include <unistd.h>
+	#include "varscope.h"
+	static volatile int done;
+	static double now_ms(void)
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	}
+	static void pin(int cpu)
+	{
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	/* SCHED_FIFO on the tasks' CPU: 2 ms of spinning every 5 ms */
+	static void *corunner(void *arg)
+	{
+		struct sched_param sp = { .sched_priority = 10 };
+		struct timespec ms3 = { 0, 3000000 };
+		pin(0);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			perror("corunner: SCHED_FIFO");
+		printf("corunner tid=%d\n", gettid());
+		fflush(stdout);
+		while (!done) {
+			double t = now_ms();
+			while (now_ms() - t < 2)
+				;
+			nanosleep(&ms3, NULL);
+		}
+		return arg;
+	}
+	int main(void)
+	{
+		/* real-time too, below the co-runner: no other thread of the
+		 * machine takes CPU 0 from it */
+		struct sched_param sp = { .sched_priority = 5 };
+		pthread_t t;
+		pin(0);
+		pthread_create(&t, NULL, corunner, NULL);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			perror("tasks: SCHED_FIFO");
+		usleep(20000);
+		for (int i = 0; i < 20; i++) {
+			vs_task_begin(1);
+			double t0 = now_ms();
+			while (now_ms() - t0 < 20)
+				;
+			vs_task_end(1);
+		}
+		done = 1;
+		pthread_join(t, NULL);
+		return 0;
+	}
+	EOF2
+	record_app corun
+	assert_success
+	corunner=$(sed -n 's/^corunner tid=//p' <<<"$output")
+	[ -n "$corunner" ]
+	python3 - "$corunner" <<-'EOF2'
+	import json, sys
+	corunner = int(sys.argv[1])
+	T = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	assert len(T) == 20, len(T)
+	waited = [t for t in T if t["values"]["sched.runnable.time"] > 1000000]
+	# the co-runner preempts every 20 ms task about four times
+	assert len(waited) >= 15, [t["values"]["sched.runnable.time"] for t in T]
+	for t in waited:
+	    ran = t["ran_instead"]
+	    assert ran[0]["tid"] == corunner and ran[0]["comm"] == "corun", ran
+	    # most of the wait: only the co-runner outranks the tasks there
+	    assert ran[0]["time_ns"] >= 0.8 * t["values"]["sched.runnable.time"], t
+	    assert len([r for r in ran if r["tid"]]) <= 4, ran
+	    assert sum(r["time_ns"] for r in ran) <= t["values"]["sched.runnable.time"] * 1.01, t
+	EOF2
+}

@@ -263,6 +263,20 @@ void vs_print_record_text(FILE *fp, const struct vs_reader *r,
 			put_u64(fp, rec->task.end - rec->task.start);
 		}
 	}
+	/* ran_instead=TID:COMM:NS,... (tid 0: the others) */
+	for (i = 0; rec->kind == VS_REC_TASK && i < rec->nr_ran; i++) {
+		const struct vs_ran_instead *ri = &rec->ran[i];
+
+		if (i)
+			putc_unlocked(',', fp);
+		else
+			put_key(fp, "ran_instead");
+		put_u64(fp, ri->tid);
+		putc_unlocked(':', fp);
+		json_put_string(fp, ri->comm);
+		putc_unlocked(':', fp);
+		put_u64(fp, ri->time_ns);
+	}
 	putc_unlocked('\n', fp);
 }
 
@@ -343,6 +357,25 @@ void vs_print_record_json(FILE *fp, const struct vs_reader *r,
 			json_key(&j, "latency_ns");
 			json_u64(&j, rec->task.end - rec->task.start);
 		}
+	}
+	if (rec->kind == VS_REC_TASK && rec->nr_ran) {
+		json_key(&j, "ran_instead");
+		json_begin_array(&j);
+		for (i = 0; i < rec->nr_ran; i++) {
+			const struct vs_ran_instead *ri = &rec->ran[i];
+
+			json_begin_object(&j);
+			json_key(&j, "pid");
+			json_u64(&j, ri->pid);
+			json_key(&j, "tid");
+			json_u64(&j, ri->tid);
+			json_key(&j, "comm");
+			json_string(&j, ri->comm);
+			json_key(&j, "time_ns");
+			json_u64(&j, ri->time_ns);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
 	}
 	json_end_object(&j);
 	json_newline(&j);

@@ -455,6 +455,8 @@ static void write_every_kind(struct gen *g)
 			.weight = 312, .data_src = 0x68100142,
 			.nr_callchain = 3, .callchain = chain } },
 		{ .kind = VS_REC_TYPE_NAME, .type_name = { 7, "checkout" } },
+		{ .kind = VS_REC_RAN_INSTEAD, .ran_instead = { 999, 1000, 1003,
+							       "corunner", 2500000 } },
 		{ .kind = VS_REC_SIG_FUNC, .sig_func = { 3, 1000, 52000,
 							 "PortalRun" } },
 		{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 3, 870, 4,

@@ -77,6 +77,8 @@ static const struct vs_record recs[] = {
 	{ .kind = VS_REC_WAKEUP, .wakeup = { 17000, 11, 12, 1 } },
 	{ .kind = VS_REC_SWITCH, .switch_ = { 17500, 11, 1, 1, 1 } },
 	{ .kind = VS_REC_TYPE_NAME, .type_name = { 0xfffffffeu, "checkout" } },
+	{ .kind = VS_REC_RAN_INSTEAD, .ran_instead = { 0xfedcba9876543210ull,
+		10, 11, "corunner", 3000000 } },
 	{ .kind = VS_REC_SIG_FUNC, .sig_func = { 4, 1000, 52000, "PortalRun" } },
 	{ .kind = VS_REC_SIG_EPISODE, .sig_episode = { 4, 999, 3, syscalls } },
 };
@@ -191,6 +193,13 @@ static int same_record(const struct vs_record *x, const struct vs_record *y)
 		const struct vs_type_name *a = &x->type_name, *b = &y->type_name;
 
 		return EQ(type) && STR(name);
+	}
+	case VS_REC_RAN_INSTEAD: {
+		const struct vs_ran_instead *a = &x->ran_instead,
+					    *b = &y->ran_instead;
+
+		return EQ(task_id) && EQ(pid) && EQ(tid) && STR(comm) &&
+		       EQ(time_ns);
 	}
 	case VS_REC_SIG_FUNC: {
 		const struct vs_sig_func *a = &x->sig_func, *b = &y->sig_func;
