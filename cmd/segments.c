@@ -24,22 +24,6 @@
 #include "../ui/table.h"
 #include "../ui/units.h"
 
-/*
- * Figures held and printed, one per task type and segment: a trace of
- * many small types cut into many slices would otherwise cost their
- * product, whatever the size of the file.
- */
-#define SEG_FIGURES_MAX		(4u << 20)
-
-/* One task type's figures in every segment. */
-struct seg_type {
-	uint32_t type;
-	struct vs_latency_stats *stats;		/* by segment */
-	bool *counted;				/* enough tasks */
-	uint64_t *p99;
-	struct vs_segment_summary sum;
-};
-
 struct segments {
 	const char *inputs;
 	const char *type;
@@ -48,10 +32,7 @@ struct segments {
 	int min_tasks;
 	enum vs_output_format format;
 	struct vs_segment_list list;
-	unsigned int nr_types;
-	struct seg_type *types;		/* ascending type */
-	size_t types_wanted;		/* past SEG_FIGURES_MAX: how many */
-	struct vs_type_names names;	/* of the segments' files */
+	struct vs_segment_table table;	/* the figures of every segment */
 };
 
 static const char *const segments_usage[] = {
@@ -59,85 +40,16 @@ static const char *const segments_usage[] = {
 	NULL
 };
 
-static void seg_type_release(struct seg_type *t)
-{
-	free(t->stats);
-	free(t->counted);
-	free(t->p99);
-}
-
-/*
- * The types of @ts that @sg does not have yet, added with empty figures
- * in every segment: both lists ascend, so one merge from their ends, in
- * time linear in the two.  -1 when memory runs out or when the figures
- * would pass SEG_FIGURES_MAX (@sg->types_wanted says how many types).
- */
-static int add_types(struct segments *sg, const struct vs_taskset *ts)
-{
-	size_t i = 0, j, k, nr = sg->nr_types, fresh = 0;
-	struct seg_type *t;
-
-	for (j = 0; j < ts->nr_types; j++) {
-		while (i < nr && sg->types[i].type < ts->types[j].type)
-			i++;
-		fresh += i == nr || sg->types[i].type != ts->types[j].type;
-	}
-	if (!fresh)
-		return 0;
-	if (nr + fresh > SEG_FIGURES_MAX / sg->list.nr) {
-		sg->types_wanted = nr + fresh;
-		return -1;
-	}
-	t = realloc(sg->types, (nr + fresh) * sizeof(*t));
-	if (!t)
-		return -1;
-	sg->types = t;
-	for (i = nr, j = ts->nr_types, k = nr + fresh; j > 0;) {
-		uint32_t type = ts->types[j - 1].type;
-
-		if (i > 0 && t[i - 1].type >= type) {
-			j -= t[i - 1].type == type;
-			t[--k] = t[--i];
-			continue;
-		}
-		t[--k] = (struct seg_type){
-			.type = type,
-			.stats = calloc(sg->list.nr, sizeof(*t->stats)),
-			.counted = calloc(sg->list.nr, sizeof(*t->counted)),
-			.p99 = calloc(sg->list.nr, sizeof(*t->p99)),
-		};
-		j--;
-	}
-	sg->nr_types = nr + fresh;
-	for (k = 0; k < sg->nr_types; k++)
-		if (!t[k].stats || !t[k].counted || !t[k].p99)
-			return -1;
-	return 0;
-}
-
 /* Latency figures of segment @s from its tasks @ts (vs_segment_fn). */
 static int measure_segment(void *arg, size_t s, struct vs_taskset *ts)
 {
 	struct segments *sg = arg;
-	unsigned int i, k = 0;
 	int ret;
 
 	if (ts->warning)
 		fprintf(stderr, "varscope segments: warning: %s\n",
 			ts->warning);
-	ret = add_types(sg, ts);
-	for (i = 0; i < ts->nr_types && !ret; i++) {
-		struct seg_type *t;
-
-		while (sg->types[k].type != ts->types[i].type)
-			k++;		/* there: add_types() */
-		t = &sg->types[k];
-		vs_latency_stats(&ts->types[i], &t->stats[s]);
-		t->p99[s] = t->stats[s].p99;
-		t->counted[s] = t->stats[s].tasks >= (size_t)sg->min_tasks;
-	}
-	if (!ret)
-		ret = vs_type_names_merge(&sg->names, &ts->names);
+	ret = vs_segment_table_add(&sg->table, s, ts);
 	vs_taskset_free(ts);
 	return ret;
 }
@@ -150,37 +62,33 @@ static int measure(struct segments *sg)
 	};
 	struct vs_progress progress;
 	char err[512];
-	unsigned int i;
 	int ret;
 
+	sg->table.nr_segments = sg->list.nr;
+	sg->table.min_tasks = sg->min_tasks;
 	vs_progress_start(&progress, "Reading segments");
 	o.progress = vs_progress_cb;
 	o.progress_arg = &progress;
 	ret = vs_session_read_segments(&sg->list, &o, measure_segment, sg,
 				       err, sizeof(err));
 	vs_progress_end(&progress);
-	if (ret && sg->types_wanted) {
+	if (ret && sg->table.types_wanted) {
 		fprintf(stderr, "varscope segments: %zu task types or more "
 			"in %zu segments: more figures than %u (one per type "
 			"and segment): choose a type (--type) or a longer "
-			"--length\n", sg->types_wanted, sg->list.nr,
-			SEG_FIGURES_MAX);
+			"--length\n", sg->table.types_wanted, sg->list.nr,
+			VS_SEGMENT_FIGURES_MAX);
 		return 1;
 	}
 	if (ret) {
 		fprintf(stderr, "varscope segments: %s\n", err);
 		return ret;
 	}
-	for (i = 0; i < sg->nr_types; i++)
-		if (vs_segment_summarize(sg->types[i].p99,
-					 sg->types[i].counted, sg->list.nr,
-					 &sg->types[i].sum))
-			return 1;
-	return 0;
+	return vs_segment_table_summarize(&sg->table) ? 1 : 0;
 }
 
 /* "max", "median", "min" (joined by '/' when one segment is several), or "". */
-static const char *mark(const struct seg_type *t, size_t s, char *buf,
+static const char *mark(const struct vs_segment_type *t, size_t s, char *buf,
 			size_t len)
 {
 	buf[0] = 0;
@@ -199,7 +107,7 @@ static const char *mark(const struct seg_type *t, size_t s, char *buf,
 /* --- text --- */
 
 static void print_text_type(const struct segments *sg,
-			    const struct seg_type *t)
+			    const struct vs_segment_type *t)
 {
 	enum { SEG, FROM, TO, TASKS, P50, P99, COV, MARK, NR_COLS };
 	struct vs_table *tab = vs_table_new(NR_COLS);
@@ -209,7 +117,7 @@ static void print_text_type(const struct segments *sg,
 	if (!tab)
 		return;
 	printf("# Task type %s: %zu of %zu segments with at least %d tasks\n",
-	       vs_type_label(&sg->names, t->type, type, sizeof(type)),
+	       vs_type_label(&sg->table.names, t->type, type, sizeof(type)),
 	       t->sum.nr, sg->list.nr, sg->min_tasks);
 	vs_table_column(tab, SEG, "Segment", VS_ALIGN_LEFT);
 	vs_table_column(tab, FROM, "From", VS_ALIGN_RIGHT);
@@ -275,8 +183,8 @@ static void print_text(const struct segments *sg)
 		printf("# varscope segments: %zu segments\n", sg->list.nr);
 	printf("# latency of the tasks that end in each segment; CoV = "
 	       "standard deviation / mean\n#\n");
-	for (i = 0; i < sg->nr_types; i++)
-		print_text_type(sg, &sg->types[i]);
+	for (i = 0; i < sg->table.nr_types; i++)
+		print_text_type(sg, &sg->table.types[i]);
 }
 
 /* --- JSON --- */
@@ -293,7 +201,8 @@ static void json_range(struct json_out *j, const struct vs_trace_segment *seg)
 }
 
 static void json_pick(const struct segments *sg, struct json_out *j,
-		      const struct seg_type *t, const char *key, size_t s)
+		      const struct vs_segment_type *t, const char *key,
+		      size_t s)
 {
 	json_key(j, key);
 	if (!t->sum.nr) {
@@ -337,15 +246,16 @@ static void print_json(const struct segments *sg)
 	json_end_array(&j);
 	json_key(&j, "task_types");
 	json_begin_array(&j);
-	for (i = 0; i < sg->nr_types; i++) {
-		const struct seg_type *t = &sg->types[i];
+	for (i = 0; i < sg->table.nr_types; i++) {
+		const struct vs_segment_type *t = &sg->table.types[i];
 
 		json_begin_object(&j);
 		json_key(&j, "type");
 		json_u64(&j, t->type);
-		if (vs_type_names_get(&sg->names, t->type)) {
+		if (vs_type_names_get(&sg->table.names, t->type)) {
 			json_key(&j, "type_name");
-			json_string(&j, vs_type_names_get(&sg->names, t->type));
+			json_string(&j, vs_type_names_get(&sg->table.names,
+							  t->type));
 		}
 		json_key(&j, "segments");
 		json_begin_array(&j);
@@ -393,8 +303,8 @@ static void print_csv(const struct segments *sg)
 
 	printf("type,segment,file,from_ns,to_ns,tasks,p50_ns,p99_ns,mean_ns,"
 	       "cov,counted,mark\n");
-	for (i = 0; i < sg->nr_types; i++) {
-		const struct seg_type *t = &sg->types[i];
+	for (i = 0; i < sg->table.nr_types; i++) {
+		const struct vs_segment_type *t = &sg->table.types[i];
 
 		for (s = 0; s < sg->list.nr; s++) {
 			const struct vs_trace_segment *seg = &sg->list.seg[s];
@@ -469,7 +379,6 @@ int cmd_segments(int argc, const char **argv)
 			   "text, json or csv"),
 		OPT_END()
 	};
-	unsigned int i;
 	int ret;
 
 	argc = parse_options(argc, argv, options, segments_usage, 0);
@@ -477,7 +386,7 @@ int cmd_segments(int argc, const char **argv)
 	ret = collect(&sg, argc, argv);
 	if (!ret)
 		ret = measure(&sg);
-	if (!ret && !sg.nr_types) {
+	if (!ret && !sg.table.nr_types) {
 		fprintf(stderr, "varscope segments: no tasks%s%s in the "
 			"segments\n", sg.type ? " of type " : "",
 			sg.type ? sg.type : "");
@@ -491,10 +400,7 @@ int cmd_segments(int argc, const char **argv)
 		else
 			print_text(&sg);
 	}
-	for (i = 0; i < sg.nr_types; i++)
-		seg_type_release(&sg.types[i]);
-	free(sg.types);
 	vs_segment_list_release(&sg.list);
-	vs_type_names_release(&sg.names);
+	vs_segment_table_release(&sg.table);
 	return ret;
 }

@@ -503,3 +503,102 @@ bool vs_segment_same(const struct vs_trace_segment *x,
 	return !strcmp(x->path, y->path) && x->from_ns == y->from_ns &&
 	       x->to_ns == y->to_ns;
 }
+
+/* --- the latency figures of many segments --- */
+
+/*
+ * The types of @ts that @tab does not have yet, added with empty figures
+ * in every segment: both lists ascend, so one merge from their ends, in
+ * time linear in the two.  -1 when memory runs out or when the figures
+ * would pass VS_SEGMENT_FIGURES_MAX (@tab->types_wanted says how many
+ * types).
+ */
+static int add_types(struct vs_segment_table *tab, const struct vs_taskset *ts)
+{
+	size_t i = 0, j, k, nr = tab->nr_types, fresh = 0;
+	struct vs_segment_type *t;
+
+	for (j = 0; j < ts->nr_types; j++) {
+		while (i < nr && tab->types[i].type < ts->types[j].type)
+			i++;
+		fresh += i == nr || tab->types[i].type != ts->types[j].type;
+	}
+	if (!fresh)
+		return 0;
+	if (nr + fresh > VS_SEGMENT_FIGURES_MAX / tab->nr_segments) {
+		tab->types_wanted = nr + fresh;
+		return -1;
+	}
+	t = realloc(tab->types, (nr + fresh) * sizeof(*t));
+	if (!t)
+		return -1;
+	tab->types = t;
+	for (i = nr, j = ts->nr_types, k = nr + fresh; j > 0;) {
+		uint32_t type = ts->types[j - 1].type;
+
+		if (i > 0 && t[i - 1].type >= type) {
+			j -= t[i - 1].type == type;
+			t[--k] = t[--i];
+			continue;
+		}
+		t[--k] = (struct vs_segment_type){
+			.type = type,
+			.stats = calloc(tab->nr_segments, sizeof(*t->stats)),
+			.counted = calloc(tab->nr_segments, sizeof(*t->counted)),
+			.p99 = calloc(tab->nr_segments, sizeof(*t->p99)),
+		};
+		j--;
+	}
+	tab->nr_types = nr + fresh;
+	for (k = 0; k < tab->nr_types; k++)
+		if (!t[k].stats || !t[k].counted || !t[k].p99)
+			return -1;
+	return 0;
+}
+
+int vs_segment_table_add(struct vs_segment_table *tab, size_t seg,
+			 const struct vs_taskset *ts)
+{
+	unsigned int i, k = 0;
+
+	if (add_types(tab, ts))
+		return -1;
+	for (i = 0; i < ts->nr_types; i++) {
+		struct vs_segment_type *t;
+
+		while (tab->types[k].type != ts->types[i].type)
+			k++;		/* there: add_types() */
+		t = &tab->types[k];
+		vs_latency_stats(&ts->types[i], &t->stats[seg]);
+		t->p99[seg] = t->stats[seg].p99;
+		t->counted[seg] = t->stats[seg].tasks >= tab->min_tasks;
+	}
+	return vs_type_names_merge(&tab->names, &ts->names);
+}
+
+int vs_segment_table_summarize(struct vs_segment_table *tab)
+{
+	unsigned int i;
+
+	for (i = 0; i < tab->nr_types; i++)
+		if (vs_segment_summarize(tab->types[i].p99,
+					 tab->types[i].counted,
+					 tab->nr_segments, &tab->types[i].sum))
+			return -1;
+	return 0;
+}
+
+void vs_segment_table_release(struct vs_segment_table *tab)
+{
+	unsigned int i;
+
+	for (i = 0; i < tab->nr_types; i++) {
+		free(tab->types[i].stats);
+		free(tab->types[i].counted);
+		free(tab->types[i].p99);
+	}
+	free(tab->types);
+	vs_type_names_release(&tab->names);
+	tab->types = NULL;
+	tab->nr_types = 0;
+}

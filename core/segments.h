@@ -232,4 +232,50 @@ size_t vs_segments_by_p99(const uint64_t *p99, const bool *counted, size_t n,
 int vs_segment_summarize(const uint64_t *p99, const bool *counted, size_t n,
 			 struct vs_segment_summary *sum);
 
+/* --- the latency figures of many segments (VarMRI's Table 3) --- */
+
+/*
+ * Figures held, one per task type and segment: a trace of many small
+ * types cut into many slices would otherwise cost their product,
+ * whatever the size of the file.
+ */
+#define VS_SEGMENT_FIGURES_MAX	(4u << 20)
+
+/* One task type's figures in every segment. */
+struct vs_segment_type {
+	uint32_t type;
+	struct vs_latency_stats *stats;		/* by segment */
+	bool *counted;				/* enough tasks */
+	uint64_t *p99;
+	struct vs_segment_summary sum;		/* of ..._table_summarize() */
+};
+
+struct vs_segment_table {
+	size_t nr_segments;		/* set before the first add */
+	size_t min_tasks;		/* fewer tasks: a segment not counted */
+	unsigned int nr_types;
+	struct vs_segment_type *types;	/* ascending type */
+	size_t types_wanted;		/* past VS_SEGMENT_FIGURES_MAX: how
+					 * many */
+	struct vs_type_names names;	/* of the segments' task sets */
+};
+
+/**
+ * vs_segment_table_add - the latency figures of segment @seg from its
+ * tasks @ts, and the names of their types
+ *
+ * Returns 0, or -1 when memory runs out or when the figures would pass
+ * VS_SEGMENT_FIGURES_MAX (@tab->types_wanted then says how many types).
+ */
+int vs_segment_table_add(struct vs_segment_table *tab, size_t seg,
+			 const struct vs_taskset *ts);
+
+/**
+ * vs_segment_table_summarize - each type's max, median and min segment
+ * by p99 (vs_segment_summarize()); 0, or -1 on ENOMEM
+ */
+int vs_segment_table_summarize(struct vs_segment_table *tab);
+
+void vs_segment_table_release(struct vs_segment_table *tab);
+
 #endif /* VS_CORE_SEGMENTS_H */
