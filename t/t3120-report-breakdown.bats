@@ -3,7 +3,8 @@
 # into the vectors, irq.soft.time into the softirqs; later the waits into
 # their system calls) gets the note "mostly PART: N% of it in the high
 # tasks" when one part holds most of it; checked on a real recording
-# against the shares Python computes from the trace's own values.
+# against the shares Python computes from the trace's own values, and on
+# waits whose system call is known: a sleep and an fdatasync.
 
 load test-lib
 load record-lib
@@ -55,4 +56,24 @@ for t in json.load(open("r.json"))["task_types"]:
 		grep -qE "^ +[0-9]+ +${total//./\\.} .*mostly $part: $pct% of it in the high tasks" r.txt ||
 			fail "no note for $total: mostly $part: $pct%"
 	done < mostly
+}
+
+@test "report: a sleeping type's wait is in clock_nanosleep, a syncing type's in fdatasync" {
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o syncs \
+		"$SRC/t/t3120/syncs.c" "$VS_LIBDIR/libvarscope.a"
+	# the file on the disk of the test's folder (not a tmpfs), synced
+	"$VARSCOPE" record -o t.data -- ./syncs "$TEST_TMP/synced" \
+		> /dev/null 2> err || { cat err; false; }
+	"$VARSCOPE" report -i t.data --min-tasks 50 --format json > r.json
+	run python3 -c 'import json
+for t in json.load(open("r.json"))["task_types"]:
+    for e in t["ranking"]:
+        m = e["mostly"]
+        if e["event"] in ("sched.blocked.time", "sched.iowait.time") and m:
+            print(t["type_name"], e["event"], m["event"])'
+	assert_success
+	assert_line "sleep sched.blocked.time sched.blocked.clock_nanosleep.time"
+	assert_line "sync sched.iowait.time sched.iowait.fdatasync.time"
+	run "$VARSCOPE" report -i t.data --min-tasks 50 --type sleep
+	assert_line --regexp '^ +[0-9]+ +sched\.blocked\.time .*mostly clock_nanosleep: [0-9]+% of it in the high tasks'
 }
