@@ -24,6 +24,7 @@
 #include "ui/units.h"
 #include "ui/vtree-print.h"
 
+#define RAN_SHOWN	5	/* threads named in the run-queue line */
 #define SVG_TOP_DEFAULT	5	/* event plots per type unless --top */
 #define SVG_TOP_MAX	11
 #define SVG_COLUMNS	3
@@ -176,6 +177,33 @@ static double probe_share(const struct vs_report_print *p,
 {
 	return tr->latency_p50 ? (double)p->trace->head.probe_cost_ns /
 				 tr->latency_p50 : 0;
+}
+
+/*
+ * "# run-queue waits of the slow tasks: 287 ms; hogger/4512 201 ms, ...":
+ * the tasks where sched.runnable.time is high, and who ran instead
+ */
+static void print_text_ran(const struct vs_report_print *p)
+{
+	const struct vs_ran_blame *b = p->ran;
+	char a[32];
+	size_t i;
+
+	if (!b || !b->nr)
+		return;
+	printf("# run-queue waits of the slow tasks: %s",
+	       vs_format_ns(a, sizeof(a), (double)b->wait_ns));
+	for (i = 0; i < b->nr && i < RAN_SHOWN; i++) {
+		const struct vs_ran_thread *t = &b->threads[i];
+
+		if (t->tid)
+			printf("%s %s/%u %s", i ? "," : ";", t->comm, t->tid,
+			       vs_format_ns(a, sizeof(a), (double)t->time_ns));
+		else
+			printf("%s others %s", i ? "," : ";",
+			       vs_format_ns(a, sizeof(a), (double)t->time_ns));
+	}
+	printf("%s\n", b->nr > RAN_SHOWN ? ", ..." : "");
 }
 
 /* The tail past pTarget, when a deeper target shows what it hides. */
@@ -409,9 +437,10 @@ static void print_text_type(const struct vs_report_print *p,
 						     sizeof(notes)));
 		vs_table_end_row(t);
 	}
-	if (shown)
+	if (shown) {
 		vs_table_print(t, stdout);
-	else
+		print_text_ran(p);
+	} else
 		printf("# no event recorded by at least %zu %s\n",
 		       p->rank->min_tasks,
 		       vs_plural(p->rank->min_tasks, "task", "tasks"));
@@ -483,6 +512,30 @@ static void json_event_ref(struct json_out *j, const char *key,
 		json_u64(j, tasks);
 	}
 	json_end_object(j);
+}
+
+/* "ran_instead": [{"comm","pid","tid","time_ns","tasks"}, ...] */
+static void json_ran_instead(struct json_out *j, const struct vs_ran_blame *b)
+{
+	size_t i;
+
+	json_key(j, "ran_instead");
+	json_begin_array(j);
+	for (i = 0; i < b->nr; i++) {
+		json_begin_object(j);
+		json_key(j, "comm");
+		json_string(j, b->threads[i].comm);
+		json_key(j, "pid");
+		json_u64(j, b->threads[i].pid);
+		json_key(j, "tid");
+		json_u64(j, b->threads[i].tid);
+		json_key(j, "time_ns");
+		json_u64(j, b->threads[i].time_ns);
+		json_key(j, "tasks");
+		json_u64(j, b->threads[i].tasks);
+		json_end_object(j);
+	}
+	json_end_array(j);
 }
 
 static void json_ranked_event(const struct vs_report_print *p,
@@ -572,6 +625,8 @@ static void json_ranked_event(const struct vs_report_print *p,
 	} else {
 		json_null(j);
 	}
+	if (p->ran && er->event == p->ran_event)
+		json_ran_instead(j, p->ran);
 	json_callers(p, j, tr, er);
 	json_end_object(j);
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "core/ran-instead.h"
 #include "core/ranking.h"
 #include "core/session.h"
 #include "core/tail-hint.h"
@@ -34,6 +35,9 @@ struct vs_report_print {
 	const char *no_tree;		/* ... why there is none */
 	const struct vs_tail_hint *tail;	/* of the type being printed */
 	const struct vs_task_type *tt;	/*   and its tasks */
+	const struct vs_ran_blame *ran;	/*   and who ran instead of its
+					 * tasks, or NULL */
+	int ran_event;			/*   sched.runnable.time's id */
 	struct json_out json;		/* VS_FORMAT_JSON: the document */
 };
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bats
+# t3130-report-ran-instead: who ran while the slow tasks waited in the run
+# queue.  A program's tasks spin on CPU 0 beside a real-time co-runner on
+# the same CPU (t/t3130/corun.c): report names that co-runner first, in
+# text under the ranking and in JSON on sched.runnable.time.
+# varscope-test: exclusive
+
+load test-lib
+load record-lib
+
+@test "report: a real-time co-runner is named first in ran_instead" {
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o corun \
+		"$SRC/t/t3130/corun.c" "$VS_LIBDIR/libvarscope.a"
+	"$VARSCOPE" record -o t.data -- ./corun > truth 2> err ||
+		{ cat err; false; }
+	hog=$(sed -n 's/^hogger //p' truth)
+	[ -n "$hog" ]
+	run "$VARSCOPE" report -i t.data --min-tasks 10 --format json
+	assert_success
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+e = [e for e in t["ranking"] if e["event"] == "sched.runnable.time"][0]
+r = e["ran_instead"]
+assert r and r[0]["comm"] == "hogger" and r[0]["tid"] == '"$hog"', r
+assert r[0]["pid"] == '"$hog"' and r[0]["tasks"] >= 1, r
+named = [x["time_ns"] for x in r if x["tid"]]
+assert named == sorted(named, reverse=True), r
+assert all(x["tid"] for x in r[:len(named)]), r   # the others last
+assert r[0]["time_ns"] <= sum(x["time_ns"] for x in r)' <<<"$output"
+	run "$VARSCOPE" report -i t.data --min-tasks 10
+	assert_line --regexp "^# run-queue waits of the slow tasks: [0-9.]+ [mu]?s; hogger/$hog [0-9.]+ [mu]?s"
+}
