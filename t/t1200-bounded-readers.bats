@@ -52,15 +52,16 @@ tui_quits() {
 	grep -q "run.time" tui.out
 }
 
-@test "20,000 task types, each with an event id of its own: every reader" {
-	# each task lives in an epoch of its own where one event, its task's
-	# number, is live: type N has one column, of event N
-	"$GEN" -o cols.data --events 65000 --live-events 1 --epoch-tasks 1 \
-		--types 20000 --tasks 20000
+@test "4,000 task types, each with an event id of its own: every reader" {
+	# each task lives in an epoch of its own where 16 events are live,
+	# those of ids 16 N to 16 N + 15 for task N: a type's columns have
+	# ids up to 64,000 (a table by id per type: about 1 GB)
+	"$GEN" -o cols.data --events 65000 --live-events 16 --epoch-tasks 1 \
+		--types 4000 --tasks 4000
 	[ "$(stat -c %s cols.data)" -lt 1000000 ]
 	run --separate-stderr bounded "$VARSCOPE" report -i cols.data
 	assert_success
-	assert_output --partial "# Task type 19999: "
+	assert_output --partial "# Task type 3999: "
 	run --separate-stderr bounded "$VARSCOPE" segments -i cols.data \
 		--min-tasks 1 --format csv
 	assert_success
