@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t2070-record-output: the files commands write, root writing where others
+# t2080-record-output: the files commands write, root writing where others
 # can.  A name that is another user's symbolic link in a sticky directory
 # is refused (its target never created), and so is a FIFO, before the
 # command starts; an existing file is replaced by a new one, never opened
@@ -9,7 +9,7 @@
 load test-lib
 load record-lib
 
-USER_NAME=vs-t2070-$$
+USER_NAME=vs-t2080-$$
 
 teardown() {
 	userdel "$USER_NAME" 2>/dev/null || true
