@@ -2,6 +2,8 @@
 /*
  * record.c - the recording engine: run the command, register its threads,
  * track its processes and mappings, drain every ring, account, write.
+ * The session's struct is core/record/recorder.h's; the end's summary is
+ * core/record/summary.c.
  *
  * The program links libvarscope; VARSCOPE_CTL in its environment names
  * the rate and an abstract unix socket.  Each thread registers there at
@@ -41,6 +43,7 @@
 #include "core/array.h"
 #include "core/plural.h"
 #include "core/record-int.h"
+#include "core/record/recorder.h"
 #include "core/sort.h"
 #include "core/symbols.h"
 #include "core/wakeup.h"
@@ -51,90 +54,13 @@
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
 #define VS_FLUSH_NS		1000000000ull
 #define VS_TRACK_PAGES		64
-#define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */
-#define VS_WAKE_FILTER_MAX	4096	/* the kernel takes a page */
-#define VS_WAKE_RAW_MAX		64	/* sched_waking's raw data: 36 */
-#define VS_WAKE_SEEN		4	/* wake-ups a twin is looked for in */
-#define VS_WAKE_TWIN_NS		5000	/* twins are written this close */
-#define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
-#define VS_MAX_CPUS		1024
-
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"
 #endif
 
-struct thread_exit {
-	uint32_t tid;
-	uint64_t time;
-};
-
-struct vs_recorder {
-	struct vs_session s;
-	const struct vs_record_opts *opts;
-	pid_t child;
-	struct vs_workload workload;	/* the command, before its exec */
-	char ctl[160];			/* VARSCOPE_CTL=... for it */
-	int child_status;
-	char child_comm[16];		/* its name once it ran, "" before */
-	bool child_reaped;
-	bool child_done;
-	bool child_left;		/* it outlived its SIGTERM: left running */
-	int listen_fd;
-	char sock_name[64];
-	int nr_cpus;
-	struct vs_perf_ring track[VS_MAX_CPUS];
-	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
-						 * thread: apart, so that a
-						 * flood cannot drop tracking */
-	uint64_t lost_tracking;		/* tracking and wake-up records */
-	uint64_t wakeups_read;		/* sched_waking samples read */
-	struct vs_wake_filter {		/* per CPU, into wake[cpu] */
-		int fd;			/* filtered on the recorded tids */
-		struct vs_wake_seen {	/* the last wake-ups read */
-			uint64_t id, time;
-			uint32_t tid, raw_size;
-			char raw[VS_WAKE_RAW_MAX];
-		} seen[VS_WAKE_SEEN];
-		unsigned int next_seen;
-	} wake_filter[VS_MAX_CPUS];
-	bool wake_unfiltered;		/* the kernel refused a filter */
-	uint32_t epoch;
-	uint64_t start, next_epoch, next_flush, stop_at;
-	bool recording;		/* false after an output error */
-	uint64_t late_threads;	/* registered after it: not recorded */
-	bool attached;		/* -p: the process is not ours */
-	char *raw_events;	/* -e hardware events, comma separated */
-	int *extra_fds;		/* tracking events, tracepoints kept open */
-	unsigned int nr_extra_fds;
-	struct command_proc {	/* the command's processes, unsorted */
-		pid_t pid;
-		uint64_t state;	/* hash of what resync_proc() wrote */
-		uint64_t exit_time;	/* its leader's EXIT, 0: none yet */
-	} *procs;
-	size_t nr_procs, alloc_procs;
-	bool resync;		/* tracking records lost: resync_command() */
-	uint64_t resyncs;	/* process states written again */
-	struct vs_track_batch {	/* tracking records of a drain */
-		char *buf;
-		size_t len, alloc;
-	} batch;
-	char dropped_tps[512];	/* tracepoints refused per thread */
-	int refuse_errno;	/* why opening a thread's events failed */
-	struct vs_syscall_trace *syscalls;	/* --syscalls */
-	struct thread_exit *exits;	/* seen in this drain of the tracking */
-	size_t nr_exits, cap_exits;
-	struct build_id_of {	/* files whose build-id was read here */
-		char *path;
-		uint8_t id[VS_BUILD_ID_MAX];
-		size_t len;
-	} *build_ids;
-	size_t nr_build_ids, cap_build_ids;
-};
-
 static volatile sig_atomic_t stop_signal;
 
-/* Left in the trace as a note and printed in the summary. */
-static const char fault_time_note[] =
+const char vs_fault_time_note[] =
 	"fault.page.time unavailable: page faults have no exit tracepoint "
 	"and this kernel has no kprobes; fault.page.count only";
 
@@ -336,7 +262,7 @@ static int release_child(struct vs_recorder *r)
  * while it is there and not reaped (its pid is not another's yet);
  * argv[0] until then.
  */
-static const char *command_name(struct vs_recorder *r)
+const char *vs_record_command_name(struct vs_recorder *r)
 {
 	char path[64];
 	ssize_t n;
@@ -369,7 +295,7 @@ static pid_t reap_command(struct vs_recorder *r, int flags)
 
 	if (!waitid(P_PID, r->child, &si, WEXITED | WNOWAIT | flags) &&
 	    si.si_pid == r->child)
-		command_name(r);
+		vs_record_command_name(r);
 	pid = waitpid(r->child, &r->child_status, flags);
 	if (pid == r->child)
 		r->child_reaped = true;
@@ -1733,7 +1659,7 @@ static void write_metas(struct vs_recorder *r)
 	vs_session_write_meta(&r->s, "rate", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
-	vs_session_write_meta(&r->s, "note", fault_time_note);
+	vs_session_write_meta(&r->s, "note", vs_fault_time_note);
 	if (r->dropped_tps[0]) {
 		char note[600];
 
@@ -1983,198 +1909,6 @@ static const char *signal_name(int sig)
 	return name ? name : "unknown signal";
 }
 
-/*
- * The recording ends with the command: a daemon's parent exits at once
- * and leaves its server running, unrecorded.  Say so, with what to do.
- */
-static void left_running(struct vs_recorder *r)
-{
-	unsigned int i, n = 0;
-	pid_t first = 0;
-
-	if (r->opts->pid)
-		return;
-	if (r->child_left) {
-		fprintf(stderr, "varscope record: '%s' (pid %d) did not exit "
-			"after SIGTERM: left running, with its processes\n",
-			command_name(r), (int)r->child);
-		return;
-	}
-	for (i = 0; i < r->nr_procs; i++)
-		if (r->procs[i].pid != r->child && !kill(r->procs[i].pid, 0) &&
-		    (!n++ || r->procs[i].pid < first))
-			first = r->procs[i].pid;	/* the oldest, likely */
-	if (n)
-		fprintf(stderr, "varscope record: the command exited and left "
-			"%u %s running, not recorded (pid %d%s): run a "
-			"server in the foreground, or attach with -p\n", n,
-			vs_plural(n, "process", "processes"), (int)first,
-			n > 1 ? ", ..." : "");
-}
-
-/* One summary line: "varscope record: N thing(s) @what". */
-static void count_line(unsigned long long n, const char *one,
-		       const char *many, const char *what)
-{
-	fprintf(stderr, "varscope record: %llu %s %s\n", n,
-		vs_plural(n, one, many), what);
-}
-
-static void summary(struct vs_recorder *r)
-{
-	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
-	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
-	unsigned int files = vs_rotwriter_nr_files(r->s.out);
-	uint64_t written = vs_rotwriter_nr_written(r->s.out, VS_REC_TASK);
-	struct vs_probe_func_stats fs;
-	char where[4200], uncounted[128] = "";
-	int i;
-
-	if (files == 1)
-		snprintf(where, sizeof(where), "1 segment file %s",
-			 vs_rotwriter_path(r->s.out));
-	else if (files)
-		snprintf(where, sizeof(where), "%u segment files %s.0001.., "
-			 "the last %s", files, path,
-			 vs_rotwriter_path(r->s.out));
-	else
-		snprintf(where, sizeof(where), "%s",
-			 strcmp(path, "-") ? path : "the standard output");
-	if (vs_probe_tasks(&r->s))
-		fprintf(stderr, "varscope record: %llu function %s written to "
-			"%s (%llu bytes)\n", (unsigned long long)written,
-			vs_plural(written, "call", "calls"), where,
-			(unsigned long long)vs_rotwriter_bytes(r->s.out));
-	else
-		fprintf(stderr, "varscope record: %llu %s of %llu %s "
-			"written to %s (%llu bytes)\n",
-			(unsigned long long)written,
-			vs_plural(written, "task", "tasks"),
-			(unsigned long long)r->s.stats.threads,
-			vs_plural(r->s.stats.threads, "thread", "threads"), where,
-			(unsigned long long)vs_rotwriter_bytes(r->s.out));
-	if (r->s.tasks_taken > written)
-		fprintf(stderr, "varscope record: %llu more %s ended before "
-			"the output error: lost with the chunk that could not "
-			"be written\n",
-			(unsigned long long)(r->s.tasks_taken - written),
-			vs_plural(r->s.tasks_taken - written, "task", "tasks"));
-	for (i = 0; vs_probe_func_stats(&r->s, i, &fs); i++) {
-		if (fs.nested)
-			fprintf(stderr, "varscope record: %llu %s of %s ran "
-				"inside a call of %s: %s (a thread is in one "
-				"task at a time)\n",
-				(unsigned long long)fs.nested,
-				vs_plural(fs.nested, "call", "calls"), fs.symbol,
-				fs.outer,
-				vs_plural(fs.nested, "not a task", "not tasks"));
-		if (fs.no_return)
-			fprintf(stderr, "varscope record: %llu %s of %s "
-				"left without returning (longjmp): ended at "
-				"the first event past their frame, flagged "
-				"NO_RETURN\n", (unsigned long long)fs.no_return,
-				vs_plural(fs.no_return, "call", "calls"),
-				fs.symbol);
-	}
-	if (vs_rotwriter_nr_removed(r->s.out))
-		fprintf(stderr, "varscope record: %u oldest segment %s "
-			"removed to stay under --max-size\n",
-			vs_rotwriter_nr_removed(r->s.out),
-			vs_plural(vs_rotwriter_nr_removed(r->s.out), "file",
-				  "files"));
-	if (r->opts->probe_funcs)
-		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_FUNC),
-			   "--probe function enter or exit",
-			   "--probe function enters and exits", "written");
-	if (vs_probe_funcs_left(&r->s))
-		count_line(vs_probe_funcs_left(&r->s), "--probe call",
-			   "--probe calls", "left without returning (longjmp): "
-			   "their exits written at the first event past their "
-			   "frame");
-	if (r->s.sampling)
-		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_SAMPLE),
-			   "sample", "samples", "written");
-	if (r->lost_tracking)
-		count_line(r->lost_tracking, "process, mapping or wake-up record",
-			   "process, mapping and wake-up records",
-			   "lost (ring full)");
-	if (r->resyncs)
-		fprintf(stderr, "varscope record: the tracking rings were "
-			"full: the names and mappings of the command's "
-			"processes read again from /proc (%llu changed)\n",
-			(unsigned long long)r->resyncs);
-	if (r->s.stats.lost_uncounted)
-		snprintf(uncounted, sizeof(uncounted), "; %llu %s ended "
-			 "with a full ring, whose last drops the kernel never "
-			 "counted out", (unsigned long long)r->s.stats.lost_uncounted,
-			 vs_plural(r->s.stats.lost_uncounted, "thread",
-				   "threads"));
-	if (r->s.stats.lost_events || r->s.stats.lost_uncounted)
-		fprintf(stderr, "varscope record: %llu kernel %s lost (ring "
-			"full), %llu %s flagged%s; a larger --mmap-pages "
-			"helps\n", (unsigned long long)r->s.stats.lost_events,
-			vs_plural(r->s.stats.lost_events, "event", "events"),
-			(unsigned long long)a->lost_tasks,
-			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
-	if (r->s.stats.dropped_tasks)
-		count_line(r->s.stats.dropped_tasks, "task", "tasks",
-			   "dropped (task ring full)");
-	if (r->s.stats.unmatched_ends)
-		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
-			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
-	if (r->s.stats.bad_threads)
-		count_line(r->s.stats.bad_threads, "thread", "threads",
-			   "wrote impossible values into its task ring (its "
-			   "head, its counts): its later tasks were not read");
-	if (r->s.stats.bad_tasks)
-		count_line(r->s.stats.bad_tasks, "task", "tasks",
-			   "dropped as impossible (ending before they began, "
-			   "outside their thread's time, or out of order)");
-	if (r->s.engine) {
-		struct vs_bpf_engine_stats st;
-
-		vs_bpf_engine_stats(r->s.engine, &st);
-		if (st.event_drops)
-			count_line(st.event_drops, "wake-up or switch record",
-				   "wake-up and switch records",
-				   "lost (the engine's ring full)");
-	}
-	if (r->s.stats.fds_closed)
-		count_line(r->s.stats.fds_closed, "thread", "threads",
-			   "closed the descriptors the recorder passed them (a "
-			   "program that closes every descriptor): their later "
-			   "tasks were not recorded");
-	if (r->s.hw_failures)
-		fprintf(stderr, "varscope record: %llu hardware counter %s "
-			"could not be opened (%s): tasks of those threads lack "
-			"hardware values\n", (unsigned long long)r->s.hw_failures,
-			vs_plural(r->s.hw_failures, "group", "groups"),
-			r->s.hw_error);
-	if (r->s.snapshot_failures)
-		fprintf(stderr, "varscope record: %llu interrupt snapshot %s "
-			"could not be opened (%s): those interrupts stay in the "
-			"hardware deltas\n",
-			(unsigned long long)r->s.snapshot_failures,
-			vs_plural(r->s.snapshot_failures, "event", "events"),
-			r->s.snapshot_error);
-	if (r->s.stats.refused)
-		fprintf(stderr, "varscope record: %llu %s not recorded%s%s\n",
-			(unsigned long long)r->s.stats.refused,
-			vs_plural(r->s.stats.refused, "thread", "threads"),
-			r->refuse_errno ? ": " : "",
-			r->refuse_errno ? strerror(r->refuse_errno) : "");
-	if (r->late_threads)
-		count_line(r->late_threads, "thread", "threads",
-			   "began after the output error: not recorded");
-	if (r->s.stats.names_refused)
-		count_line(r->s.stats.names_refused, "task type name",
-			   "task type names", "refused (not 1 to 64 printable "
-			   "characters, all digits, a second name of a type, "
-			   "or past 4096 types)");
-	fprintf(stderr, "varscope record: %s\n", fault_time_note);
-	left_running(r);
-}
-
 static int exit_status(struct vs_recorder *r)
 {
 	int st = r->child_status;
@@ -2183,7 +1917,8 @@ static int exit_status(struct vs_recorder *r)
 		return 0;
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
-			command_name(r), WTERMSIG(st), signal_name(WTERMSIG(st)));
+			vs_record_command_name(r), WTERMSIG(st),
+			signal_name(WTERMSIG(st)));
 		return 128 + WTERMSIG(st);
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -2221,7 +1956,7 @@ static void wait_command(struct vs_recorder *r)
 			fprintf(stderr, "varscope record: '%s' (pid %d) has not "
 				"exited %d s after SIGTERM: waiting for it; "
 				"interrupt again to leave it running\n",
-				command_name(r), (int)r->child, VS_TERM_NOTE_S);
+				vs_record_command_name(r), (int)r->child, VS_TERM_NOTE_S);
 		nanosleep(&period, NULL);
 	}
 	r->child_done = true;
@@ -2481,7 +2216,7 @@ int vs_record(const struct vs_record_opts *opts)
 	while (register_thread(r, true))
 		;
 	finish(r);
-	summary(r);
+	vs_record_summary(r);
 	status = exit_status(r);
 out:
 	if (r->s.out && vs_rotwriter_close(r->s.out) && r->recording)

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.h - the recording session as the parts of core/record.c's
+ * command see it: struct vs_recorder (the session, the command, the
+ * tracking rings, the output), shared by record.c and the summary
+ * (core/record/summary.c).
+ */
+#ifndef VS_CORE_RECORD_RECORDER_H
+#define VS_CORE_RECORD_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/perf-ring.h"
+#include "core/record-int.h"
+#include "core/symbols.h"
+#include "core/workload.h"
+
+#define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */
+#define VS_WAKE_FILTER_MAX	4096	/* the kernel takes a page */
+#define VS_WAKE_RAW_MAX		64	/* sched_waking's raw data: 36 */
+#define VS_WAKE_SEEN		4	/* wake-ups a twin is looked for in */
+#define VS_WAKE_TWIN_NS		5000	/* twins are written this close */
+#define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
+#define VS_MAX_CPUS		1024
+
+
+struct thread_exit {
+	uint32_t tid;
+	uint64_t time;
+};
+
+struct vs_recorder {
+	struct vs_session s;
+	const struct vs_record_opts *opts;
+	pid_t child;
+	struct vs_workload workload;	/* the command, before its exec */
+	char ctl[160];			/* VARSCOPE_CTL=... for it */
+	int child_status;
+	char child_comm[16];		/* its name once it ran, "" before */
+	bool child_reaped;
+	bool child_done;
+	bool child_left;		/* it outlived its SIGTERM: left running */
+	int listen_fd;
+	char sock_name[64];
+	int nr_cpus;
+	struct vs_perf_ring track[VS_MAX_CPUS];
+	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
+						 * thread: apart, so that a
+						 * flood cannot drop tracking */
+	uint64_t lost_tracking;		/* tracking and wake-up records */
+	uint64_t wakeups_read;		/* sched_waking samples read */
+	struct vs_wake_filter {		/* per CPU, into wake[cpu] */
+		int fd;			/* filtered on the recorded tids */
+		struct vs_wake_seen {	/* the last wake-ups read */
+			uint64_t id, time;
+			uint32_t tid, raw_size;
+			char raw[VS_WAKE_RAW_MAX];
+		} seen[VS_WAKE_SEEN];
+		unsigned int next_seen;
+	} wake_filter[VS_MAX_CPUS];
+	bool wake_unfiltered;		/* the kernel refused a filter */
+	uint32_t epoch;
+	uint64_t start, next_epoch, next_flush, stop_at;
+	bool recording;		/* false after an output error */
+	uint64_t late_threads;	/* registered after it: not recorded */
+	bool attached;		/* -p: the process is not ours */
+	char *raw_events;	/* -e hardware events, comma separated */
+	int *extra_fds;		/* tracking events, tracepoints kept open */
+	unsigned int nr_extra_fds;
+	struct command_proc {	/* the command's processes, unsorted */
+		pid_t pid;
+		uint64_t state;	/* hash of what resync_proc() wrote */
+		uint64_t exit_time;	/* its leader's EXIT, 0: none yet */
+	} *procs;
+	size_t nr_procs, alloc_procs;
+	bool resync;		/* tracking records lost: resync_command() */
+	uint64_t resyncs;	/* process states written again */
+	struct vs_track_batch {	/* tracking records of a drain */
+		char *buf;
+		size_t len, alloc;
+	} batch;
+	char dropped_tps[512];	/* tracepoints refused per thread */
+	int refuse_errno;	/* why opening a thread's events failed */
+	struct vs_syscall_trace *syscalls;	/* --syscalls */
+	struct thread_exit *exits;	/* seen in this drain of the tracking */
+	size_t nr_exits, cap_exits;
+	struct build_id_of {	/* files whose build-id was read here */
+		char *path;
+		uint8_t id[VS_BUILD_ID_MAX];
+		size_t len;
+	} *build_ids;
+	size_t nr_build_ids, cap_build_ids;
+};
+
+/* Left in the trace as a note and printed in the summary. */
+extern const char vs_fault_time_note[];
+
+/**
+ * vs_record_command_name - the command's own name for messages: what it
+ * exec'd last (from /proc while it is not reaped), argv[0] until then
+ */
+const char *vs_record_command_name(struct vs_recorder *r);
+
+/**
+ * vs_record_summary - the end of record's lines on stderr: what was
+ * written, lost, dropped and refused, the notes, and the processes left
+ * running
+ */
+void vs_record_summary(struct vs_recorder *r);
+
+#endif /* VS_CORE_RECORD_RECORDER_H */

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * summary.c - what varscope record says at its end: the tasks and records
+ * written, what was lost, dropped or refused and why, the notes, and the
+ * command's processes left running.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/plural.h"
+#include "core/record/recorder.h"
+
+/*
+ * The recording ends with the command: a daemon's parent exits at once
+ * and leaves its server running, unrecorded.  Say so, with what to do.
+ */
+static void left_running(struct vs_recorder *r)
+{
+	unsigned int i, n = 0;
+	pid_t first = 0;
+
+	if (r->opts->pid)
+		return;
+	if (r->child_left) {
+		fprintf(stderr, "varscope record: '%s' (pid %d) did not exit "
+			"after SIGTERM: left running, with its processes\n",
+			vs_record_command_name(r), (int)r->child);
+		return;
+	}
+	for (i = 0; i < r->nr_procs; i++)
+		if (r->procs[i].pid != r->child && !kill(r->procs[i].pid, 0) &&
+		    (!n++ || r->procs[i].pid < first))
+			first = r->procs[i].pid;	/* the oldest, likely */
+	if (n)
+		fprintf(stderr, "varscope record: the command exited and left "
+			"%u %s running, not recorded (pid %d%s): run a "
+			"server in the foreground, or attach with -p\n", n,
+			vs_plural(n, "process", "processes"), (int)first,
+			n > 1 ? ", ..." : "");
+}
+
+/* One summary line: "varscope record: N thing(s) @what". */
+static void count_line(unsigned long long n, const char *one,
+		       const char *many, const char *what)
+{
+	fprintf(stderr, "varscope record: %llu %s %s\n", n,
+		vs_plural(n, one, many), what);
+}
+
+void vs_record_summary(struct vs_recorder *r)
+{
+	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
+	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+	unsigned int files = vs_rotwriter_nr_files(r->s.out);
+	uint64_t written = vs_rotwriter_nr_written(r->s.out, VS_REC_TASK);
+	struct vs_probe_func_stats fs;
+	char where[4200], uncounted[128] = "";
+	int i;
+
+	if (files == 1)
+		snprintf(where, sizeof(where), "1 segment file %s",
+			 vs_rotwriter_path(r->s.out));
+	else if (files)
+		snprintf(where, sizeof(where), "%u segment files %s.0001.., "
+			 "the last %s", files, path,
+			 vs_rotwriter_path(r->s.out));
+	else
+		snprintf(where, sizeof(where), "%s",
+			 strcmp(path, "-") ? path : "the standard output");
+	if (vs_probe_tasks(&r->s))
+		fprintf(stderr, "varscope record: %llu function %s written to "
+			"%s (%llu bytes)\n", (unsigned long long)written,
+			vs_plural(written, "call", "calls"), where,
+			(unsigned long long)vs_rotwriter_bytes(r->s.out));
+	else
+		fprintf(stderr, "varscope record: %llu %s of %llu %s "
+			"written to %s (%llu bytes)\n",
+			(unsigned long long)written,
+			vs_plural(written, "task", "tasks"),
+			(unsigned long long)r->s.stats.threads,
+			vs_plural(r->s.stats.threads, "thread", "threads"), where,
+			(unsigned long long)vs_rotwriter_bytes(r->s.out));
+	if (r->s.tasks_taken > written)
+		fprintf(stderr, "varscope record: %llu more %s ended before "
+			"the output error: lost with the chunk that could not "
+			"be written\n",
+			(unsigned long long)(r->s.tasks_taken - written),
+			vs_plural(r->s.tasks_taken - written, "task", "tasks"));
+	for (i = 0; vs_probe_func_stats(&r->s, i, &fs); i++) {
+		if (fs.nested)
+			fprintf(stderr, "varscope record: %llu %s of %s ran "
+				"inside a call of %s: %s (a thread is in one "
+				"task at a time)\n",
+				(unsigned long long)fs.nested,
+				vs_plural(fs.nested, "call", "calls"), fs.symbol,
+				fs.outer,
+				vs_plural(fs.nested, "not a task", "not tasks"));
+		if (fs.no_return)
+			fprintf(stderr, "varscope record: %llu %s of %s "
+				"left without returning (longjmp): ended at "
+				"the first event past their frame, flagged "
+				"NO_RETURN\n", (unsigned long long)fs.no_return,
+				vs_plural(fs.no_return, "call", "calls"),
+				fs.symbol);
+	}
+	if (vs_rotwriter_nr_removed(r->s.out))
+		fprintf(stderr, "varscope record: %u oldest segment %s "
+			"removed to stay under --max-size\n",
+			vs_rotwriter_nr_removed(r->s.out),
+			vs_plural(vs_rotwriter_nr_removed(r->s.out), "file",
+				  "files"));
+	if (r->opts->probe_funcs)
+		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_FUNC),
+			   "--probe function enter or exit",
+			   "--probe function enters and exits", "written");
+	if (vs_probe_funcs_left(&r->s))
+		count_line(vs_probe_funcs_left(&r->s), "--probe call",
+			   "--probe calls", "left without returning (longjmp): "
+			   "their exits written at the first event past their "
+			   "frame");
+	if (r->s.sampling)
+		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_SAMPLE),
+			   "sample", "samples", "written");
+	if (r->lost_tracking)
+		count_line(r->lost_tracking, "process, mapping or wake-up record",
+			   "process, mapping and wake-up records",
+			   "lost (ring full)");
+	if (r->resyncs)
+		fprintf(stderr, "varscope record: the tracking rings were "
+			"full: the names and mappings of the command's "
+			"processes read again from /proc (%llu changed)\n",
+			(unsigned long long)r->resyncs);
+	if (r->s.stats.lost_uncounted)
+		snprintf(uncounted, sizeof(uncounted), "; %llu %s ended "
+			 "with a full ring, whose last drops the kernel never "
+			 "counted out", (unsigned long long)r->s.stats.lost_uncounted,
+			 vs_plural(r->s.stats.lost_uncounted, "thread",
+				   "threads"));
+	if (r->s.stats.lost_events || r->s.stats.lost_uncounted)
+		fprintf(stderr, "varscope record: %llu kernel %s lost (ring "
+			"full), %llu %s flagged%s; a larger --mmap-pages "
+			"helps\n", (unsigned long long)r->s.stats.lost_events,
+			vs_plural(r->s.stats.lost_events, "event", "events"),
+			(unsigned long long)a->lost_tasks,
+			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
+	if (r->s.stats.dropped_tasks)
+		count_line(r->s.stats.dropped_tasks, "task", "tasks",
+			   "dropped (task ring full)");
+	if (r->s.stats.unmatched_ends)
+		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
+			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
+	if (r->s.stats.bad_threads)
+		count_line(r->s.stats.bad_threads, "thread", "threads",
+			   "wrote impossible values into its task ring (its "
+			   "head, its counts): its later tasks were not read");
+	if (r->s.stats.bad_tasks)
+		count_line(r->s.stats.bad_tasks, "task", "tasks",
+			   "dropped as impossible (ending before they began, "
+			   "outside their thread's time, or out of order)");
+	if (r->s.engine) {
+		struct vs_bpf_engine_stats st;
+
+		vs_bpf_engine_stats(r->s.engine, &st);
+		if (st.event_drops)
+			count_line(st.event_drops, "wake-up or switch record",
+				   "wake-up and switch records",
+				   "lost (the engine's ring full)");
+	}
+	if (r->s.stats.fds_closed)
+		count_line(r->s.stats.fds_closed, "thread", "threads",
+			   "closed the descriptors the recorder passed them (a "
+			   "program that closes every descriptor): their later "
+			   "tasks were not recorded");
+	if (r->s.hw_failures)
+		fprintf(stderr, "varscope record: %llu hardware counter %s "
+			"could not be opened (%s): tasks of those threads lack "
+			"hardware values\n", (unsigned long long)r->s.hw_failures,
+			vs_plural(r->s.hw_failures, "group", "groups"),
+			r->s.hw_error);
+	if (r->s.snapshot_failures)
+		fprintf(stderr, "varscope record: %llu interrupt snapshot %s "
+			"could not be opened (%s): those interrupts stay in the "
+			"hardware deltas\n",
+			(unsigned long long)r->s.snapshot_failures,
+			vs_plural(r->s.snapshot_failures, "event", "events"),
+			r->s.snapshot_error);
+	if (r->s.stats.refused)
+		fprintf(stderr, "varscope record: %llu %s not recorded%s%s\n",
+			(unsigned long long)r->s.stats.refused,
+			vs_plural(r->s.stats.refused, "thread", "threads"),
+			r->refuse_errno ? ": " : "",
+			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	if (r->late_threads)
+		count_line(r->late_threads, "thread", "threads",
+			   "began after the output error: not recorded");
+	if (r->s.stats.names_refused)
+		count_line(r->s.stats.names_refused, "task type name",
+			   "task type names", "refused (not 1 to 64 printable "
+			   "characters, all digits, a second name of a type, "
+			   "or past 4096 types)");
+	fprintf(stderr, "varscope record: %s\n", vs_fault_time_note);
+	left_running(r);
+}
