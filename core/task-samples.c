@@ -920,15 +920,15 @@ fail:
 /*
  * The functions of @totals (ns per symbol id, of all @all ns) holding at
  * least VS_FUNC_MIN_SHARE, as the events of measure @m, the largest
- * first; @order: room for a symbol id each.  With @self (the own times,
- * @totals being the inclusive ones), only the functions that called
- * something sampled: a leaf's inclusive time is its own time again.
+ * first; @order: room for a symbol id each.  With @caller (@totals
+ * being inclusive times), only the functions it says called another: a
+ * leaf's inclusive time is its own time again.
  */
 static int choose_measure(struct vs_func_events *fe, struct fe_measure *m,
 			  const uint64_t *totals, uint64_t all, uint32_t *order,
-			  const uint64_t *self)
+			  const bool *caller)
 {
-	bool total = self;
+	bool total = caller;
 	const struct vs_task_samples *ts = fe->ts;
 	unsigned int i, k, nr = 0;
 	int ev;
@@ -941,7 +941,7 @@ static int choose_measure(struct vs_func_events *fe, struct fe_measure *m,
 	for (i = 0; i < ts->nr_symbols; i++)
 		if (i && totals[i] && totals[i] >= VS_FUNC_MIN_SHARE * all &&
 		    (!total || (totals[i] < VS_FUNC_TOTAL_MAX_SHARE * all &&
-				totals[i] > self[i])))
+				caller[i])))
 			order[nr++] = i;
 	vs_qsort_r(order, nr, sizeof(*order), cmp_total_desc, (void *)totals);
 	m->slot_of = malloc(ts->nr_symbols);
@@ -964,15 +964,24 @@ static int choose_measure(struct vs_func_events *fe, struct fe_measure *m,
 	return 0;
 }
 
+static bool is_kernel_symbol(const struct vs_task_samples *ts, uint32_t id)
+{
+	return ts->symbols[id].file && !strcmp(ts->symbols[id].file,
+					       KERNEL_FILE);
+}
+
 /*
  * Choose the functions of the tasks [first, first + n) of one type: by
  * own time and by inclusive time (each function once per sample, however
- * deep it recursed); @self, @totals, @stamp: room for a value per
- * symbol.
+ * deep it recursed); @self, @totals, @stamp, @caller: room for a value
+ * per symbol.  Of inclusive times, only those of functions some sample shows
+ * calling a function of the program (the kernel's frames over a leaf are
+ * an interrupt's or a system call's: the leaf's own time again).
  */
 static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
 		       size_t first, size_t n, uint64_t *self,
-		       uint64_t *totals, uint32_t *stamp, uint32_t *order)
+		       uint64_t *totals, uint32_t *stamp, bool *caller,
+		       uint32_t *order)
 {
 	const struct vs_task_samples *ts = fe->ts;
 	uint64_t all = 0;
@@ -994,6 +1003,7 @@ static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
 		return -1;
 	memset(totals, 0, ts->nr_symbols * sizeof(*totals));
 	memset(stamp, 0, ts->nr_symbols * sizeof(*stamp));
+	memset(caller, 0, ts->nr_symbols * sizeof(*caller));
 	for (t = first; t < first + n; t++) {
 		const struct vs_ts_task *task = &ts->tasks[t];
 
@@ -1001,8 +1011,13 @@ static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
 			size_t at = task->first + k;
 			const struct vs_ts_sample *s = &ts->samples[at];
 
+			bool user = false;	/* a user frame below */
+
 			for (j = 0; j < s->nr_frames; j++) {
 				sym = ts->frames[s->chain + j];
+				if (user)
+					caller[sym] = true;
+				user |= !is_kernel_symbol(ts, sym);
 				if (stamp[sym] == at + 1)
 					continue;
 				stamp[sym] = at + 1;
@@ -1010,7 +1025,7 @@ static int choose_type(struct vs_func_events *fe, struct fe_type *ft,
 			}
 		}
 	}
-	return choose_measure(fe, &ft->total, totals, all, order, self);
+	return choose_measure(fe, &ft->total, totals, all, order, caller);
 }
 
 struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
@@ -1022,9 +1037,10 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 	uint64_t *totals = calloc(ts->nr_symbols + 1, sizeof(*totals));
 	uint32_t *order = calloc(ts->nr_symbols + 1, sizeof(*order));
 	uint32_t *stamp = calloc(ts->nr_symbols + 1, sizeof(*stamp));
+	bool *caller = calloc(ts->nr_symbols + 1, sizeof(*caller));
 	size_t i = 0, first, n;
 
-	if (!fe || !self || !totals || !order || !stamp)
+	if (!fe || !self || !totals || !order || !stamp || !caller)
 		goto fail;
 	fe->ts = ts;
 	fe->est = est;
@@ -1040,7 +1056,8 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 		ft += fe->nr_types++;
 		memset(ft, 0, sizeof(*ft));
 		ft->type = ts->tasks[i].type;
-		if (choose_type(fe, ft, first, n, self, totals, stamp, order))
+		if (choose_type(fe, ft, first, n, self, totals, stamp, caller,
+				order))
 			goto fail;
 		i = first + n;
 	}
@@ -1048,12 +1065,14 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 	free(totals);
 	free(order);
 	free(stamp);
+	free(caller);
 	return fe;
 fail:
 	free(self);
 	free(totals);
 	free(order);
 	free(stamp);
+	free(caller);
 	vs_func_events_free(fe);
 	return NULL;
 }

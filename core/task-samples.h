@@ -198,7 +198,9 @@ uint64_t vs_func_time(const struct vs_task_samples *ts,
  * callees' time included, once per sample): "func:<symbol>.total", but
  * for the functions on VS_FUNC_TOTAL_MAX_SHARE of the type's samples or
  * more (main, the task's own function: its CPU time again) and for those
- * no sample shows calling anything (a leaf: its own time again).
+ * no sample shows calling a function of the program (a leaf, under which
+ * only the kernel's frames of an interrupt or system call are: its own
+ * time again).
  */
 #define VS_FUNC_MIN_SHARE	0.005
 #define VS_FUNC_TOTAL_MAX_SHARE	0.98

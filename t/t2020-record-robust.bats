@@ -204,8 +204,10 @@ recorder_perf_fds() {
 	# the 192 KiB left hold the first ones whatever the mix); tasks of
 	# 50 us, so that a recorder slowed by a loaded machine does not drop
 	# so many (a full task ring drops them) that the disk never fills:
-	# under ASan at load 10, 40000 tasks made a file of 203 KB
-	run "$VARSCOPE" record -o small/t.data --sample -- "$IF" -n 60000 --types compute --work-us 50
+	# under ASan at load 10, 40000 tasks made a file of 203 KB.  Samples
+	# of --call-graph fp, whose sizes these are (a dwarf sample's stack
+	# copy is 15 times more)
+	run "$VARSCOPE" record -o small/t.data --sample --call-graph fp -- "$IF" -n 60000 --types compute --work-us 50
 	umount_status=0
 	cp small/t.data t.data
 	umount small || umount_status=$?
