@@ -187,28 +187,11 @@ static void episode_names(const struct vs_episode *e, const char **out,
 
 	*n = 0;
 	for (i = 0; i < e->len; i++) {
-		const char *name = vs_syscall_name(e->nr[i]);
-
-		if (!name) {
-			snprintf(unknown[i], sizeof(unknown[i]),
-				 "syscall_%u", e->nr[i]);
-			name = unknown[i];
-		}
-		out[(*n)++] = name;
+		out[(*n)++] = vs_episode_call_name(e->nr[i], unknown[i],
+						   sizeof(unknown[i]));
 		if (i + 1 < e->len && (e->gaps & (1u << i)))
 			out[(*n)++] = "*";
 	}
-}
-
-/* The call of a hang: its name, or "syscall_N" in @buf. */
-static const char *call_name(unsigned int nr, char *buf, size_t size)
-{
-	const char *name = vs_syscall_name(nr);
-
-	if (name)
-		return name;
-	snprintf(buf, size, "syscall_%u", nr);
-	return buf;
 }
 
 static void json_functions(struct json_out *j, const struct vs_infer_result *res)
@@ -267,7 +250,7 @@ static void json_functions(struct json_out *j, const struct vs_infer_result *res
 		json_key(j, "tid");
 		json_u64(j, h->tid);
 		json_key(j, "call");
-		json_string(j, call_name(h->nr, buf, sizeof(buf)));
+		json_string(j, vs_episode_call_name(h->nr, buf, sizeof(buf)));
 		json_key(j, "function");
 		if (h->function[0])
 			json_string(j, h->function);
@@ -357,7 +340,7 @@ static void print_ranking(const struct vs_infer_result *res, uint64_t t0,
 
 		printf("# hung: thread %u in %s for %.3f s, from %.3f s (its "
 		       "longest in the normal run %.6f s, limit %.3f s), in %s\n",
-		       h->tid, call_name(h->nr, buf, sizeof(buf)),
+		       h->tid, vs_episode_call_name(h->nr, buf, sizeof(buf)),
 		       h->duration / 1e9, (h->enter - t0) / 1e9,
 		       h->normal_max / 1e9, h->limit / 1e9,
 		       h->function[0] ? h->function : "a function the "

@@ -44,6 +44,16 @@ uint64_t vs_episode_key(const struct vs_episode *e)
 	return key;
 }
 
+const char *vs_episode_call_name(unsigned int nr, char *buf, size_t size)
+{
+	const char *name = vs_syscall_name(nr);
+
+	if (name)
+		return name;
+	snprintf(buf, size, "syscall_%u", nr);
+	return buf;
+}
+
 void vs_episode_format(const struct vs_episode *e, char *buf, size_t size)
 {
 	size_t off = 0;
@@ -51,14 +61,11 @@ void vs_episode_format(const struct vs_episode *e, char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (i = 0; i < e->len && off < size; i++) {
-		const char *name = vs_syscall_name(e->nr[i]);
+		char unknown[24];
 
-		if (name)
-			off += snprintf(buf + off, size - off, "%s%s",
-					i ? ", " : "", name);
-		else
-			off += snprintf(buf + off, size - off, "%ssyscall_%u",
-					i ? ", " : "", e->nr[i]);
+		off += snprintf(buf + off, size - off, "%s%s", i ? ", " : "",
+				vs_episode_call_name(e->nr[i], unknown,
+						     sizeof(unknown)));
 		if (off < size && i + 1 < e->len && (e->gaps & (1u << i)))
 			off += snprintf(buf + off, size - off, ", *");
 	}

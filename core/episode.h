@@ -68,6 +68,12 @@ struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
 uint64_t vs_episode_key(const struct vs_episode *e);
 
 /**
+ * vs_episode_call_name - the name of system call @nr, or "syscall_N" in
+ * @buf (of @size) for a number without one
+ */
+const char *vs_episode_call_name(unsigned int nr, char *buf, size_t size);
+
+/**
  * vs_episode_format - "write, *, read" into @buf (truncated to @size)
  */
 void vs_episode_format(const struct vs_episode *e, char *buf, size_t size);
