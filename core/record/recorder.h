@@ -2,8 +2,8 @@
 /*
  * recorder.h - the recording session as the parts of core/record.c's
  * command see it: struct vs_recorder (the session, the command, the
- * tracking rings, the output), shared by record.c and the summary
- * (core/record/summary.c).
+ * tracking rings, the output), shared by record.c, the registration
+ * socket (core/record/control.c) and the summary (core/record/summary.c).
  */
 #ifndef VS_CORE_RECORD_RECORDER_H
 #define VS_CORE_RECORD_RECORDER_H
@@ -102,6 +102,29 @@ extern const char vs_fault_time_note[];
  * exec'd last (from /proc while it is not reaped), argv[0] until then
  */
 const char *vs_record_command_name(struct vs_recorder *r);
+
+/**
+ * vs_record_track_exit - thread @tid exited at @time: close its recorded
+ * thread; true when it was one
+ */
+bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time);
+
+/* The recorded threads changed: the per-CPU sched_waking filters follow. */
+void vs_record_set_wake_filter(struct vs_recorder *r);
+
+/**
+ * vs_record_open_socket - listen on the registration socket named in the
+ * command's VARSCOPE_CTL; 0 or -1 with errno
+ */
+int vs_record_open_socket(struct vs_recorder *r);
+
+/**
+ * vs_record_register_thread - take one connection of the socket: a
+ * thread's registration (checked to be the command's own, answered with
+ * its slot or its descriptors) or a task type's name; @names_only at the
+ * end, when a registering thread is told no.  False when none waits.
+ */
+bool vs_record_register_thread(struct vs_recorder *r, bool names_only);
 
 /**
  * vs_record_summary - the end of record's lines on stderr: what was

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * control.c - the recorder's registration socket: a thread of the command
+ * asks for its slot (or its perf events) and the recorder checks that it
+ * is one of the command's before it answers; a program names a task type.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/plural.h"
+#include "core/record/recorder.h"
+
+/* Is @pid the command or one of its descendants? */
+static bool in_command(struct vs_recorder *r, pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int depth;
+	FILE *f;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		if (pid == r->child)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (!p || sscanf(p, ") %*c %d", &pid) != 1)
+			return false;
+	}
+	return false;
+}
+
+/* The id thread @tid of /proc/@pid has in its own, innermost pid namespace. */
+static pid_t inner_tid(pid_t pid, pid_t tid)
+{
+	char path[80], line[256];
+	pid_t inner = 0;
+	char *p, *end;
+	long id;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6))
+			for (p = line + 6; (id = strtol(p, &end, 10)), end != p;
+			     p = end)
+				inner = id;
+	fclose(f);
+	return inner;
+}
+
+/*
+ * The thread that registers, @tid of the process @pid in its own pid
+ * namespace (what its getpid() and gettid() say), is thread @peer (the
+ * socket's peer, in our namespace): its tid in our namespace, 0 when
+ * @peer has no such thread.  A command in a pid namespace of its own
+ * (unshare -p, a container) numbers its threads differently.
+ */
+static pid_t peer_tid(pid_t peer, pid_t pid, pid_t tid)
+{
+	char path[64];
+	struct dirent *d;
+	struct stat st;
+	pid_t ours = 0;
+	DIR *dir;
+
+	if (pid == peer) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+		return stat(path, &st) ? 0 : tid;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", peer);
+	dir = opendir(path);
+	while (dir && !ours && (d = readdir(dir)))
+		if (atoi(d->d_name) > 0 && inner_tid(peer, atoi(d->d_name)) == tid)
+			ours = atoi(d->d_name);
+	if (dir)
+		closedir(dir);
+	return ours;
+}
+
+/*
+ * @nr_fds descriptors @fds, or none, to thread @tid (ours: 0 if refused),
+ * accounted by the engine in @slot (0: by its perf events)
+ */
+static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
+		  uint32_t flags, pid_t tid, uint32_t slot)
+{
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status,
+				    slot ? 0 : VS_NR_SW_COUNTERS,
+				    VS_SW_COUNTERS_AT, nr_fds, flags, tid,
+				    slot };
+	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
+	struct iovec iov = { &rep, sizeof(rep) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	if (fds) {
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nr_fds);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nr_fds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nr_fds);
+	}
+	sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+/* Said once, when it happens: the summary counts the threads refused. */
+static void out_of_fds(struct vs_recorder *r, int err)
+{
+	struct rlimit rl = { 0, 0 };
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	fprintf(stderr, "varscope record: %s (limit %llu) with %u %s "
+		"traced: threads registering now are not recorded, those "
+		"traced go on\n", strerror(err),
+		(unsigned long long)rl.rlim_cur, r->s.nr_threads,
+		vs_plural(r->s.nr_threads, "thread", "threads"));
+}
+
+/*
+ * A thread registers: check that it belongs to the command (the peer's
+ * credentials, its thread group), open its events, pass the descriptors.
+ * The ids it sends are its own pid namespace's; the peer's pid is ours.
+ * Or a program names a task type (vs_task_type_name()).  @names_only at
+ * the end of the recording: the names sent last are written, and a
+ * thread registering then is told no.
+ */
+bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
+{
+	union {
+		struct vs_reg_request req;
+		struct vs_type_name_msg name;
+	} msg;
+	struct vs_reg_request *req = &msg.req;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct vs_rthread *rt, *old;
+	int fd, fds[VS_REG_MAX_FDS];
+	unsigned int nr_fds;
+	struct timeval tv = { .tv_sec = 1 };
+	pid_t pid = 0, tid = 0;
+	ssize_t n;
+
+	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = recv(fd, &msg, sizeof(msg), 0);
+	if (n == sizeof(msg.name) && msg.name.magic == VS_NAME_MAGIC) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    !in_command(r, cred.pid))
+			r->s.stats.names_refused++;
+		else
+			vs_session_name_type_msg(&r->s, &msg.name);
+		close(fd);
+		return true;
+	}
+	if (names_only) {
+		reply(fd, ENOSPC, NULL, 0, 0, 0, 0);
+		close(fd);
+		return true;
+	}
+	if (n != sizeof(*req) || req->magic != VS_REG_MAGIC ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    !(tid = peer_tid(cred.pid, req->pid, req->tid)) ||
+	    !in_command(r, pid = cred.pid)) {
+		reply(fd, EPERM, NULL, 0, 0, 0, 0);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	if (!r->recording) {
+		reply(fd, ENOSPC, NULL, 0, 0, 0, 0);
+		r->late_threads++;
+		close(fd);
+		return true;
+	}
+	/* the same tid again: it exec'd; its old image's state ends here */
+	old = vs_session_thread(&r->s, tid);
+	if (old)
+		vs_record_track_exit(r, tid, vs_perf_clock_ns());
+	rt = vs_rthread_open(&r->s, pid, tid);
+	if (!rt) {
+		if ((errno == EMFILE || errno == ENFILE) &&
+		    r->refuse_errno != errno)
+			out_of_fds(r, errno);
+		r->refuse_errno = errno;
+		reply(fd, errno, NULL, 0, 0, 0, 0);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	*vs_rthread_next(rt) = r->s.threads[tid % r->s.nr_buckets];
+	r->s.threads[tid % r->s.nr_buckets] = rt;
+	r->s.nr_threads++;
+	r->s.stats.threads++;
+	vs_record_set_wake_filter(r);
+	nr_fds = vs_rthread_fds(&r->s, rt, fds);
+	if (vs_rthread_slot(rt))
+		reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT, tid,
+		      vs_rthread_slot(rt));
+	else
+		reply(fd, 0, fds, nr_fds,
+		      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
+		      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0), tid,
+		      0);
+	vs_rthread_sent(rt);
+	close(fd);
+	return true;
+}
+
+int vs_record_open_socket(struct vs_recorder *r)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len;
+
+	snprintf(r->sock_name, sizeof(r->sock_name), "varscope-%d-%llx",
+		 getpid(), (unsigned long long)vs_perf_clock_ns());
+	len = strlen(r->sock_name);
+	memcpy(addr.sun_path + 1, r->sock_name, len);
+	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+			      SOCK_NONBLOCK, 0);
+	if (r->listen_fd < 0 ||
+	    bind(r->listen_fd, (struct sockaddr *)&addr,
+		 offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
+	    listen(r->listen_fd, 128))
+		return -1;
+	return epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, r->listen_fd,
+			 &(struct epoll_event){ .events = EPOLLIN,
+						.data.u64 = VS_WAKE_LISTEN });
+}
+
+/* --- setup checks -------------------------------------------------------- */
