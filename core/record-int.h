@@ -267,6 +267,14 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 		   uint64_t *id);
 
 /* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
+/**
+ * vs_sample_open_cpu - with the engine: open the sampling event on @cpu,
+ * every thread's, redirected into the ring of @ring_fd, with the engine's
+ * filter attached (only the samples of threads inside a task reach the
+ * ring).  Returns 0 or -1 with errno set.
+ */
+int vs_sample_open_cpu(struct vs_session *s, int cpu, int ring_fd);
+
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 
 /**
@@ -302,8 +310,6 @@ bool vs_probe_tasks(const struct vs_session *s);
 /* Write the VS_REC_SYMBOL_DEF records of the --probe functions. */
 void vs_probe_write_symbols(struct vs_session *s);
 
-/* VS_REC_FUNC records written so far. */
-
 /* --probe calls left without returning, whose exits were written. */
 uint64_t vs_probe_funcs_left(const struct vs_session *s);
 
@@ -323,18 +329,21 @@ bool vs_probe_func_stats(const struct vs_session *s, int i,
 			 struct vs_probe_func_stats *st);
 
 /**
- * vs_probe_open_cpu - open the tracepoints and the function probes on
- * @pid (inherited by its threads and children) and @cpu, into the ring
- * of @owner; enabled at exec when @on_exec
+ * vs_probe_attach - the functions' probes in the engine (@s->engine,
+ * opened with VS_BPF_CALLS): their programs attached, the slots of the
+ * function tasks set aside, the tasks and enters and exits they pass
+ * written as vs_bpf_engine_read_events() reads them
+ * @err: one line on failure
+ *
+ * Returns 0 or -1.
  */
-int vs_probe_open_cpu(struct vs_session *s, int pid, int cpu, int owner,
-		      bool on_exec, char *err, size_t errlen);
+int vs_probe_attach(struct vs_session *s, char *err, size_t errlen);
 
-/* A record of a CPU ring that is not tracking: sample, switch, lost. */
-void vs_probe_record(struct vs_session *s, const struct perf_event_header *h);
-
-/* Thread @tid exited at @time. */
-void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time);
+/*
+ * The probes count the calls of process @pid, and of the children it
+ * forks from now on.  Returns 0 or -1 with errno set.
+ */
+int vs_probe_trace(struct vs_session *s, pid_t pid);
 
 /*
  * The recording stops at @time (a signal, --duration, the end of an
@@ -342,13 +351,6 @@ void vs_probe_exit(struct vs_session *s, uint32_t tid, uint64_t time);
  * VS_TASK_TRUNCATED, and later hits make none.
  */
 void vs_probe_stop(struct vs_session *s, uint64_t time);
-
-/**
- * vs_probe_flush - feed the buffered events of all CPUs in time order:
- * those older than @read_time (when the rings were read) less a margin,
- * or all of them
- */
-void vs_probe_flush(struct vs_session *s, uint64_t read_time, bool all);
 
 void vs_probe_free(struct vs_session *s);
 

@@ -132,6 +132,24 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 	return fd;
 }
 
+int vs_sample_open_cpu(struct vs_session *s, int cpu, int ring_fd)
+{
+	struct perf_event_attr attr = s->sample_attr;
+	int fd, err;
+
+	attr.inherit = 0;
+	fd = vs_perf_open(&attr, -1, cpu, -1);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return vs_bpf_engine_filter_samples(s->engine, fd);
+}
+
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h)
 {
 	struct vs_record rec = { .kind = VS_REC_SAMPLE };

@@ -53,6 +53,7 @@
 #define VS_POLL_MS		10
 #define VS_BUSY_POLL_MS		1	/* while task rings fill fast */
 #define VS_FLUSH_NS		1000000000ull
+#define VS_SAMPLE_CPU_PAGES	512	/* per CPU, with every sample */
 #define VS_TRACK_PAGES		64
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"
@@ -553,8 +554,9 @@ static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
  */
 static int open_tracking(struct vs_recorder *r)
 {
-	unsigned int pages = r->s.probe ?
-			     vs_sample_ring_pages(&r->s, VS_PROBE_PAGES) :
+	/* with the engine, the samples of each CPU come into its ring */
+	unsigned int pages = r->s.engine && r->s.sampling ?
+			     vs_sample_ring_pages(&r->s, VS_SAMPLE_CPU_PAGES) :
 			     VS_TRACK_PAGES;
 	struct perf_event_attr attr;
 	int cpu, fd;
@@ -584,52 +586,11 @@ static int open_tracking(struct vs_recorder *r)
 						 .data.u64 = VS_WAKE_RING });
 		if (open_wakeup(r, cpu))
 			return -1;
-	}
-	return 0;
-}
-
-/*
- * --task-func: the probes of @pid on every CPU, inherited by its threads
- * and children, into the tracking rings, and for function tasks a dummy
- * giving their context switches.  Returns -1 with errno set and one line
- * in @err.
- */
-static int open_probes(struct vs_recorder *r, pid_t pid, bool on_exec,
-		       char *err, size_t errlen)
-{
-	struct perf_event_attr attr;
-	int cpu, fd;
-
-	*err = 0;
-
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		if (!r->track[cpu].base)
-			continue;
-		if (vs_probe_tasks(&r->s)) {
-			vs_event_attr(&attr, PERF_TYPE_SOFTWARE,
-				      PERF_COUNT_SW_DUMMY);
-			attr.inherit = 1;
-			attr.context_switch = 1;
-			attr.disabled = on_exec;
-			attr.enable_on_exec = on_exec;
-			fd = vs_perf_open(&attr, pid, cpu, -1);
-			if (fd < 0)
-				goto fail;
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-				  r->track[cpu].fd) || keep_fd(r, fd)) {
-				close(fd);
-				goto fail;
-			}
-		}
-		if (vs_probe_open_cpu(&r->s, pid, cpu, r->track[cpu].fd,
-				      on_exec, err, errlen))
+		if (r->s.engine && r->s.sampling &&
+		    vs_sample_open_cpu(&r->s, cpu, fd))
 			return -1;
 	}
 	return 0;
-fail:
-	snprintf(err, errlen, "cannot open the context switch event: %s",
-		 strerror(errno));
-	return -1;
 }
 
 /* --- -p: attach to a running process ------------------------------------- */
@@ -846,12 +807,6 @@ static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
 		fprintf(stderr, "varscope record: --syscalls: %s\n", err);
 		return -1;
 	}
-	if (r->s.probe && open_probes(r, tid, false, err, sizeof(err)) &&
-	    errno != ESRCH) {
-		fprintf(stderr, "varscope record: cannot trace thread %d of %d: "
-			"%s\n", tid, pid, err);
-		return -1;
-	}
 	return 0;
 }
 
@@ -906,6 +861,12 @@ static int attach(struct vs_recorder *r, pid_t pid)
 		return pid == r->opts->pid ? attach_lost(pid) : 0;
 	write_proc_state(r, pid);
 	add_command_pid(r, pid);
+	if (r->s.probe && vs_probe_trace(&r->s, pid)) {
+		fprintf(stderr, "varscope record: cannot trace process %d: %s\n",
+			pid, strerror(errno));
+		closedir(dir);
+		return -1;
+	}
 	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 
@@ -989,8 +950,6 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
 						      VS_PROCESS_EXIT,
 			f->pid, f->ppid, f->tid, f->ptid };
-		if (h->type == PERF_RECORD_EXIT && r->s.probe)
-			vs_probe_exit(&r->s, f->tid, f->time);
 		if (h->type == PERF_RECORD_EXIT && !vs_probe_tasks(&r->s))
 			defer_exit(r, f->tid, f->time);
 		break;
@@ -1019,20 +978,17 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_LOST:
-		if (!r->s.probe) {	/* the probes count their own */
-			rec.kind = VS_REC_LOST;
-			rec.lost = (struct vs_lost){ sid->time, 0, sid->cpu,
-				VS_LOST_KERNEL_RING,
-				((const uint64_t *)(h + 1))[1] };
-			r->lost_tracking += rec.lost.count;
-			break;
-		}
-		/* fall through */
+		rec.kind = VS_REC_LOST;
+		rec.lost = (struct vs_lost){ sid->time, 0, sid->cpu,
+			VS_LOST_KERNEL_RING, ((const uint64_t *)(h + 1))[1] };
+		r->lost_tracking += rec.lost.count;
+		break;
 	default:
 		if (is_wakeup(r, h))
 			take_wakeup(r, (const void *)h);
-		else if (r->s.probe)
-			vs_probe_record(&r->s, h);
+		else if (h->type == PERF_RECORD_SAMPLE && r->s.engine &&
+			 r->s.sampling)
+			vs_sample_write(&r->s, h);
 		return;
 	}
 	vs_session_write(&r->s, &rec);
@@ -1254,8 +1210,6 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	forget_exited(r, cut);
 	if (r->resync)
 		resync_command(r);
-	if (r->s.probe)
-		vs_probe_flush(&r->s, read_time, all);
 }
 
 /* --- threads ------------------------------------------------------------- */
@@ -1443,15 +1397,14 @@ static const char no_waking_note[] =
 	"sched:sched_waking: no format in tracefs: no wake-up edges";
 
 /*
- * Whether the engine accounts the annotated threads: unless the tasks are
- * function calls (--task-func, --probe) or a sampling event or hardware
+ * Whether the engine accounts the tasks: function calls (--task-func,
+ * --probe) always, annotated threads unless a sampling event or hardware
  * counters go with each thread's perf ring, which the engine has not
  * taken over yet.
  */
 static bool use_engine(const struct vs_recorder *r)
 {
-	return !r->opts->task_funcs && !r->opts->probe_funcs &&
-	       !r->s.sampling && !r->s.hw;
+	return !r->s.hw && (r->s.probe || !r->s.sampling);
 }
 
 /* What the engine accounts, from the tracepoints selected (-e). */
@@ -1498,8 +1451,10 @@ static int open_engine(struct vs_recorder *r)
 		}
 		return 0;
 	}
-	r->s.engine = vs_bpf_engine_open(engine_what(&r->s.tps), err,
-					 sizeof(err));
+	r->s.engine = vs_bpf_engine_open(engine_what(&r->s.tps) |
+					 (r->s.probe ? VS_BPF_CALLS : 0) |
+					 (r->s.sampling ? VS_BPF_SAMPLES : 0),
+					 err, sizeof(err));
 	if (!r->s.engine) {
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
@@ -1507,6 +1462,10 @@ static int open_engine(struct vs_recorder *r)
 	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
 	if (!r->s.values)
 		return -1;
+	if (r->s.probe && vs_probe_attach(&r->s, err, sizeof(err))) {
+		fprintf(stderr, "varscope record: %s\n", err);
+		return -1;
+	}
 	fd = vs_bpf_engine_events_fd(r->s.engine);
 	epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
 		  &(struct epoll_event){ .events = EPOLLIN,
@@ -1524,7 +1483,8 @@ static void on_engine_event(void *ctx, const struct vs_engine_event *ev)
 	struct vs_recorder *r = ctx;
 	struct vs_record rec = { 0 };
 
-	if (!vs_session_thread(&r->s, ev->tid))
+	/* a function task's thread registers nothing */
+	if (!vs_probe_tasks(&r->s) && !vs_session_thread(&r->s, ev->tid))
 		return;
 	if (ev->kind == VS_ENGINE_WAKE) {
 		rec.kind = VS_REC_WAKEUP;
@@ -1924,7 +1884,6 @@ int vs_record(const struct vs_record_opts *opts)
 {
 	struct vs_recorder *r = calloc(1, sizeof(*r));
 	struct sigaction sa = { .sa_handler = on_stop_signal };
-	char err[256];
 	int status = 1, i;
 
 	if (!r)
@@ -1956,10 +1915,9 @@ int vs_record(const struct vs_record_opts *opts)
 		goto out;
 	} else {
 		add_command_pid(r, r->child);
-		if (r->s.probe &&
-		    open_probes(r, r->child, true, err, sizeof(err))) {
-			fprintf(stderr, "varscope record: cannot track '%s': %s\n",
-				opts->argv[0], err);
+		if (r->s.probe && vs_probe_trace(&r->s, r->child)) {
+			fprintf(stderr, "varscope record: cannot trace '%s': %s\n",
+				opts->argv[0], strerror(errno));
 			vs_workload_cancel(&r->workload);
 			r->child_done = true;
 			goto out;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uprobe.h - function probes for --task-func: find a symbol's file offset
- * with libelf, and make its uprobe or uretprobe a trace event.
+ * uprobe.h - function probes: find a symbol's file offset with libelf
+ * (--task-func and --probe, whose BPF programs the engine attaches there),
+ * and make a uprobe or uretprobe a trace event (the probes' cost
+ * measurement, --syscalls).
  *
  * Not the uprobe PMU (/sys/bus/event_source/devices/uprobe): an event of
  * that PMU takes the binary's path as a user pointer (config1) which the

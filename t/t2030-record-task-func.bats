@@ -277,6 +277,74 @@ no_probes_left() {
 	no_probes_left
 }
 
+@test "--task-func: a task woken by another thread has its wake-up edge" {
+	require_uprobes
+	require_cmd cc
+	# request() blocks reading a pipe that the writer thread writes 2 ms
+	# later: each task's blocked wait ends with the writer's wake-up,
+	# which the engine's programs see as the task's own
+	cat > f.c <<-'EOF'
+	#define _GNU_SOURCE
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <time.h>
+	#include <unistd.h>
+	static int fds[2];
+	static void *writer(void *arg)
+	{
+		struct timespec ts = { 0, 2000000 };
+
+		for (int i = 0; i < 20; i++) {
+			nanosleep(&ts, NULL);
+			if (write(fds[1], "x", 1) != 1)
+				break;
+		}
+		printf("writer %d\n", gettid());
+		fflush(stdout);
+		return arg;
+	}
+	__attribute__((noinline)) void request(void)
+	{
+		char c;
+
+		if (read(fds[0], &c, 1) != 1)
+			_exit(1);
+	}
+	int main(void)
+	{
+		pthread_t t;
+
+		if (pipe(fds) || pthread_create(&t, NULL, writer, NULL))
+			return 1;
+		for (int i = 0; i < 20; i++)
+			request();
+		pthread_join(t, NULL);
+		return 0;
+	}
+	EOF
+	cc -O1 -o f f.c -lpthread
+	run "$VARSCOPE" record -o t.data --task-func request -- ./f
+	assert_success
+	writer=$(sed -n 's/^writer //p' <<<"$output")
+	[ -n "$writer" ]
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 20'
+	python3 - "$writer" <<-'PY'
+	import json, sys
+	R = [json.loads(l) for l in open("t.json")]
+	tasks = [r for r in R if r["kind"] == "task"]
+	wakes = [r for r in R if r["kind"] == "wakeup"]
+	# the tasks that blocked (the first read may find its byte there)
+	blocked = [t for t in tasks if t["values"]["sched.blocked.count"]]
+	assert len(blocked) >= 15, len(blocked)
+	for t in blocked:
+	    w = [w for w in wakes if w["wakee_tid"] == t["tid"] and
+	         t["start_ns"] <= w["time_ns"] <= t["end_ns"]]
+	    assert w and all(x["waker_tid"] == int(sys.argv[1]) for x in w), (t, w)
+	PY
+	no_probes_left
+}
+
 @test "--task-func: a call that yields to another stack is not taken as left" {
 	require_uprobes
 	require_cmd cc

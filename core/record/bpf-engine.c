@@ -23,6 +23,13 @@ struct vs_bpf_engine {
 	struct ring_buffer *events;
 	vs_engine_event_fn event_fn;
 	void *event_ctx;
+	vs_call_record_fn call_fn;
+	void *call_ctx;
+	/* the entry and return probes of each function */
+	struct bpf_link *call_link[VS_CALL_FUNCS][2];
+	/* the sample filter on each CPU's sampling event */
+	struct bpf_link **sample_link;
+	size_t nr_sample_links;
 	uint32_t next_free;		/* where the search for a slot starts */
 	uint8_t used[VS_SLOTS];
 	uint32_t kernel_tid[VS_SLOTS];	/* the thread's key in thread_state */
@@ -50,6 +57,38 @@ static int vs_event_cb(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct vs_engine_event) && e->event_fn)
 		e->event_fn(e->event_ctx, data);
 	return 0;
+}
+
+static int vs_call_cb(void *ctx, void *data, size_t size)
+{
+	struct vs_bpf_engine *e = ctx;
+
+	if (size >= VS_CALL_FUNC_SIZE && size <= sizeof(struct vs_call_record) &&
+	    e->call_fn)
+		e->call_fn(e->call_ctx, data, size);
+	return 0;
+}
+
+/*
+ * The level of our pid namespace (0: the initial one): the number of
+ * pids on /proc/self/status's NSpid line less one.
+ */
+static uint32_t vs_ns_level(void)
+{
+	char line[256], *p;
+	uint32_t level = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6)) {
+			for (p = line + 6; (p = strchr(p, '\t')); p++)
+				level++;
+			break;
+		}
+	fclose(f);
+	return level ? level - 1 : 0;
 }
 
 /* Leave out the programs of what @what does not take. */
@@ -80,6 +119,12 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 		  skel->progs.vs_irq_work_entry,
 		  skel->progs.vs_irq_work_exit },
 	};
+
+	struct bpf_program *calls[] = {
+		skel->progs.vs_call_entry, skel->progs.vs_call_return,
+		skel->progs.vs_call_fork, skel->progs.vs_call_thread_exit,
+		skel->progs.vs_calls_stop,
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
@@ -88,6 +133,15 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 		bpf_program__set_autoload(progs[i].entry, false);
 		bpf_program__set_autoload(progs[i].exit, false);
 	}
+	for (i = 0; i < sizeof(calls) / sizeof(*calls); i++)
+		bpf_program__set_autoload(calls[i], what & VS_BPF_CALLS);
+	bpf_program__set_autoload(skel->progs.vs_sample_filter,
+				  what & VS_BPF_SAMPLES);
+	bpf_program__set_autoattach(skel->progs.vs_sample_filter, false);
+	/* attached to each function, and run at the stop */
+	for (i = 0; i < 2; i++)
+		bpf_program__set_autoattach(calls[i], false);
+	bpf_program__set_autoattach(skel->progs.vs_calls_stop, false);
 }
 
 struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
@@ -121,6 +175,7 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 		errno = -ret;
 		goto fail;
 	}
+	e->skel->bss->ns_level = vs_ns_level();
 	stage = "attach";
 	ret = task_acct__attach(e->skel);
 	if (ret) {
@@ -138,6 +193,10 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 				     vs_event_cb, e, NULL);
 	if (!e->events)
 		goto fail;
+	if ((what & VS_BPF_CALLS) &&
+	    ring_buffer__add(e->events, bpf_map__fd(e->skel->maps.calls),
+			     vs_call_cb, e))
+		goto fail;
 	e->next_free = 1;
 	return e;
 fail:
@@ -153,8 +212,17 @@ fail:
 
 void vs_bpf_engine_close(struct vs_bpf_engine *e)
 {
+	size_t i;
+
 	if (!e)
 		return;
+	for (i = 0; i < VS_CALL_FUNCS; i++) {
+		bpf_link__destroy(e->call_link[i][0]);
+		bpf_link__destroy(e->call_link[i][1]);
+	}
+	for (i = 0; i < e->nr_sample_links; i++)
+		bpf_link__destroy(e->sample_link[i]);
+	free(e->sample_link);
 	ring_buffer__free(e->events);
 	if (e->slots != MAP_FAILED)
 		munmap(e->slots, e->slots_bytes);
@@ -276,4 +344,136 @@ void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
 			st->unmatched_exits += per_cpu[i].unmatched_exits;
 		}
 	free(per_cpu);
+}
+
+int vs_bpf_engine_filter_samples(struct vs_bpf_engine *e, int fd)
+{
+	struct bpf_link **links, *link;
+	int err;
+
+	links = realloc(e->sample_link,
+			(e->nr_sample_links + 1) * sizeof(*links));
+	if (!links) {
+		close(fd);
+		return -1;
+	}
+	e->sample_link = links;
+	link = bpf_program__attach_perf_event(e->skel->progs.vs_sample_filter,
+					      fd);
+	if (!link) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	e->sample_link[e->nr_sample_links++] = link;
+	return 0;
+}
+
+/* --- function calls -------------------------------------------------------- */
+
+int vs_bpf_engine_calls_setup(struct vs_bpf_engine *e, uint32_t nr_task_funcs,
+			      double rate)
+{
+	int queue = bpf_map__fd(e->skel->maps.free_slots);
+	struct task_acct__bss *bss = e->skel->bss;
+	uint32_t idx;
+
+	bss->nr_task_funcs = nr_task_funcs;
+	bss->select_all = rate >= 1;
+	bss->select_below = rate <= 0 ? 0 : rate >= 1 ? UINT32_MAX :
+			    (uint32_t)(rate * 4294967296.0);
+	for (idx = 1; nr_task_funcs && idx < VS_SLOTS; idx++) {
+		if (e->used[idx])
+			continue;
+		memset(&e->slots[idx], 0, sizeof(e->slots[idx]));
+		if (bpf_map_update_elem(queue, NULL, &idx, BPF_ANY))
+			return -1;
+		e->used[idx] = 1;
+	}
+	return 0;
+}
+
+int vs_bpf_engine_attach_call(struct vs_bpf_engine *e, uint32_t func,
+			      const char *binary, uint64_t offset, char *err,
+			      size_t errlen)
+{
+	struct bpf_program *prog[2] = { e->skel->progs.vs_call_entry,
+					e->skel->progs.vs_call_return };
+	int ret;
+
+	if (func >= VS_CALL_FUNCS) {
+		snprintf(err, errlen, "at most %d probed functions",
+			 VS_CALL_FUNCS);
+		return -1;
+	}
+	for (ret = 0; ret < 2; ret++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = func,
+			    .retprobe = ret);
+
+		e->call_link[func][ret] = bpf_program__attach_uprobe_opts(
+			prog[ret], -1, binary, offset, &opts);
+		if (!e->call_link[func][ret]) {
+			snprintf(err, errlen, "cannot attach the %s probe at "
+				 "%s+%#llx: %s", ret ? "return" : "entry",
+				 binary, (unsigned long long)offset,
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int vs_bpf_engine_trace_process(struct vs_bpf_engine *e, uint32_t pid)
+{
+	uint32_t one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(e->skel->maps.traced), &pid,
+				   &one, BPF_ANY);
+}
+
+void vs_bpf_engine_stop_calls(struct vs_bpf_engine *e, uint64_t time)
+{
+	struct task_acct__bss *bss = e->skel->bss;
+	struct bpf_link *link;
+	char buf[64];
+	int fd;
+
+	if (!bpf_program__autoload(e->skel->progs.vs_calls_stop) ||
+	    bss->calls_stopped)
+		return;
+	bss->stop_ns = time;
+	__atomic_store_n(&bss->calls_stopped, 1, __ATOMIC_RELEASE);
+	link = bpf_program__attach_iter(e->skel->progs.vs_calls_stop, NULL);
+	if (!link)
+		return;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd >= 0) {
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	bpf_link__destroy(link);
+}
+
+void vs_bpf_engine_on_calls(struct vs_bpf_engine *e, vs_call_record_fn fn,
+			    void *ctx)
+{
+	e->call_fn = fn;
+	e->call_ctx = ctx;
+}
+
+void vs_bpf_engine_call_stats(const struct vs_bpf_engine *e,
+			      struct vs_bpf_call_stats *st)
+{
+	const struct task_acct__bss *bss = e->skel->bss;
+
+	memcpy(st->nested, (const void *)bss->call_nested, sizeof(st->nested));
+	memcpy(st->no_return, (const void *)bss->call_no_return,
+	       sizeof(st->no_return));
+	st->measured_no_return = bss->measured_no_return;
+	st->drops = bss->call_drops;
+	st->no_slot = bss->call_no_slot;
+	st->too_deep = bss->call_too_deep;
+	st->no_thread = bss->call_no_thread;
 }

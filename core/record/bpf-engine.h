@@ -24,6 +24,10 @@ struct vs_bpf_engine;
 /* irq_vectors: bit VS_BPF_VECTOR << enum vs_slot_vector */
 #define VS_BPF_VECTOR		(1u << 3)
 #define VS_BPF_ALL		((VS_BPF_VECTOR << VS_SLOT_VECTORS) - 1)
+/* the programs of function calls (--task-func, --probe) */
+#define VS_BPF_CALLS		(VS_BPF_VECTOR << VS_SLOT_VECTORS)
+/* the filter of the sampling events (--sample) */
+#define VS_BPF_SAMPLES		(VS_BPF_CALLS << 1)
 
 /* The irq_vectors names of enum vs_slot_vector, in order. */
 extern const char *const vs_bpf_vector_names[VS_SLOT_VECTORS];
@@ -90,5 +94,71 @@ struct vs_bpf_engine_stats {
 /* The programs' counts, summed over the CPUs. */
 void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
 			 struct vs_bpf_engine_stats *st);
+
+/**
+ * vs_bpf_engine_filter_samples - attach the sample filter (the engine was
+ * opened with VS_BPF_SAMPLES) to the sampling event @fd of one CPU: it
+ * keeps the samples of threads inside a task only.  The engine owns @fd
+ * from then on, and closes it, even on failure.
+ *
+ * Returns 0 or -1 with errno set.
+ */
+int vs_bpf_engine_filter_samples(struct vs_bpf_engine *e, int fd);
+
+/* --- function calls: --task-func and --probe (task-acct.bpf.c) --- */
+
+/**
+ * vs_bpf_engine_calls_setup - the first @nr_task_funcs probed functions
+ * make tasks, selected at @rate; the slots left free go to their threads
+ * (each keeps one until it exits).  The engine was opened with
+ * VS_BPF_CALLS.  Returns 0 or -1.
+ */
+int vs_bpf_engine_calls_setup(struct vs_bpf_engine *e, uint32_t nr_task_funcs,
+			      double rate);
+
+/**
+ * vs_bpf_engine_attach_call - probe function @func (< VS_CALL_FUNCS) at
+ * file offset @offset of @binary: its entry and its return, in every
+ * process, the programs keeping the traced ones
+ * @err: one line on failure
+ *
+ * Returns 0 or -1.
+ */
+int vs_bpf_engine_attach_call(struct vs_bpf_engine *e, uint32_t func,
+			      const char *binary, uint64_t offset, char *err,
+			      size_t errlen);
+
+/* Trace process @pid's calls, and those of the children it forks later. */
+int vs_bpf_engine_trace_process(struct vs_bpf_engine *e, uint32_t pid);
+
+/*
+ * The recording stops at @time: no task begins any more, the open ones
+ * end at @time flagged VS_CALL_TRUNCATED (read them with
+ * vs_bpf_engine_read_events()).
+ */
+void vs_bpf_engine_stop_calls(struct vs_bpf_engine *e, uint64_t time);
+
+typedef void (*vs_call_record_fn)(void *ctx, const struct vs_call_record *rec,
+				  size_t size);
+
+/*
+ * vs_bpf_engine_read_events() passes the records of the calls ring to
+ * @fn (@size: VS_CALL_FUNC_SIZE or a whole record).
+ */
+void vs_bpf_engine_on_calls(struct vs_bpf_engine *e, vs_call_record_fn fn,
+			    void *ctx);
+
+struct vs_bpf_call_stats {
+	uint64_t nested[VS_CALL_FUNCS];		/* inside another's task */
+	uint64_t no_return[VS_CALL_FUNCS];	/* task calls left */
+	uint64_t measured_no_return;	/* --probe calls left */
+	uint64_t drops;			/* records the ring had no room for */
+	uint64_t no_slot;		/* selected tasks without a slot */
+	uint64_t too_deep;		/* calls nested too deep to be kept */
+	uint64_t no_thread;		/* threads the map had no room for */
+};
+
+void vs_bpf_engine_call_stats(const struct vs_bpf_engine *e,
+			      struct vs_bpf_call_stats *st);
 
 #endif /* VS_CORE_RECORD_BPF_ENGINE_H */

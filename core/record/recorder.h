@@ -22,7 +22,6 @@
 #define VS_WAKE_RAW_MAX		64	/* sched_waking's raw data: 36 */
 #define VS_WAKE_SEEN		4	/* wake-ups a twin is looked for in */
 #define VS_WAKE_TWIN_NS		5000	/* twins are written this close */
-#define VS_PROBE_PAGES		512	/* per CPU: every kernel event */
 #define VS_MAX_CPUS		1024
 
 

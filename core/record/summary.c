@@ -158,6 +158,25 @@ void vs_record_summary(struct vs_recorder *r)
 		count_line(r->s.stats.bad_tasks, "task", "tasks",
 			   "dropped as impossible (ending before they began, "
 			   "outside their thread's time, or out of order)");
+	if (r->s.engine && r->s.probe) {
+		struct vs_bpf_call_stats cs;
+
+		vs_bpf_engine_call_stats(r->s.engine, &cs);
+		if (cs.drops)
+			count_line(cs.drops, "task or --probe record",
+				   "task and --probe records",
+				   "lost (the engine's calls ring full)");
+		if (cs.no_slot)
+			count_line(cs.no_slot, "function task", "function tasks",
+				   "not recorded: every slot of the engine taken");
+		if (cs.no_thread)
+			count_line(cs.no_thread, "thread", "threads",
+				   "not traced: the engine's map of threads full");
+		if (cs.too_deep)
+			count_line(cs.too_deep, "probed call", "probed calls",
+				   "nested more than 16 deep: counted only by "
+				   "their depth");
+	}
 	if (r->s.engine) {
 		struct vs_bpf_engine_stats st;
 

@@ -155,6 +155,43 @@ static inline bool vs_slot_read(const struct vs_slot *slot, __u32 task,
 }
 #endif
 
+/*
+ * --task-func and --probe: what the uprobe programs pass the recorder
+ * through the BPF ring buffer "calls".  A task (the outermost call of a
+ * --task-func function, selected) with the values the accounting gave it,
+ * or the enter or exit of a --probe function by a thread inside a task
+ * (without @v).
+ */
+enum vs_call_kind {
+	VS_CALL_TASK,
+	VS_CALL_ENTER,
+	VS_CALL_EXIT,
+};
+
+/* How a task call ended, besides its return. */
+#define VS_CALL_NO_RETURN	(1u << 0)	/* left without returning */
+#define VS_CALL_THREAD_EXIT	(1u << 1)	/* the thread exited in it */
+#define VS_CALL_TRUNCATED	(1u << 2)	/* the recording stopped */
+#define VS_CALL_UNSTEADY	(1u << 3)	/* values kept changing */
+
+/* The functions a recording probes: --task-func ones, then --probe ones. */
+#define VS_CALL_FUNCS		80
+
+struct vs_call_record {
+	__u32 kind;		/* enum vs_call_kind */
+	__u32 func;		/* index among the probed functions */
+	__u32 pid, tid, cpu;
+	__u32 seq;		/* the thread's task number (tasks) */
+	__u32 flags;		/* VS_CALL_* (tasks) */
+	__u32 pad;
+	__u64 start_ns;		/* the task's start, or the enter or exit */
+	__u64 end_ns;		/* the task's end */
+	struct vs_slot_values v;	/* tasks only */
+};
+
+/* The size of a record of an enter or exit. */
+#define VS_CALL_FUNC_SIZE	__builtin_offsetof(struct vs_call_record, v)
+
 /* Per CPU, counted by the programs, read by the recorder for its summary. */
 struct vs_engine_stats {
 	__u64 event_drops;	/* events the ring buffer had no room for */
