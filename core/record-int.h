@@ -269,11 +269,13 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 /* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
 /**
  * vs_sample_open_cpu - with the engine: open the sampling event on @cpu,
- * every thread's, redirected into the ring of @ring_fd, with the engine's
+ * every thread's, into @ring of @pages data pages, with the engine's
  * filter attached (only the samples of threads inside a task reach the
- * ring).  Returns 0 or -1 with errno set.
+ * ring; the engine owns the event's descriptor).  Returns 0 or -1 with
+ * errno set.
  */
-int vs_sample_open_cpu(struct vs_session *s, int cpu, int ring_fd);
+int vs_sample_open_cpu(struct vs_session *s, int cpu,
+		       struct vs_perf_ring *ring, unsigned int pages);
 
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 

@@ -132,16 +132,19 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 	return fd;
 }
 
-int vs_sample_open_cpu(struct vs_session *s, int cpu, int ring_fd)
+int vs_sample_open_cpu(struct vs_session *s, int cpu,
+		       struct vs_perf_ring *ring, unsigned int pages)
 {
 	struct perf_event_attr attr = s->sample_attr;
 	int fd, err;
 
 	attr.inherit = 0;
+	attr.watermark = 1;
+	attr.wakeup_watermark = pages * 4096 / 2;
 	fd = vs_perf_open(&attr, -1, cpu, -1);
 	if (fd < 0)
 		return -1;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
+	if (vs_perf_ring_mmap(ring, fd, pages)) {
 		err = errno;
 		close(fd);
 		errno = err;

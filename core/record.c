@@ -554,10 +554,7 @@ static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
  */
 static int open_tracking(struct vs_recorder *r)
 {
-	/* with the engine, the samples of each CPU come into its ring */
-	unsigned int pages = r->s.engine && r->s.sampling ?
-			     vs_sample_ring_pages(&r->s, VS_SAMPLE_CPU_PAGES) :
-			     VS_TRACK_PAGES;
+	unsigned int pages = VS_TRACK_PAGES;
 	struct perf_event_attr attr;
 	int cpu, fd;
 
@@ -587,8 +584,15 @@ static int open_tracking(struct vs_recorder *r)
 		if (open_wakeup(r, cpu))
 			return -1;
 		if (r->s.engine && r->s.sampling &&
-		    vs_sample_open_cpu(&r->s, cpu, fd))
+		    vs_sample_open_cpu(&r->s, cpu, &r->samples[cpu],
+				       vs_sample_ring_pages(&r->s,
+							    VS_SAMPLE_CPU_PAGES)))
 			return -1;
+		if (r->samples[cpu].base)
+			epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD,
+				  r->samples[cpu].fd,
+				  &(struct epoll_event){ .events = EPOLLIN,
+							 .data.u64 = VS_WAKE_RING });
 	}
 	return 0;
 }
@@ -986,12 +990,29 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 	default:
 		if (is_wakeup(r, h))
 			take_wakeup(r, (const void *)h);
-		else if (h->type == PERF_RECORD_SAMPLE && r->s.engine &&
-			 r->s.sampling)
-			vs_sample_write(&r->s, h);
 		return;
 	}
 	vs_session_write(&r->s, &rec);
+}
+
+/*
+ * A record of a CPU's sample ring (the engine's filter kept it): a sample,
+ * or the count of those the ring had no room for.
+ */
+static void on_cpu_sample(void *ctx, const struct perf_event_header *h)
+{
+	struct vs_recorder *r = ctx;
+	const struct vs_sample_id *sid = vs_sample_id_of(h);
+	struct vs_record rec = { .kind = VS_REC_LOST };
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		vs_sample_write(&r->s, h);
+	} else if (h->type == PERF_RECORD_LOST) {
+		rec.lost = (struct vs_lost){ sid->time, 0, sid->cpu,
+			VS_LOST_KERNEL_RING, ((const uint64_t *)(h + 1))[1] };
+		r->s.stats.lost_events += rec.lost.count;
+		vs_session_write(&r->s, &rec);
+	}
 }
 
 /* Records this recent may belong to a process whose FORK is not read yet. */
@@ -1179,6 +1200,8 @@ static void drain_tracking(struct vs_recorder *r, bool all)
 	size_t i;
 	int cpu;
 
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		vs_perf_ring_read(&r->samples[cpu], on_cpu_sample, r);
 	/* wake-ups first: a thread's EXIT in this batch would drop its last */
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->wake[cpu], wake_add,
@@ -1962,6 +1985,8 @@ out:
 			close(r->track[i].fd);
 			vs_perf_ring_unmap(&r->track[i]);
 		}
+	for (i = 0; i < r->nr_cpus; i++)	/* the engine closes their fds */
+		vs_perf_ring_unmap(&r->samples[i]);
 	for (i = 0; i < r->nr_cpus; i++)
 		if (r->wake[i].base) {
 			if (r->wake_filter[i].fd >= 0)

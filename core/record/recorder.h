@@ -45,6 +45,8 @@ struct vs_recorder {
 	char sock_name[64];
 	int nr_cpus;
 	struct vs_perf_ring track[VS_MAX_CPUS];
+	/* with the engine, each CPU's samples (kept by its filter) */
+	struct vs_perf_ring samples[VS_MAX_CPUS];
 	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
 						 * thread: apart, so that a
 						 * flood cannot drop tracking */
