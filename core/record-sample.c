@@ -141,6 +141,7 @@ int vs_sample_open_cpu(struct vs_session *s, int cpu,
 	attr.inherit = 0;
 	attr.watermark = 1;
 	attr.wakeup_watermark = pages * 4096 / 2;
+	attr.disabled = 1;	/* until the filter is on it */
 	fd = vs_perf_open(&attr, -1, cpu, -1);
 	if (fd < 0)
 		return -1;
@@ -150,7 +151,9 @@ int vs_sample_open_cpu(struct vs_session *s, int cpu,
 		errno = err;
 		return -1;
 	}
-	return vs_bpf_engine_filter_samples(s->engine, fd);
+	if (vs_bpf_engine_filter_samples(s->engine, fd))
+		return -1;
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h)

@@ -585,6 +585,7 @@ static int open_tracking(struct vs_recorder *r)
 			return -1;
 		if (r->s.engine && r->s.sampling &&
 		    vs_sample_open_cpu(&r->s, cpu, &r->samples[cpu],
+				       r->opts->mmap_pages ? r->opts->mmap_pages :
 				       vs_sample_ring_pages(&r->s,
 							    VS_SAMPLE_CPU_PAGES)))
 			return -1;
@@ -1427,7 +1428,7 @@ static const char no_waking_note[] =
  */
 static bool use_engine(const struct vs_recorder *r)
 {
-	return !r->s.hw && (r->s.probe || !r->s.sampling);
+	return !r->s.hw;
 }
 
 /* What the engine accounts, from the tracepoints selected (-e). */
