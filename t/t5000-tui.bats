@@ -129,6 +129,27 @@ assert_terminal_restored() {
 	run bash -c "tmux capture-pane -p -t '$SESSION' | sed -n 24p"
 	assert_output --regexp '^next --probe: '
 
+	# under the tree, its top factors named by their call paths, as
+	# report --tree names them
+	keys End
+	wait_for "top factors"
+	"$VARSCOPE" report -i t.data --tree --format json > tree.json
+	python3 - > factors <<-'PY'
+	import json
+	tree = json.load(open("tree.json"))["task_types"][0]["variance_tree"]
+	for f in tree["factors"][:2]:
+	    print(f["factor"])
+	PY
+	[ "$(wc -l < factors)" = 2 ]
+	grep -q ' → ' factors
+	run screen
+	while read -r factor; do
+		grep -E '^ +[12] +[0-9.]+ +[0-9.]+%  ' <<<"$output" |
+			grep -qF -- "%  $factor" ||
+			{ echo "not on screen: $factor"; echo "$output"; return 1; }
+	done < factors
+	keys Home
+
 	keys Tab
 	wait_for "Segments (type 1)"
 	keys Tab

@@ -212,6 +212,31 @@ static void tree_lines(struct browser *b, unsigned int node)
 	free(order);
 }
 
+/*
+ * Under the tree, its top factors as report --tree names them: each node
+ * by its call path, so the same function under two callers reads as two.
+ */
+static void tree_factors(struct browser *b)
+{
+	const struct vs_vtree_view *v = b->in->tree;
+	struct list *ls = &b->lists[V_TREE];
+	char label[512];
+	unsigned int i;
+
+	if (!v->vt->nr_factors)
+		return;
+	list_add(ls, -1, "%s", "");
+	list_add(ls, -1, "%4s %7s %7s  %s", "#", "score", "share",
+		 "top factors");
+	for (i = 0; i < v->top && i < v->vt->nr_factors; i++) {
+		const struct vs_vtree_factor *f = &v->vt->factors[i];
+
+		list_add(ls, -1, "%4u %7.3f %6.1f%%  %s", i + 1, f->score,
+			 100 * f->share,
+			 vs_vtree_factor_label(v, f, label, sizeof(label)));
+	}
+}
+
 static void build_tree(struct browser *b)
 {
 	struct list *ls = &b->lists[V_TREE];
@@ -225,6 +250,7 @@ static void build_tree(struct browser *b)
 	list_add(ls, -1, "%7s %7s %7s %9s %s  (sorted by %s; s: sort)",
 		 "var", "score", "cov", "mean", "function", sort_name[b->sort]);
 	tree_lines(b, 0);
+	tree_factors(b);
 	snprintf(b->status, sizeof(b->status), "next --probe: %s",
 		 *vs_vtree_probe_list(b->in->tree, probes, sizeof(probes)) ?
 		 probes : "(none)");
