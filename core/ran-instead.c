@@ -8,6 +8,7 @@
 
 #include "core/array.h"
 #include "core/ran-instead.h"
+#include "core/sort.h"
 #include "core/taskset.h"
 #include "core/trace.h"
 
@@ -115,7 +116,7 @@ int vs_ran_blame_read(const char *path, uint32_t type, uint16_t event,
 	if (status != VS_LOAD_OK)
 		vs_ran_blame_release(out);
 	else
-		qsort(out->threads, out->nr, sizeof(*out->threads), cmp_time);
+		vs_qsort(out->threads, out->nr, sizeof(*out->threads), cmp_time);
 	return status;
 }
 
