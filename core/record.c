@@ -240,7 +240,7 @@ static int start_child(struct vs_recorder *r)
 		 VS_CTL_VERSION, r->opts->rate, r->sock_name);
 	if (vs_workload_fork(&r->workload, r->opts->argv,
 			     vs_probe_tasks(&r->s) ? NULL : r->ctl,
-			     VS_WORKLOAD_OWN_GROUP))
+			     VS_WORKLOAD_OWN_GROUP | VS_WORKLOAD_TERMINAL))
 		return -1;
 	r->child = r->workload.pid;
 	return 0;
@@ -251,6 +251,7 @@ static int release_child(struct vs_recorder *r)
 {
 	if (!vs_workload_start(&r->workload))
 		return 0;
+	vs_workload_terminal_back(&r->workload);
 	fprintf(stderr, "varscope record: cannot run '%s': %s\n",
 		r->opts->argv[0], strerror(errno));
 	r->child_done = true;
@@ -1964,6 +1965,8 @@ int vs_record(const struct vs_record_opts *opts)
 	}
 	tick(r);
 	loop(r);
+	if (!r->attached)
+		vs_workload_terminal_back(&r->workload);
 	while (vs_record_register_thread(r, true))
 		;
 	finish(r);

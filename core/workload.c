@@ -8,9 +8,25 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "core/workload.h"
+
+/*
+ * Make @pgrp the foreground of terminal @fd, from a process that may be
+ * in the background (SIGTTOU blocked meanwhile, as shells do).
+ */
+static void take_terminal(int fd, pid_t pgrp)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(fd, pgrp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
 
 int vs_workload_fork(struct vs_workload *w, const char *const *argv,
 		     const char *env, unsigned int flags)
@@ -18,6 +34,10 @@ int vs_workload_fork(struct vs_workload *w, const char *const *argv,
 	int go[2], err[2];
 	char c;
 
+	w->tty_fd = -1;
+	if ((flags & VS_WORKLOAD_OWN_GROUP) && (flags & VS_WORKLOAD_TERMINAL) &&
+	    isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		w->tty_fd = STDIN_FILENO;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -1;
 	if (pipe2(err, O_CLOEXEC) < 0) {
@@ -42,6 +62,8 @@ int vs_workload_fork(struct vs_workload *w, const char *const *argv,
 			setpgid(0, 0);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		if (w->tty_fd >= 0)
+			take_terminal(w->tty_fd, getpid());
 		if (env)
 			putenv((char *)env);
 		execvp(argv[0], (char *const *)argv);
@@ -79,6 +101,14 @@ int vs_workload_start(struct vs_workload *w)
 	}
 	close(w->err_fd);
 	return ret;
+}
+
+void vs_workload_terminal_back(struct vs_workload *w)
+{
+	if (w->tty_fd < 0)
+		return;
+	take_terminal(w->tty_fd, getpgrp());
+	w->tty_fd = -1;
 }
 
 void vs_workload_cancel(struct vs_workload *w)

@@ -12,6 +12,7 @@ struct vs_workload {
 	pid_t pid;
 	int go_fd;		/* write end of the gate */
 	int err_fd;		/* read end: errno of a failed exec */
+	int tty_fd;		/* the terminal the child took, or -1 */
 };
 
 /* The child gets SIGTERM when the process that forked it dies. */
@@ -22,6 +23,13 @@ struct vs_workload {
  * process that started it, nor that one's shell.
  */
 #define VS_WORKLOAD_OWN_GROUP		2u
+/*
+ * With VS_WORKLOAD_OWN_GROUP, when the caller is the foreground of the
+ * terminal on its standard input: the child's group takes the terminal
+ * at its exec, so the command reads it (and gets its Ctrl-C) as it
+ * would without the caller; vs_workload_terminal_back() returns it.
+ */
+#define VS_WORKLOAD_TERMINAL		4u
 
 /**
  * vs_workload_fork - fork; the child waits at the gate, then execs
@@ -43,6 +51,13 @@ int vs_workload_prepare(struct vs_workload *w, const char *const *argv);
  * the reason exec failed (the child is then reaped)
  */
 int vs_workload_start(struct vs_workload *w);
+
+/**
+ * vs_workload_terminal_back - give the terminal the child took
+ * (VS_WORKLOAD_TERMINAL) back to the caller's process group; nothing
+ * when it took none
+ */
+void vs_workload_terminal_back(struct vs_workload *w);
 
 /**
  * vs_workload_cancel - kill the child held at the gate and reap it

@@ -129,6 +129,45 @@ load record-lib
 	assert_line --partial "varscope record: 3 tasks of 1 thread written to t.data"
 }
 
+# on_screen SESSION TEXT: until tmux SESSION shows TEXT (20 s at most)
+on_screen() {
+	local i
+
+	for i in $(seq 200); do
+		tmux capture-pane -p -t "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+	done
+	echo "never on screen: $2"
+	tmux capture-pane -p -t "$1"
+	return 1
+}
+
+@test "a command that reads the terminal gets it, and its Ctrl-C" {
+	require_cmd tmux
+	# the command leads a process group of its own (a server that
+	# signals its group must not hit the recorder): in the foreground of
+	# a terminal, that group takes the terminal, else its read stops it
+	# (SIGTTIN) for good
+	local session=vs-t2000-$$
+	tmux new-session -d -s "$session" -x 150 -y 20 \
+		"env PS1='vs-prompt\$ ' bash --norc --noprofile"
+	tmux send-keys -t "$session" "cd '$TEST_TMP' && '$VARSCOPE' record -o t.data -- sh -c 'read x; echo got \$x; exec sleep 100'; echo status=\$?" Enter
+	on_screen "$session" "no hardware PMU" || on_screen "$session" "varscope record:"
+	tmux send-keys -t "$session" hello Enter
+	run on_screen "$session" "got hello"
+	if [ "$status" = 0 ]; then
+		# Ctrl-C goes to the command, as without varscope; the
+		# recording ends with it, and the shell has its terminal back
+		tmux send-keys -t "$session" C-c
+		run on_screen "$session" "status=130"
+	fi
+	tmux send-keys -t "$session" C-c
+	tmux kill-session -t "$session"
+	assert_success
+	run "$VARSCOPE" script -i t.data
+	assert_success
+}
+
 @test "record says once that there is no PMU and no fault time" {
 	run "$VARSCOPE" record -o t.data -- "$IF" -n 1 --types compute --work-us 100
 	assert_success
