@@ -301,10 +301,12 @@ static void print_csv(const struct segments *sg)
 	unsigned int i;
 	size_t s;
 
-	printf("type,segment,file,from_ns,to_ns,tasks,p50_ns,p99_ns,mean_ns,"
+	printf("type,type_name,segment,file,from_ns,to_ns,tasks,p50_ns,p99_ns,mean_ns,"
 	       "cov,counted,mark\n");
 	for (i = 0; i < sg->table.nr_types; i++) {
 		const struct vs_segment_type *t = &sg->table.types[i];
+		const char *type_name = vs_type_names_get(&sg->table.names,
+							  t->type);
 
 		for (s = 0; s < sg->list.nr; s++) {
 			const struct vs_trace_segment *seg = &sg->list.seg[s];
@@ -312,6 +314,8 @@ static void print_csv(const struct segments *sg)
 			char m[32];
 
 			printf("%u,", t->type);
+			vs_csv_string(stdout, type_name ? type_name : "");
+			putchar(',');
 			vs_csv_string(stdout, seg->label);
 			putchar(',');
 			vs_csv_string(stdout, seg->path);

@@ -49,10 +49,18 @@ print(r["task_types"][0]["ranking"][0]["event"])' < <("$VARSCOPE" report --forma
 	make_trace
 	run "$VARSCOPE" report --format csv --top 4
 	assert_success
-	assert_line --index 0 --regexp '^type,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,threshold,'
-	assert_line --index 1 --regexp '^0,1,sched\.blocked\.time,KERNEL,ns,'
+	assert_line --index 0 --regexp '^type,type_name,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,threshold,'
+	assert_line --index 1 --regexp '^0,,1,sched\.blocked\.time,KERNEL,ns,'
 	assert_equal "$(grep -c '^0,' <<<"$output")" 4
 	assert_equal "$(grep -c '^1,' <<<"$output")" 4
+}
+
+@test "report --format csv: the type's name after its number" {
+	make_trace t.data --type-names checkout
+	run "$VARSCOPE" report -i t.data --format csv --top 1
+	assert_success
+	assert_line --index 1 --regexp '^0,checkout,1,sched\.blocked\.time,'
+	assert_line --index 2 --regexp '^1,,1,'
 }
 
 @test "report --top and --type limit what is printed" {
@@ -103,8 +111,8 @@ print(sorted(kinds), sorted(ps))' < <("$VARSCOPE" report --pthreshold 0.9 --form
 
 @test "report --ptarget changes the tail that is explained" {
 	make_trace
-	p99=$("$VARSCOPE" report --format csv --top 1 | sed -n 2p | cut -d, -f19)
-	p50=$("$VARSCOPE" report --ptarget 0.5 --format csv --top 1 | sed -n 2p | cut -d, -f19)
+	p99=$("$VARSCOPE" report --format csv --top 1 | sed -n 2p | cut -d, -f20)
+	p50=$("$VARSCOPE" report --ptarget 0.5 --format csv --top 1 | sed -n 2p | cut -d, -f20)
 	[ "$p50" -lt "$p99" ]
 	run "$VARSCOPE" report --ptarget 0.5
 	assert_line --regexp '^# Task type 0: .*, latency p50 .*, p50 '
@@ -185,7 +193,7 @@ print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
 	run --separate-stderr "$VARSCOPE" report -i cut.data --format csv
 	assert_success
 	assert_regex "$stderr" '^varscope report: warning: cut\.data: truncated at byte [0-9]+'
-	assert_line --index 1 --regexp '^0,1,sched\.blocked\.time,'
+	assert_line --index 1 --regexp '^0,,1,sched\.blocked\.time,'
 }
 
 @test "report rejects bad option values with one line naming the option" {

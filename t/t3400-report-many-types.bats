@@ -47,8 +47,8 @@ for t in json.load(open("r.json"))["task_types"]:
 		--cause sched.blocked.time:17 --cause-frac 0.05 --cause-ns 20ms
 	run "$VARSCOPE" report -i t.data --format csv --top 1
 	assert_success
-	assert_line --regexp '^17,1,sched\.blocked\.time,'
-	[ "$(grep -c '^[0-9]*,1,' <<< "$output")" = 40 ]
+	assert_line --regexp '^17,,1,sched\.blocked\.time,'
+	[ "$(grep -c '^[0-9]*,,1,' <<< "$output")" = 40 ]
 }
 
 @test "segments and diff list every one of 3000 types" {

@@ -68,18 +68,27 @@ for a, b in zip(s["task_types"], w["task_types"]):
 		'long.data@1s..1.2s' 'long.data@..200ms' 'long.data@1.6s..' \
 		-i other.data --type 0
 	assert_success
-	assert_line --index 0 'type,segment,file,from_ns,to_ns,tasks,p50_ns,p99_ns,mean_ns,cov,counted,mark'
+	assert_line --index 0 'type,type_name,segment,file,from_ns,to_ns,tasks,p50_ns,p99_ns,mean_ns,cov,counted,mark'
 	# the -i file is cut into its slices, then the named segments follow
-	assert_line --regexp '^0,other\.data:1,other\.data,0,200000000,'
-	assert_line --regexp '^0,long\.data:6,long\.data,1000000000,1200000000,'
-	assert_line --regexp '^0,long\.data@\.\.200ms,long\.data,0,200000000,'
-	assert_line --regexp '^0,long\.data@1\.6s\.\.,long\.data,1600000000,,'
+	assert_line --regexp '^0,,other\.data:1,other\.data,0,200000000,'
+	assert_line --regexp '^0,,long\.data:6,long\.data,1000000000,1200000000,'
+	assert_line --regexp '^0,,long\.data@\.\.200ms,long\.data,0,200000000,'
+	assert_line --regexp '^0,,long\.data@1\.6s\.\.,long\.data,1600000000,,'
 	# the slice and the range of the same time are the same tasks
 	local a b
-	a=$(grep '^0,long.data:6,' <<< "$output" | cut -d, -f6-8)
-	b=$(grep '^0,long.data@1s..1.2s,' <<< "$output" | cut -d, -f6-8)
+	a=$(grep '^0,,long.data:6,' <<< "$output" | cut -d, -f7-9)
+	b=$(grep '^0,,long.data@1s..1.2s,' <<< "$output" | cut -d, -f7-9)
 	[ -n "$a" ]
 	[ "$a" = "$b" ]
+}
+
+@test "CSV names the type after its number" {
+	"$GEN" -o n.data --tasks 2000 --types 2 --events 2 \
+		--type-names 'checkout' >/dev/null
+	run "$VARSCOPE" segments --length 10s --format csv n.data
+	assert_success
+	assert_line --index 1 --regexp '^0,checkout,n\.data:1,n\.data,'
+	assert_line --index 2 --regexp '^1,,n\.data:1,n\.data,'
 }
 
 @test "JSON lists the segments with their ranges" {
@@ -151,14 +160,14 @@ print("ok")' < <("$VARSCOPE" segments --length 0.5s long.data --format json)
 @test "slices read together hold what each holds read alone" {
 	make_trace
 	"$VARSCOPE" segments --length 10ms long.data --format csv > all.csv
-	[ "$(grep -c '^0,long\.data:' all.csv)" -ge 180 ]
+	[ "$(grep -c '^0,,long\.data:' all.csv)" -ge 180 ]
 	# each alone: a read of its own time range; type to cov must match
 	local n
 	for n in 1 2 37 99 100 101 150 170; do
 		"$VARSCOPE" segments --length 10ms long.data:$n --format csv \
-			--min-tasks 1 | sed 1d | cut -d, -f1-10 > alone.csv
+			--min-tasks 1 | sed 1d | cut -d, -f1-11 > alone.csv
 		[ "$(wc -l < alone.csv)" = 2 ]
-		grep "^[01],long\.data:$n," all.csv | cut -d, -f1-10 |
+		grep "^[01],,long\.data:$n," all.csv | cut -d, -f1-11 |
 			diff - alone.csv
 	done
 }

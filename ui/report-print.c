@@ -748,7 +748,7 @@ static void print_json_tail(struct vs_report_print *p)
 
 static void print_csv_head(void)
 {
-	printf("type,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,"
+	printf("type,type_name,rank,event,group,unit,impact,adjusted_impact,ci_lo,ci_hi,"
 	       "threshold,pthreshold,threshold_kind,tasks,high_tasks,"
 	       "slow_p50,slow_p99,other_p50,other_p99,latency_ptarget_ns,"
 	       "latency_ptarget_without_high_ns,tasks_needed\n");
@@ -757,12 +757,19 @@ static void print_csv_head(void)
 static void print_csv_type(const struct vs_report_print *p,
 			   const struct vs_type_rank *tr)
 {
+	const char *type_name = vs_type_names_get(&p->trace->ts->names,
+						  tr->type);
 	size_t i;
+
+	if (!type_name)
+		type_name = "";
 
 	for (i = 0; i < nr_shown(p, tr); i++) {
 		const struct vs_event_rank *er = &tr->events[i];
 
-		printf("%u,%zu,", tr->type, i + 1);
+		printf("%u,", tr->type);
+		vs_csv_string(stdout, type_name);
+		printf(",%zu,", i + 1);
 		vs_csv_string(stdout, er->name);
 		printf(",%s,%s,%.6g,%.6g,", vs_group_name(er->group),
 		       event_unit(p, er), er->impact, er->adjusted);
