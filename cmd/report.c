@@ -42,12 +42,8 @@ struct report {
 					 * sources, waits */
 	struct vs_tail_hint tail;	/* of the type being printed */
 	struct vs_ran_blame ran;	/*   and who ran instead of it */
-	unsigned int ran_passes;	/* passes made for that so far */
 	struct vs_report_print out;	/* --format, --top, --ci, --tree */
 };
-
-/* Types whose co-runners are read, one pass over the trace each. */
-#define RAN_TYPES_MAX	8
 
 static const char *const report_usage[] = {
 	"varscope report [-i FILE] [--type T] [--top N] [--ptarget P] [<options>]",
@@ -102,34 +98,6 @@ static int make_tree(struct report *rep, const struct vs_type_rank *tr)
  * types holds one ranking at once, not one per type.  --svg keeps the
  * rankings for the figure (@trs, one per type) and draws it at the end.
  */
-/*
- * Who ran instead of the tasks of @tr's type where sched.runnable.time
- * is high, when it ranks: a pass over the trace for each such type, of
- * the first RAN_TYPES_MAX.  0, or the exit status.
- */
-static int ran_instead(struct report *rep, const struct vs_type_rank *tr)
-{
-	int id = vs_taskset_event_by_name(rep->trace.ts, "sched.runnable.time");
-	const struct vs_event_rank *er = id >= 0 ?
-		vs_event_rank_find(tr, id) : NULL;
-	char err[512];
-	int ret;
-
-	vs_ran_blame_release(&rep->ran);
-	rep->out.ran = NULL;
-	if (!er || er->status != VS_RANK_RANKED || !er->high_tasks ||
-	    rep->ran_passes >= RAN_TYPES_MAX)
-		return 0;
-	rep->ran_passes++;
-	ret = vs_ran_blame_read(rep->input, tr->type, id, er->thr.value,
-				&rep->ran, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "varscope report: %s\n", err);
-	rep->out.ran = &rep->ran;
-	rep->out.ran_event = id;
-	return ret;
-}
-
 static int rank_types(struct report *rep, struct vs_type_rank *trs)
 {
 	struct vs_type_rank one;
@@ -146,8 +114,10 @@ static int rank_types(struct report *rep, struct vs_type_rank *trs)
 				 &rep->tail))
 			return -1;
 		ret = rep->out.tree ? make_tree(rep, tr) : 0;
-		if (!ret && ran_instead(rep, tr))
-			return -2;
+		vs_ran_blame_release(&rep->ran);
+		if (!ret && vs_ran_blame(rep->trace.ts, rep->out.tt, tr,
+					 &rep->ran))
+			return -1;
 		if (!ret)
 			vs_report_print_type(&rep->out, tr);
 		vs_vtree_free(rep->view.vt);
@@ -172,6 +142,7 @@ static int load(struct report *rep)
 		.type = rep->type, .funcs = true,
 		.func_time = rep->out.func_time,
 		.wakeups = true, .wake_parts = rep->out.tree,
+		.ran_instead = true,
 		.parts = vs_session_parts(),
 		.stage = vs_progress_stage_cb, .progress = vs_progress_cb,
 		.progress_arg = &progress,
@@ -207,6 +178,7 @@ int cmd_report(int argc, const char **argv)
 		.ci_rounds = 200, .seed = 1, .min_tasks = 100, .min_high = 30,
 		.rank = VS_RANK_OPTS_INIT,
 		.out = { .trace = &rep.trace, .rank = &rep.rank,
+			 .ran = &rep.ran,
 			 .view = &rep.view, .tail = &rep.tail },
 	};
 	const struct vs_option options[] = {
@@ -281,10 +253,6 @@ int cmd_report(int argc, const char **argv)
 	ret = rank_types(&rep, trs);
 	if (ret == -1)
 		goto nomem;
-	if (ret) {		/* said why */
-		ret = 1;
-		goto out;
-	}
 	if (rep.svg && vs_report_write_svg(&rep.out, rep.svg, trs, n)) {
 		fprintf(stderr, "varscope report: cannot write '%s': %s\n",
 			rep.svg, strerror(errno));

@@ -8,23 +8,91 @@
 
 #include "core/array.h"
 #include "core/ran-instead.h"
+#include "core/ranking.h"
 #include "core/sort.h"
 #include "core/taskset.h"
-#include "core/trace.h"
 
-/* A task's records, kept until it comes: the recorder writes 5 at most. */
-#define PENDING_MAX	16
-
-static int add_thread(struct vs_ran_blame *b, const struct vs_ran_instead *ri)
+/* @t's value of @event; 0 when it has none. */
+static uint64_t task_value(const struct vs_task *t, int event)
 {
-	const char *comm = ri->comm ? ri->comm : "";
+	uint32_t i;
+
+	for (i = 0; event >= 0 && i < t->nr_values; i++)
+		if (t->values[i].event == event)
+			return t->values[i].value;
+	return 0;
+}
+
+int vs_ran_list_feed(struct vs_ran_list *l, const struct vs_record *rec,
+		     int event)
+{
+	const struct vs_ran_instead *ri = &rec->ran_instead;
+	struct vs_ran_entry *e;
+	uint64_t wait;
+	size_t i;
+
+	if (rec->kind == VS_REC_RAN_INSTEAD) {
+		if (l->nr_pending && l->pending_task != ri->task_id)
+			l->nr_pending = 0;
+		if (l->nr_pending == VS_RAN_PENDING_MAX)
+			return 0;
+		l->pending_task = ri->task_id;
+		e = &l->pending[l->nr_pending++];
+		*e = (struct vs_ran_entry){ .pid = ri->pid, .tid = ri->tid,
+					    .time_ns = ri->time_ns };
+		snprintf(e->comm, sizeof(e->comm), "%s",
+			 ri->comm ? ri->comm : "");
+		return 0;
+	}
+	if (rec->kind != VS_REC_TASK)
+		return 0;
+	if (l->nr_pending && l->pending_task == rec->task.id) {
+		if (vs_grow(&l->entries, &l->alloc, l->nr + l->nr_pending,
+			    sizeof(*l->entries)))
+			return -1;
+		wait = task_value(&rec->task, event);
+		for (i = 0; i < l->nr_pending; i++) {
+			e = &l->entries[l->nr++];
+			*e = l->pending[i];
+			e->type = rec->task.type;
+			e->wait_ns = wait;
+		}
+	}
+	l->nr_pending = 0;
+	return 0;
+}
+
+int vs_ran_list_merge(struct vs_ran_list *dst, struct vs_ran_list *src)
+{
+	int ret = 0;
+
+	if (src->nr && !vs_grow(&dst->entries, &dst->alloc, dst->nr + src->nr,
+				sizeof(*dst->entries))) {
+		memcpy(dst->entries + dst->nr, src->entries,
+		       src->nr * sizeof(*src->entries));
+		dst->nr += src->nr;
+	} else if (src->nr) {
+		ret = -1;
+	}
+	vs_ran_list_release(src);
+	return ret;
+}
+
+void vs_ran_list_release(struct vs_ran_list *l)
+{
+	free(l->entries);
+	*l = (struct vs_ran_list){ 0 };
+}
+
+static int add_thread(struct vs_ran_blame *b, const struct vs_ran_entry *ri)
+{
 	struct vs_ran_thread *t;
 	size_t i;
 
 	for (i = 0; i < b->nr; i++) {
 		t = &b->threads[i];
 		if (t->pid == ri->pid && t->tid == ri->tid &&
-		    !strncmp(t->comm, comm, sizeof(t->comm) - 1))
+		    !strncmp(t->comm, ri->comm, sizeof(t->comm) - 1))
 			break;
 	}
 	if (i == b->nr) {
@@ -33,7 +101,7 @@ static int add_thread(struct vs_ran_blame *b, const struct vs_ran_instead *ri)
 			return -1;
 		t = &b->threads[b->nr++];
 		*t = (struct vs_ran_thread){ .pid = ri->pid, .tid = ri->tid };
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		snprintf(t->comm, sizeof(t->comm), "%s", ri->comm);
 	}
 	b->threads[i].time_ns += ri->time_ns;
 	b->threads[i].tasks++;
@@ -52,72 +120,37 @@ static int cmp_time(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* @t's value of @event; 0 when it has none. */
-static uint64_t task_value(const struct vs_task *t, uint16_t event)
+int vs_ran_blame(const struct vs_taskset *ts, const struct vs_task_type *tt,
+		 const struct vs_type_rank *tr, struct vs_ran_blame *out)
 {
-	uint32_t i;
+	int id = vs_taskset_event_by_name(ts, VS_RAN_EVENT);
+	const struct vs_event_rank *er = id >= 0 ?
+		vs_event_rank_find(tr, id) : NULL;
+	const struct vs_column *col;
+	size_t i;
+	float v;
 
-	for (i = 0; i < t->nr_values; i++)
-		if (t->values[i].event == event)
-			return t->values[i].value;
-	return 0;
-}
-
-int vs_ran_blame_read(const char *path, uint32_t type, uint16_t event,
-		      double threshold, struct vs_ran_blame *out, char *err,
-		      size_t errlen)
-{
-	struct vs_ran_instead pending[PENDING_MAX];
-	char comms[PENDING_MAX][16];
-	struct vs_reader *r;
-	struct vs_record rec;
-	size_t nr = 0, i;
-	int ret, status = VS_LOAD_OK;
-	uint64_t v;
-
-	*out = (struct vs_ran_blame){ 0 };
-	r = vs_reader_open(path, err, errlen);
-	if (!r)
-		return VS_LOAD_CORRUPT;
-	while (status == VS_LOAD_OK && (ret = vs_reader_next(r, &rec)) > 0) {
-		if (rec.kind == VS_REC_RAN_INSTEAD) {
-			if (nr && pending[0].task_id != rec.ran_instead.task_id)
-				nr = 0;
-			if (nr == PENDING_MAX)
-				continue;
-			pending[nr] = rec.ran_instead;
-			snprintf(comms[nr], sizeof(comms[nr]), "%s",
-				 rec.ran_instead.comm ? rec.ran_instead.comm :
-							"");
-			pending[nr].comm = comms[nr];
-			nr++;
-			continue;
-		}
-		if (rec.kind != VS_REC_TASK)
-			continue;
-		if (rec.task.type == type &&
-		    (v = task_value(&rec.task, event)) > threshold) {
-			out->wait_ns += v;
+	*out = (struct vs_ran_blame){ .event = -1 };
+	if (!er || er->status != VS_RANK_RANKED || !er->high_tasks ||
+	    !(col = vs_column_find(tt, id)))
+		return 0;
+	out->event = id;
+	for (i = 0; i < tt->nr_tasks; i++)
+		if (vs_column_value(col, i, &v) && v > er->thr.value) {
+			out->wait_ns += (uint64_t)v;
 			out->tasks++;
-			for (i = 0; i < nr && status == VS_LOAD_OK; i++)
-				if (pending[i].task_id == rec.task.id &&
-				    add_thread(out, &pending[i])) {
-					snprintf(err, errlen, "out of memory");
-					status = VS_LOAD_ERROR;
-				}
 		}
-		nr = 0;
+	for (i = 0; i < ts->ran.nr; i++) {
+		const struct vs_ran_entry *e = &ts->ran.entries[i];
+
+		if (e->type == tt->type &&
+		    (float)e->wait_ns > er->thr.value && add_thread(out, e)) {
+			vs_ran_blame_release(out);
+			return -1;
+		}
 	}
-	if (status == VS_LOAD_OK && ret < 0) {
-		snprintf(err, errlen, "%s", vs_reader_error(r));
-		status = VS_LOAD_CORRUPT;
-	}
-	vs_reader_close(r);
-	if (status != VS_LOAD_OK)
-		vs_ran_blame_release(out);
-	else
-		vs_qsort(out->threads, out->nr, sizeof(*out->threads), cmp_time);
-	return status;
+	vs_qsort(out->threads, out->nr, sizeof(*out->threads), cmp_time);
+	return 0;
 }
 
 void vs_ran_blame_release(struct vs_ran_blame *b)

@@ -132,6 +132,7 @@ int vs_session_open(struct vs_session *s, const char *path,
 		opts->stage(opts->progress_arg, "Reading tasks");
 	o.wakeups = opts->wakeups;
 	o.wake_parts = opts->wake_parts;
+	o.ran_instead = opts->ran_instead;
 	ret = read_tasks(s, opts, &o, err, errlen);
 	if (ret || !opts->wakeups)
 		return ret;

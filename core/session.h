@@ -10,7 +10,7 @@
  *   - the head (vs_trace_head_read(): samples, probes, wake-ups, notes);
  *   - the samples and probed calls as function events (core/func-events.h);
  *   - the task set, in one pass by @parts readers, which also collects
- *     what the wake-up blame needs and, with @slice_ns, the latencies of
+ *     what the wake-up blame needs, who ran instead of the tasks and, with @slice_ns, the latencies of
  *     each slice of the file;
  *   - the wake-up blame (core/wakeup.h).
  *
@@ -47,6 +47,8 @@ struct vs_session_opts {
 	bool wakeups;			/* the wake-up blame */
 	bool wake_parts;		/* ... with each wait's blamed parts
 					 * (vs_wake_build_new()'s @parts) */
+	bool ran_instead;		/* who ran instead of the tasks
+					 * (ts->ran, core/ran-instead.h) */
 	unsigned int parts;		/* readers in parallel (<= 1: one);
 					 * see vs_session_parts() */
 	uint64_t slice_ns;		/* vs_session_open(): also the

@@ -946,6 +946,10 @@ struct part {
 	struct vs_wake_build *wake;	/* opts->wakeups: records in
 					 * [start_off, end_off) */
 	struct vs_type_names names;	/* type_name records read */
+	bool ran_on;			/* opts->ran_instead over the file */
+	int ran_event;			/* VS_RAN_EVENT's id; -1: not
+					 * found yet */
+	struct vs_ran_list ran;		/* records in [start_off, end_off) */
 };
 
 #define MAX_EXTRA_VALUES	128	/* sampled .time and .total, probed */
@@ -1004,6 +1008,25 @@ static int take_attached(struct part *p, const struct vs_task *t)
 	return vs_taskset_add_attached(p->ts[0], serves, &bare);
 }
 
+/* @rec into the ran_instead records of part @p (ran_on). */
+static int feed_ran(struct part *p, const struct vs_record *rec)
+{
+	unsigned int id;
+
+	/* the catalog may grow as the file goes: looked up at a task */
+	if (p->ran_event < 0 && rec->kind == VS_REC_TASK &&
+	    p->ran.nr_pending) {
+		for (id = 0; id < vs_reader_nr_events(p->r); id++) {
+			const struct vs_event_def *def =
+				vs_reader_event(p->r, id);
+
+			if (def && def->name && !strcmp(def->name, VS_RAN_EVENT))
+				p->ran_event = (int)id;
+		}
+	}
+	return vs_ran_list_feed(&p->ran, rec, p->ran_event);
+}
+
 static int take_record(struct part *p, const struct vs_record *rec)
 {
 	const struct vs_taskset_opts *o = p->opts;
@@ -1013,6 +1036,9 @@ static int take_record(struct part *p, const struct vs_record *rec)
 
 	if (p->wake && off >= p->start_off && off < p->end_off &&
 	    vs_wake_build_feed(p->wake, rec))
+		return -1;
+	if (p->ran_on && off >= p->start_off && off < p->end_off &&
+	    feed_ran(p, rec))
 		return -1;
 
 	if (rec->kind == VS_REC_EPOCH && !o->latency_only)
@@ -1117,6 +1143,8 @@ static int start_part(struct part *p, uint64_t time)
 			return -1;
 		if (p->wake && vs_wake_build_feed(p->wake, &p->rec))
 			return -1;
+		if (p->ran_on && feed_ran(p, &p->rec))
+			return -1;
 	}
 	return ret;
 }
@@ -1219,6 +1247,24 @@ static int merge_wake(struct part *parts, unsigned int used)
 	return 0;
 }
 
+/* The ran_instead records of the parts, in file order, into part 0's
+ * first task set. */
+static int merge_ran(struct part *parts, unsigned int used)
+{
+	struct vs_ran_list *ran = &parts[0].ts[0]->ran;
+	unsigned int k;
+
+	if (!parts[0].ran_on)
+		return 0;
+	if (vs_ran_list_merge(ran, &parts[0].ran))
+		return -1;
+	for (k = 1; k < used; k++)
+		if (parts[k].start_off < parts[k].end_off &&
+		    vs_ran_list_merge(ran, &parts[k].ran))
+			return -1;
+	return 0;
+}
+
 /* Part @p's reader and empty task sets, one per range of @rs. */
 static int part_init(struct part *p, const char *path,
 		     const struct vs_taskset_opts *opts,
@@ -1246,6 +1292,8 @@ static int part_init(struct part *p, const char *path,
 	if (opts->wakeups && !rs->span.from_ns && !rs->span.to_ns &&
 	    !(p->wake = vs_wake_build_new(opts->wake_parts)))
 		return VS_LOAD_ERROR;
+	p->ran_on = opts->ran_instead && !rs->span.from_ns && !rs->span.to_ns;
+	p->ran_event = -1;
 	p->opts = opts;
 	p->ranges = rs;
 	p->end_off = UINT64_MAX;
@@ -1264,6 +1312,7 @@ static void free_parts(struct part *parts, unsigned int n, size_t nr_ranges)
 		free(parts[k].hits);
 		vs_attach_map_free(parts[k].attach);
 		vs_wake_build_free(parts[k].wake);
+		vs_ran_list_release(&parts[k].ran);
 		vs_type_names_release(&parts[k].names);
 		for (i = 0; parts[k].ts && i < nr_ranges; i++)
 			vs_taskset_free(parts[k].ts[i]);
@@ -1294,7 +1343,7 @@ static int join_parts(struct part *parts, unsigned int used,
 				return -1;
 		}
 	}
-	if (merge_wake(parts, used))
+	if (merge_wake(parts, used) || merge_ran(parts, used))
 		return -1;
 	for (i = nr_ranges; i-- > 0;) {
 		ts = parts[0].ts[i];
@@ -1448,6 +1497,7 @@ void vs_taskset_free(struct vs_taskset *ts)
 	free(ts->events);
 	free(ts->warning);
 	vs_wake_build_free(ts->wake);
+	vs_ran_list_release(&ts->ran);
 	vs_type_names_release(&ts->names);
 	free(ts);
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "id-index.h"
+#include "ran-instead.h"
 #include "trace.h"
 #include "type-names.h"
 
@@ -74,6 +75,8 @@ struct vs_taskset {
 	struct vs_wake_build *wake;	/* opts->wakeups: every record the
 					 * wake-up analysis needs, for
 					 * vs_wake_build_finish(); or NULL */
+	struct vs_ran_list ran;		/* opts->ran_instead: who ran instead
+					 * of its tasks (core/ran-instead.h) */
 	struct vs_type_names names;	/* the names of its types, from the
 					 * type_name records read: the whole
 					 * file's when it was read to the
@@ -109,6 +112,11 @@ struct vs_taskset_opts {
 	 * @wake_parts as vs_wake_build_new()'s @parts.
 	 */
 	bool wakeups, wake_parts;
+	/*
+	 * Keep the ran_instead records with their tasks in the same pass,
+	 * into ts->ran; not with a time range, as @wakeups.
+	 */
+	bool ran_instead;
 	unsigned int parts;		/* readers working in parallel (<= 1: one) */
 	/* called every few thousand tasks with bytes read, bytes in file */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);

@@ -21,10 +21,10 @@
 #include "ui/svg.h"
 #include "ui/table.h"
 #include "ui/tail-line.h"
+#include "ui/ran-line.h"
 #include "ui/units.h"
 #include "ui/vtree-print.h"
 
-#define RAN_SHOWN	5	/* threads named in the run-queue line */
 #define SVG_TOP_DEFAULT	5	/* event plots per type unless --top */
 #define SVG_TOP_MAX	11
 #define SVG_COLUMNS	3
@@ -179,31 +179,13 @@ static double probe_share(const struct vs_report_print *p,
 				 tr->latency_p50 : 0;
 }
 
-/*
- * "# run-queue waits of the slow tasks: 287 ms; hogger/4512 201 ms, ...":
- * the tasks where sched.runnable.time is high, and who ran instead
- */
+/* "# run-queue waits of the slow tasks: ...": who ran instead of them */
 static void print_text_ran(const struct vs_report_print *p)
 {
-	const struct vs_ran_blame *b = p->ran;
-	char a[32];
-	size_t i;
+	char line[512];
 
-	if (!b || !b->nr)
-		return;
-	printf("# run-queue waits of the slow tasks: %s",
-	       vs_format_ns(a, sizeof(a), (double)b->wait_ns));
-	for (i = 0; i < b->nr && i < RAN_SHOWN; i++) {
-		const struct vs_ran_thread *t = &b->threads[i];
-
-		if (t->tid)
-			printf("%s %s/%u %s", i ? "," : ";", t->comm, t->tid,
-			       vs_format_ns(a, sizeof(a), (double)t->time_ns));
-		else
-			printf("%s others %s", i ? "," : ";",
-			       vs_format_ns(a, sizeof(a), (double)t->time_ns));
-	}
-	printf("%s\n", b->nr > RAN_SHOWN ? ", ..." : "");
+	if (vs_ran_blame_line(p->ran, line, sizeof(line)))
+		printf("# %s\n", line);
 }
 
 /* The tail past pTarget, when a deeper target shows what it hides. */
@@ -625,7 +607,7 @@ static void json_ranked_event(const struct vs_report_print *p,
 	} else {
 		json_null(j);
 	}
-	if (p->ran && er->event == p->ran_event)
+	if (p->ran && p->ran->event >= 0 && er->event == p->ran->event)
 		json_ran_instead(j, p->ran);
 	json_callers(p, j, tr, er);
 	json_end_object(j);

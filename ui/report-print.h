@@ -37,7 +37,6 @@ struct vs_report_print {
 	const struct vs_task_type *tt;	/*   and its tasks */
 	const struct vs_ran_blame *ran;	/*   and who ran instead of its
 					 * tasks, or NULL */
-	int ran_event;			/*   sched.runnable.time's id */
 	struct json_out json;		/* VS_FORMAT_JSON: the document */
 };
 
