@@ -19,6 +19,7 @@
 #include "../core/vtree.h"
 #include "../core/wakeup.h"
 #include "../ui/browser.h"
+#include "../ui/ran-line.h"
 #include "../ui/tail-line.h"
 
 #define NS_PER_SEC	1000000000ull
@@ -34,6 +35,7 @@ struct tui {
 					 * and the latencies of its slices */
 	struct vs_type_rank tr;		/* of the first type */
 	struct vs_tail_hint tail;	/* past pTarget */
+	struct vs_ran_blame ran;	/* who ran instead of its tasks */
 	struct vs_vtree_view view;
 	struct vs_browser_segment *seg;
 	size_t nr_seg;
@@ -63,7 +65,7 @@ static void segment_row(struct tui *tui, size_t i, struct vs_taskset *ts)
 
 /*
  * The tasks, with function times from samples and probes as report has,
- * their waits, and the latency figures of the ranked type in each segment
+ * their waits, who ran instead of them, and the latency figures of the ranked type in each segment
  * of --length: one read of the file.
  */
 static int load(struct tui *tui, char *err, size_t errlen)
@@ -90,7 +92,8 @@ static int load(struct tui *tui, char *err, size_t errlen)
 	}
 	if (vs_rank_type(ts, &ts->types[0], &tui->rank, &tui->tr) ||
 	    vs_tail_hint(ts, &ts->types[0], &tui->rank, &tui->tr,
-			 &tui->tail)) {
+			 &tui->tail) ||
+	    vs_ran_blame(ts, &ts->types[0], &tui->tr, &tui->ran)) {
 		snprintf(err, errlen, "%s: out of memory", tui->input);
 		return VS_LOAD_ERROR;
 	}
@@ -104,6 +107,7 @@ static void tui_release(struct tui *tui)
 {
 	vs_vtree_free(tui->view.vt);
 	vs_type_rank_free(&tui->tr);
+	vs_ran_blame_release(&tui->ran);
 	free(tui->seg);
 	vs_session_close(&tui->trace);
 }
@@ -129,7 +133,7 @@ int cmd_tui(int argc, const char **argv)
 	};
 	struct vs_browser_input in = { 0 };
 	char err[512], status[VS_TYPE_NAME_MAX + 600];
-	char tail[VS_TYPE_NAME_MAX + 512];
+	char tail[VS_TYPE_NAME_MAX + 512], ran[512];
 	int ret;
 
 	if (parse_options(argc, argv, options, tui_usage, 0))
@@ -148,6 +152,7 @@ int cmd_tui(int argc, const char **argv)
 	tui.read = (struct vs_session_opts){
 		.type = tui.type, .funcs = true, .func_time = VS_FUNC_COUNT,
 		.wakeups = true, .wake_parts = true, .slice_ns = tui.length,
+		.ran_instead = true,
 		.progress = vs_browser_progress,
 		.progress_arg = (void *)tui.input,
 	};
@@ -191,6 +196,7 @@ int cmd_tui(int argc, const char **argv)
 	if (tui.tail.found)
 		in.tail = vs_tail_hint_line(&tui.tail, tui.tr.ptarget, tail,
 					    sizeof(tail));
+	in.ran = vs_ran_blame_line(&tui.ran, ran, sizeof(ran));
 	in.ts = tui.trace.ts;
 	in.rank = &tui.tr;
 	in.tree = tui.view.vt ? &tui.view : NULL;

@@ -9,12 +9,8 @@ load test-lib
 load record-lib
 
 @test "report: a real-time co-runner is named first in ran_instead" {
-	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o corun \
-		"$SRC/t/t3130/corun.c" "$VS_LIBDIR/libvarscope.a"
-	"$VARSCOPE" record -o t.data -- ./corun > truth 2> err ||
-		{ cat err; false; }
-	hog=$(sed -n 's/^hogger //p' truth)
-	[ -n "$hog" ]
+	record_corun t.data
+	hog=$HOG
 	run "$VARSCOPE" report -i t.data --min-tasks 10 --format json
 	assert_success
 	python3 -c 'import json, sys

@@ -5,7 +5,8 @@
 # views and quits, and the terminal is sane afterwards, also after ^C.
 # A trace without samples says why there is no tree.  Keys typed while
 # the trace loads count; type names show; the CDF's x axis is
-# logarithmic, a key away from linear.
+# logarithmic, a key away from linear.  The ranking names who ran
+# instead of the slow tasks, as report does.
 
 load test-lib
 
@@ -166,8 +167,12 @@ assert_terminal_restored() {
 	record_sampled
 	start_tui -i t.data
 	wait_for "Ranking (type 1)"
-	keys Down Down Enter
-	wait_for "CDF of "
+	# the first ranked event, found by its name: lines above the table
+	# (the tail, who ran instead) come and go with the recording
+	event=$(screen | awk '$1 == "1" && $2 ~ /%$/ { print $NF; exit }')
+	[ -n "$event" ]
+	keys / "$event" Enter Enter
+	wait_for "CDF of $event"
 	run screen
 	assert_output --partial "threshold"
 	assert_output --partial "*"
@@ -272,6 +277,26 @@ assert_terminal_restored() {
 	wait_for "Waits blamed along wake-up edges"
 	run screen
 	assert_line --regexp "^ +[0-9.]+ [mu]?s +\[wait\] wakeping/$waker \(outside_tasks, 1 deep\), 200 waits"
+	keys q
+	assert_terminal_restored
+}
+
+@test "tui: who ran instead of the slow tasks, as report says it" {
+	# 150 tasks: the ranking needs 100
+	record_corun t.data 150
+	want=$("$VARSCOPE" report -i t.data |
+		sed -n 's/^# \(run-queue waits of the slow tasks: .*\)$/\1/p')
+	[[ "$want" =~ "; hogger/$HOG " ]] || fail "report: $want"
+	start_tui -i t.data
+	wait_for "Ranking (type 1)"
+	wait_for "run-queue waits of the slow tasks:"
+	run screen
+	# two lines, cut after the wait in all: the co-runner named first
+	assert_line "${want%%; *};"
+	assert_line --regexp "^  hogger/$HOG [0-9.]+ [mu]?s(,|$)"
+	# the same numbers as report's, up to the screen's edge
+	line=$(grep "^  hogger/$HOG " <<<"$output")
+	[[ "  ${want#*; }" == "$line"* ]] || fail "tui: $line, report: $want"
 	keys q
 	assert_terminal_restored
 }

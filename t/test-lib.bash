@@ -127,6 +127,20 @@ require_example() {
 	skip "examples/$1.c is not in the tree yet"
 }
 
+# record_corun TRACE [TASKS]: as root, record t/t3130/corun.c (TASKS
+# tasks spinning on CPU 0 beside a SCHED_FIFO co-runner, "hogger", on the
+# same CPU) into TRACE; the co-runner's tid into $HOG
+record_corun() {
+	require_root
+	require_tracefs
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o corun \
+		"$SRC/t/t3130/corun.c" "$VS_LIBDIR/libvarscope.a"
+	"$VARSCOPE" record -o "$1" -- ./corun ${2-} > corun.out 2> corun.err ||
+		{ cat corun.err; return 1; }
+	HOG=$(sed -n 's/^hogger //p' corun.out)
+	[ -n "$HOG" ]
+}
+
 # The command line of strace that logs a command's opens and reads into
 # LOG.TID, a file per thread so that each call is on one line: run it as
 # $STRACE_IO LOG COMMAND...  (LeakSanitizer cannot run under ptrace: off

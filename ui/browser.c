@@ -146,6 +146,8 @@ static void build_ranking(struct browser *b)
 		 vs_format_ns(pt, sizeof(pt), tr->latency_ptarget));
 	if (b->in->tail)	/* two lines, for 80 columns */
 		list_add_wrapped(ls, b->in->tail, ": ");
+	if (b->in->ran)
+		list_add_wrapped(ls, b->in->ran, "; ");
 	list_add(ls, -1, "%4s %7s %8s %12s  %s", "#", "impact", "tasks",
 		 "threshold", "event (Enter: its CDF)");
 	for (i = 0; i < tr->nr_ranked; i++) {

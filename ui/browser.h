@@ -33,6 +33,9 @@ struct vs_browser_input {
 						 * NULL */
 	const char *tail;			/* the tail past pTarget
 						 * (ui/tail-line.h), or NULL */
+	const char *ran;			/* who ran instead of the
+						 * slow tasks
+						 * (ui/ran-line.h), or NULL */
 };
 
 /**

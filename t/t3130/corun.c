@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * corun.c - for t3130-report-ran-instead: 60 tasks of type 1, each 2 ms
+ * corun.c - for t3130-report-ran-instead and t5000-tui: N tasks (argv[1],
+ * default 60, at most 1000) of type 1, each 2 ms
  * of CPU on CPU 0, beside a real-time co-runner on the same CPU (a child
  * named "hogger", SCHED_FIFO 10) that spins 8 ms out of every 10 while
  * the tasks run: the thread that runs instead of the slow tasks.
@@ -34,13 +35,17 @@ static void spin_cpu(uint64_t ns)
 		;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sched_param sp = { .sched_priority = 10 };
 	struct timespec rest = { 0, 2000000 };
 	cpu_set_t cpu0;
+	int tasks = argc > 1 ? atoi(argv[1]) : 60;
 	pid_t hog;
 	int i;
+
+	if (tasks < 1 || tasks > 1000)
+		return 2;
 
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
@@ -62,7 +67,7 @@ int main(void)
 	}
 	printf("hogger %d\n", (int)hog);
 	fflush(stdout);
-	for (i = 0; i < 60; i++) {
+	for (i = 0; i < tasks; i++) {
 		vs_task_begin(1);
 		spin_cpu(2000000);
 		vs_task_end(1);
