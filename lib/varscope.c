@@ -60,8 +60,13 @@
  * the kernel events of a thread that is not inside a selected task never
  * reach user space; with the group disabled, its context switches do not
  * schedule the events in and out either.
- * Nothing here locks, allocates or waits once the thread is registered;
- * a full task ring drops the task and counts it.
+ * Nothing here locks or allocates once the thread is registered.  A full
+ * task ring (a burst of short tasks faster than the recorder's drains, or
+ * a recorder starved of CPU) makes vs_task_end() wait for room, sleeping
+ * VS_RING_WAIT_STEP_NS at a time, at most VS_RING_WAIT_NS; a ring that
+ * stayed full that long drops the task and counts it, and so does every
+ * task after it, without a wait, until the recorder has emptied half of
+ * the ring (a recorder that is gone costs one wait).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -106,6 +111,7 @@ struct vs_thread {
 	uint32_t nr_counters;
 	uint32_t counters_at;		/* in the group read, after nr */
 	bool paused_ring;		/* --sample: pause the ring as well */
+	bool ring_stalled;		/* a wait for room timed out */
 	bool pause_gate;		/* VS_REG_PAUSE_GATE: the pause alone */
 	uint64_t start;
 	uint64_t rnd;			/* xorshift64* state, 0: unseeded */
@@ -517,12 +523,44 @@ static void vs_lose_fds(struct vs_thread *t)
 	t->state = VS_T_DISABLED;
 }
 
+#define VS_RING_WAIT_NS		100000000ull	/* 100 ms */
+#define VS_RING_WAIT_STEP_NS	100000l		/* 100 us */
+
+/*
+ * Whether @ring has room for the entry at @head, waiting for the recorder
+ * to drain a full one (see the top of this file).  The task is already
+ * closed: the wait is outside its latency.
+ */
+static bool vs_ring_room(struct vs_thread *t, struct vs_task_ring *ring,
+			 uint64_t head)
+{
+	const struct timespec step = { 0, VS_RING_WAIT_STEP_NS };
+	uint64_t tail, waited;
+
+	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	if (t->ring_stalled && head - tail <= VS_RING_ENTRIES / 2)
+		t->ring_stalled = false;
+	if (head - tail < VS_RING_ENTRIES)
+		return true;
+	if (t->ring_stalled)
+		return false;
+	for (waited = 0; waited < VS_RING_WAIT_NS;
+	     waited += VS_RING_WAIT_STEP_NS) {
+		nanosleep(&step, NULL);
+		tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+		if (head - tail < VS_RING_ENTRIES)
+			return true;
+	}
+	t->ring_stalled = true;
+	return false;
+}
+
 /* Close the open selected task: clock, disable, counters, push. */
 static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 {
 	struct vs_task_ring *ring = t->ring;
 	uint64_t counters[VS_MAX_SW_COUNTERS];
-	uint64_t end, head, tail;
+	uint64_t end, head;
 	struct vs_ring_task *slot;
 	struct vs_hw_read hw;
 	bool have_hw = false;
@@ -547,8 +585,7 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	t->open = VS_OPEN_NONE;
 
 	head = ring->head;
-	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
-	if (head - tail >= VS_RING_ENTRIES) {
+	if (!vs_ring_room(t, ring, head)) {
 		__atomic_store_n(&ring->dropped, ring->dropped + 1,
 				 __ATOMIC_RELAXED);
 		return;

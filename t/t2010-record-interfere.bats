@@ -202,3 +202,39 @@ storm_stopped() {
 	grep -q 'type=2 name=fault tasks=2 .*pages=6000' truth
 	check 'T["2"]["sum"]["page-faults"] == T["2"]["sum"]["fault.page.count"]'
 }
+
+@test "a burst of tasks while the recorder is stopped waits for room, loses none" {
+	require_cmd "$VS_CC"
+	# one task (the thread registers), then, 0.3 s in, 8000 empty tasks
+	# in well under a millisecond: more than a thread's task ring holds
+	# (4096), while the recorder is stopped (0.1 to 0.36 s): the ring
+	# fills, the library waits for room (at most 100 ms), and the
+	# recorder drains it once it runs again
+	cat > burst.c <<-'EOF2'
+	#include <unistd.h>
+	#include <varscope.h>
+	int main(void)
+	{
+		vs_task_begin(1);
+		vs_task_end(1);
+		usleep(300000);
+		for (int i = 0; i < 8000; i++) {
+			vs_task_begin(1);
+			vs_task_end(1);
+		}
+		return 0;
+	}
+	EOF2
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o burst burst.c \
+		"$VS_LIBDIR/libvarscope.a" -lpthread
+	"$VARSCOPE" record -o t.data -- ./burst > out 2>&1 &
+	local pid=$!
+	sleep 0.1
+	kill -STOP $pid
+	sleep 0.26
+	kill -CONT $pid
+	wait $pid
+	run cat out
+	assert_line --regexp '^varscope record: 8001 tasks of 1 thread written to t\.data'
+	refute_line --partial 'dropped'
+}
