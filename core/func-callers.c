@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/func-callers.h"
+#include "core/sort.h"
 
 #define PATHS_MAX	4096	/* distinct paths kept; more count in the
 				 * total only */
@@ -171,7 +172,7 @@ size_t vs_func_callers(const struct vs_task_samples *ts, uint32_t type,
 				goto out;
 		}
 	}
-	qsort(t.paths, t.nr, sizeof(*t.paths), cmp_ns_desc);
+	vs_qsort(t.paths, t.nr, sizeof(*t.paths), cmp_ns_desc);
 	for (i = 0; i < t.nr && shown < max && t.all; i++) {
 		path_text(ts, &t.paths[i], out[shown].path,
 			  sizeof(out[shown].path));
