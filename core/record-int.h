@@ -104,6 +104,8 @@ struct vs_record_stats {
 	uint64_t bad_threads;		/* threads whose task ring lied:
 					 * their later tasks not read */
 	uint64_t bad_tasks;		/* tasks dropped as impossible */
+	uint64_t unseen_switch_tasks;	/* tasks with a wait whose switch-in
+					 * no program saw */
 };
 
 struct vs_rthread;

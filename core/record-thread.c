@@ -1100,6 +1100,8 @@ static void write_slot_task(struct vs_session *s, struct vs_rthread *rt,
 	if (attach_id)
 		write_attach(s, rt, task->start, VS_ATTACH, attach_id);
 	/* the names first (event definitions), then who ran, then the task */
+	if (kv->unseen_switch_ins)
+		s->stats.unseen_switch_tasks++;
 	if (vs_task_values_fill(s->values, kv, task) == 0) {
 		write_ran_instead(s, task, kv);
 		vs_session_task(s, task);
@@ -1153,6 +1155,7 @@ static void close_slot_task(struct vs_session *s, struct vs_rthread *rt,
 {
 	struct vs_task_ring *r = rt->tasks;
 	struct vs_slot_values kv;
+	struct vs_slot_open_wait wait;	/* still open: it ends with the task */
 	struct vs_task task = { 0 };
 	uint32_t seq = __atomic_load_n(&r->open, __ATOMIC_ACQUIRE);
 	uint64_t attach_id = r->open_attach_id;
@@ -1164,7 +1167,8 @@ static void close_slot_task(struct vs_session *s, struct vs_rthread *rt,
 	if (!seq || seq != __atomic_load_n(&r->open, __ATOMIC_RELAXED) ||
 	    seq == rt->done_seq || task.start > time)
 		return;
-	if (!vs_slot_read(vs_bpf_engine_slot(s->engine, rt->slot), seq, &kv))
+	if (!vs_slot_read(vs_bpf_engine_slot(s->engine, rt->slot), seq, &kv,
+			  &wait))
 		task.flags |= VS_TASK_DISTORTED;
 	task.id = seq;
 	task.end = time;

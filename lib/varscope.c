@@ -523,6 +523,41 @@ static void vs_lose_fds(struct vs_thread *t)
 	t->state = VS_T_DISABLED;
 }
 
+/* The thread's CPU time, the scheduler's sum_exec_runtime: 0 if none. */
+static uint64_t vs_thread_cpu_time(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The engine's values of the task that ended at @end, into @v.  A wait
+ * still open in the slot is one whose switch-in no program saw (see
+ * core/record/task-slot.h): it ended when the thread began to run again,
+ * which its CPU time tells (one system call, in that case only).
+ */
+static void vs_slot_take(struct vs_thread *t, uint64_t end,
+			 struct vs_slot_values *v, uint32_t *flags)
+{
+	struct vs_slot_open_wait wait;
+	uint64_t wait_end;
+
+	if (!vs_slot_read(t->slot, t->seq, v, &wait)) {
+		*flags |= VS_TASK_DISTORTED;
+		return;
+	}
+	if (wait.task != t->seq || !wait.since)
+		return;
+	wait_end = vs_slot_wait_end(&wait, end, vs_thread_cpu_time());
+	if (!wait_end)
+		return;
+	vs_slot_add_wait(v, &wait, wait_end - wait.since);
+	v->unseen_switch_ins++;
+}
+
 #define VS_RING_WAIT_NS		100000000ull	/* 100 ms */
 #define VS_RING_WAIT_STEP_NS	100000l		/* 100 us */
 
@@ -603,8 +638,8 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	slot->nr_counters = t->nr_counters;
 	memcpy(slot->counters, counters, t->nr_counters * sizeof(*counters));
 	vs_hw_push(t, &hw, have_hw, slot);
-	if (t->slot && !vs_slot_read(t->slot, t->seq, &slot->kernel))
-		slot->flags |= VS_TASK_DISTORTED;
+	if (t->slot)
+		vs_slot_take(t, end, &slot->kernel, &slot->flags);
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 

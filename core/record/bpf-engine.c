@@ -144,6 +144,18 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 	bpf_program__set_autoattach(skel->progs.vs_calls_stop, false);
 }
 
+/*
+ * The tests' fault injection (DEVELOPERS.md): VARSCOPE_TEST_UNSEEN_SWITCH_IN
+ * =N leaves every Nth switch-in of a thread in a task unseen.
+ */
+static void vs_test_knobs(struct task_acct *skel)
+{
+	const char *n = getenv("VARSCOPE_TEST_UNSEEN_SWITCH_IN");
+
+	if (n)
+		skel->bss->test_unseen_switch_in = strtoul(n, NULL, 10);
+}
+
 struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 					 size_t errlen)
 {
@@ -176,6 +188,7 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 		goto fail;
 	}
 	e->skel->bss->ns_level = vs_ns_level();
+	vs_test_knobs(e->skel);
 	stage = "attach";
 	ret = task_acct__attach(e->skel);
 	if (ret) {

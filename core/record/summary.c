@@ -186,6 +186,11 @@ void vs_record_summary(struct vs_recorder *r)
 				   "wake-up and switch records",
 				   "lost (the engine's ring full)");
 	}
+	if (r->s.stats.unseen_switch_tasks)
+		count_line(r->s.stats.unseen_switch_tasks, "task", "tasks",
+			   "had a switch the kernel did not trace (its wait "
+			   "ended unseen): the wait was closed from the "
+			   "thread's CPU time, without who ran instead");
 	if (r->s.stats.fds_closed)
 		count_line(r->s.stats.fds_closed, "thread", "threads",
 			   "closed the descriptors the recorder passed them (a "

@@ -66,12 +66,8 @@ struct vs_thread_state {
 	__u64 start_time;	/* the task_struct's: a reused tid is not it */
 	__u32 slot;
 	__u32 last_cpu;		/* + 1; 0: none yet */
-	__u64 wait_since;	/* 0: not waiting in a task */
+	struct vs_slot_open_wait wait;	/* .since 0: not waiting in a task */
 	__u64 queued_since;	/* the run-queue part of the wait */
-	__u32 wait_task;	/* slot->active when the wait began */
-	__u32 wait_state;	/* enum vs_slot_wait */
-	__u32 wait_syscall;
-	__u32 pad;
 	__u64 fault_ip;		/* of the last user page fault */
 };
 
@@ -247,26 +243,6 @@ static __always_inline void values_done(struct vs_slot *slot)
 	WRITE_ONCE(slot->seq, (slot->seq + 1) & ~1u);
 }
 
-static __always_inline void add_syscall_wait(struct vs_slot *slot, __u32 nr,
-					     __u32 wait, __u64 ns)
-{
-	struct vs_slot_syscall *e;
-	int i;
-
-	for (i = 0; i < VS_SLOT_SYSCALLS; i++) {
-		e = &slot->v.syscall[i];
-		if (e->count && (e->nr != nr || e->wait != wait))
-			continue;
-		e->nr = nr;
-		e->wait = wait;
-		e->time_ns += ns;
-		e->count++;
-		return;
-	}
-	slot->v.syscall_other_ns += ns;
-	slot->v.syscall_other_count++;
-}
-
 /*
  * @ns more for thread @r in the task's table: its entry, a free one, or
  * the entry with the least time if @r has more (that one's time then
@@ -368,6 +344,14 @@ static __always_inline __u32 wait_syscall(struct task_struct *p,
 #define VS_STACK_SPAN		(1ull << 20)	/* farther: another stack */
 
 /* Set by the recorder before the probes are attached. */
+/*
+ * Tests only (VARSCOPE_TEST_UNSEEN_SWITCH_IN=N, bpf-engine.c): every Nth
+ * switch-in of a thread inside a task reaches no program, as a switch
+ * that the kernel leaves untraced (see task-slot.h).
+ */
+__u32 test_unseen_switch_in;
+__u32 test_switch_ins;
+
 __u32 nr_task_funcs;		/* [0, nr_task_funcs): --task-func ones */
 __u32 select_below;		/* a task is selected when a random u32 is */
 __u32 select_all;		/* below it, or always */
@@ -693,31 +677,60 @@ static __always_inline void calls_switch_out(struct task_struct *prev,
 		task_left(ct, pid, tid, now);
 }
 
+/*
+ * The wait @ts holds ended unseen (its switch-in fired no program) and
+ * the thread runs again in the same task: closed from its CPU time
+ * @exec_ns at @now.
+ */
+static __always_inline void close_unseen_wait(struct vs_thread_state *ts,
+					      struct vs_slot *slot, __u32 tid,
+					      __u64 now, __u64 exec_ns)
+{
+	__u64 end = vs_slot_wait_end(&ts->wait, now, exec_ns);
+
+	if (!end)
+		return;
+	vs_slot_add_wait(&slot->v, &ts->wait, end - ts->wait.since);
+	slot->v.unseen_switch_ins++;
+	if (ts->wait.state != VS_SLOT_RUNNABLE)
+		emit(VS_ENGINE_UNBLOCK, tid, ts->wait.task, end, 0, 0);
+}
+
 static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
-	__u32 state;
+	__u64 exec_ns;
+	__u32 state, task;
 
 	ts = thread_of(prev);
 	slot = active_slot(ts);
 	if (!slot)
 		return;
+	task = slot->active;
 	if (preempt || (prev_state & 0xff) == TASK_RUNNING)
 		state = VS_SLOT_RUNNABLE;
 	else if (prev_state & TASK_UNINTERRUPTIBLE)
 		state = VS_SLOT_IOWAIT;
 	else
 		state = VS_SLOT_BLOCKED;
-	ts->wait_since = now;
-	ts->queued_since = state == VS_SLOT_RUNNABLE ? now : 0;
-	ts->wait_task = slot->active;
-	ts->wait_state = state;
-	ts->wait_syscall = state == VS_SLOT_RUNNABLE ? VS_SLOT_NO_SYSCALL :
+	/* brought up to date by the switch */
+	exec_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
+	values_open(slot, task);
+	if (ts->wait.since && ts->wait.task == task)
+		close_unseen_wait(ts, slot, ns_tid(prev), now, exec_ns);
+	ts->wait.since = now;
+	ts->wait.exec_ns = exec_ns;
+	ts->wait.task = task;
+	ts->wait.state = state;
+	ts->wait.syscall = state == VS_SLOT_RUNNABLE ? VS_SLOT_NO_SYSCALL :
 			   wait_syscall(prev, ts);
+	ts->queued_since = state == VS_SLOT_RUNNABLE ? now : 0;
+	slot->wait = ts->wait;
+	values_done(slot);
 	if (state != VS_SLOT_RUNNABLE)
-		emit(VS_ENGINE_BLOCK, ns_tid(prev), slot->active, now, 0, 0);
+		emit(VS_ENGINE_BLOCK, ns_tid(prev), task, now, 0, 0);
 	calls_switch_out(prev, now);
 }
 
@@ -727,35 +740,30 @@ static __always_inline void switch_in(struct task_struct *next,
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 task, state;
-	__u64 ns;
+	__u32 task;
 
 	ts = thread_of(next);
 	slot = active_slot(ts);
 	if (!slot)
+		return;
+	if (test_unseen_switch_in &&
+	    ++test_switch_ins % test_unseen_switch_in == 0)
 		return;
 	task = slot->active;
 	values_open(slot, task);
 	if (ts->last_cpu && ts->last_cpu != cpu + 1)
 		slot->v.migrations++;
 	ts->last_cpu = cpu + 1;
-	if (ts->wait_since && ts->wait_task == task && now > ts->wait_since) {
-		state = ts->wait_state;
-		ns = now - ts->wait_since;
-		if (state < VS_SLOT_WAITS) {
-			slot->v.wait_ns[state] += ns;
-			slot->v.wait_count[state]++;
-		}
-		slot->v.switches++;
-		if (state != VS_SLOT_RUNNABLE) {
-			add_syscall_wait(slot, ts->wait_syscall, state, ns);
+	if (ts->wait.since && ts->wait.task == task && now > ts->wait.since) {
+		vs_slot_add_wait(&slot->v, &ts->wait, now - ts->wait.since);
+		if (ts->wait.state != VS_SLOT_RUNNABLE)
 			emit(VS_ENGINE_UNBLOCK, ns_tid(next), task, now, 0, 0);
-		}
 		if (ts->queued_since && ts->queued_since < now)
 			account_ran(slot, pc, ts->queued_since, now);
 	}
-	ts->wait_since = 0;
+	ts->wait.since = 0;
 	ts->queued_since = 0;
+	slot->wait.task = 0;
 	values_done(slot);
 }
 
@@ -802,7 +810,7 @@ int BPF_PROG(vs_sched_waking, struct task_struct *p)
 	if (!slot)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (ts->wait_since && !ts->queued_since)
+	if (ts->wait.since && !ts->queued_since)
 		ts->queued_since = now;
 	waker = bpf_get_current_task_btf();
 	emit(VS_ENGINE_WAKE, ns_tid(p), slot->active, now,

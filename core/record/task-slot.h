@@ -12,6 +12,12 @@
  * values at the task's end under the sequence count @seq (odd while a
  * program writes).  No system call at begin or end.
  *
+ * Not every switch reaches the programs (a kernel may leave one
+ * untraced: here, a switch away from the machine's own agent thread fires
+ * no tracepoint), so a wait whose switch-in went unseen is closed from
+ * the thread's CPU time, which the scheduler keeps whatever is traced
+ * (struct vs_slot_open_wait).
+ *
  * Everything in a slot is written by the program too (it maps the whole
  * array): the programs and the recorder read it as untrusted data, every
  * index checked against the bounds below.
@@ -80,9 +86,28 @@ struct vs_slot_values {
 	__u64 syscall_other_ns, syscall_other_count;
 	/* run-queue wait when other threads (beyond VS_SLOT_RAN) ran */
 	__u64 ran_other_ns;
+	/* waits whose switch-in no program saw, closed from the CPU time */
+	__u64 unseen_switch_ins;
 	struct vs_slot_irq irq[VS_SLOT_IRQS];
 	struct vs_slot_syscall syscall[VS_SLOT_SYSCALLS];
 	struct vs_slot_ran ran[VS_SLOT_RAN];
+};
+
+/*
+ * A wait of a thread inside a task, from its switch-out to its switch-in:
+ * the programs keep it, and publish it in the slot while it is open.
+ * When the switch-in goes unseen, the wait ended when the thread's CPU
+ * time began to grow again: vs_slot_wait_end() from a later reading of
+ * that time, by the programs at the thread's next switch-out or by the
+ * library at the task's end.
+ */
+struct vs_slot_open_wait {
+	__u64 since;		/* the switch-out, CLOCK_MONOTONIC ns */
+	__u64 exec_ns;		/* the thread's CPU time at the switch-out */
+	__u32 task;		/* the slot's @active then; 0: no wait open */
+	__u32 state;		/* enum vs_slot_wait */
+	__u32 syscall;		/* VS_SLOT_NO_SYSCALL: none (always, runnable) */
+	__u32 pad;
 };
 
 struct vs_slot {
@@ -92,6 +117,7 @@ struct vs_slot {
 	/* written by the programs */
 	__u32 seq;		/* odd while a program writes the values */
 	__u32 values_of;	/* the @active the values are of */
+	struct vs_slot_open_wait wait;	/* the open wait, of task @values_of */
 	struct vs_slot_values v;
 } __attribute__((aligned(64)));
 
@@ -124,16 +150,77 @@ struct vs_engine_event {
 	__u32 other_pid, other_tid;
 };
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
+/**
+ * vs_slot_add_wait - account the wait @w, @ns long, into @v: its state's
+ * time and count, a switch, and a blocked or iowait one under its system
+ * call (the first VS_SLOT_SYSCALLS kinds, the others in the totals)
+ *
+ * Shared by the programs and the library; @w may come from the slot (the
+ * library): its state is checked, its system call is only a number.
+ */
+static __always_inline void vs_slot_add_wait(struct vs_slot_values *v,
+					     const struct vs_slot_open_wait *w,
+					     __u64 ns)
+{
+	__u32 state = w->state, nr = w->syscall;
+	struct vs_slot_syscall *e;
+	int i;
+
+	if (state >= VS_SLOT_WAITS)
+		return;
+	v->wait_ns[state] += ns;
+	v->wait_count[state]++;
+	v->switches++;
+	if (state == VS_SLOT_RUNNABLE)
+		return;
+	for (i = 0; i < VS_SLOT_SYSCALLS; i++) {
+		e = &v->syscall[i];
+		if (e->count && (e->nr != nr || e->wait != state))
+			continue;
+		e->nr = nr;
+		e->wait = state;
+		e->time_ns += ns;
+		e->count++;
+		return;
+	}
+	v->syscall_other_ns += ns;
+	v->syscall_other_count++;
+}
+
+/**
+ * vs_slot_wait_end - when the open wait @w ended whose switch-in went
+ * unseen, from the thread's CPU time @exec_ns read at @now (both later
+ * than the switch-in): @now less what the thread ran since the switch-out
+ *
+ * Returns 0 when the readings do not fit a wait that ended (a CPU time
+ * that went back, or more of it than the time since the switch-out).
+ */
+static __always_inline __u64 vs_slot_wait_end(const struct vs_slot_open_wait *w,
+					      __u64 now, __u64 exec_ns)
+{
+	__u64 ran = exec_ns - w->exec_ns;
+
+	if (exec_ns < w->exec_ns || now <= w->since || ran >= now - w->since)
+		return 0;
+	return now - ran;
+}
+
 #ifndef __bpf__
 /**
  * vs_slot_read - copy the values of task @task out of @slot, under its
- * sequence count; zeros when no event of that task reached the slot
+ * sequence count, and its open wait into @wait (@wait->task 0: none);
+ * zeros when no event of that task reached the slot
  *
  * Returns false when the values did not hold still over a few tries (a
  * slot that a program keeps writing: @out is then zeros).
  */
 static inline bool vs_slot_read(const struct vs_slot *slot, __u32 task,
-				struct vs_slot_values *out)
+				struct vs_slot_values *out,
+				struct vs_slot_open_wait *wait)
 {
 	__u32 seq;
 	int tries;
@@ -142,15 +229,20 @@ static inline bool vs_slot_read(const struct vs_slot *slot, __u32 task,
 		seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 		if (seq & 1)
 			continue;
-		if (__atomic_load_n(&slot->values_of, __ATOMIC_RELAXED) == task)
+		if (__atomic_load_n(&slot->values_of, __ATOMIC_RELAXED) == task) {
 			__builtin_memcpy(out, (const void *)&slot->v, sizeof(*out));
-		else
+			__builtin_memcpy(wait, (const void *)&slot->wait,
+					 sizeof(*wait));
+		} else {
 			__builtin_memset(out, 0, sizeof(*out));
+			__builtin_memset(wait, 0, sizeof(*wait));
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) == seq)
 			return true;
 	}
 	__builtin_memset(out, 0, sizeof(*out));
+	__builtin_memset(wait, 0, sizeof(*wait));
 	return false;
 }
 #endif

@@ -48,10 +48,12 @@ static void begin(void)
 /* vs_task_end()'s: the active word cleared, then the values read */
 static void end(struct vs_slot_values *v)
 {
+	struct vs_slot_open_wait wait;
+
 	__atomic_store_n(&slot->active, 0, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&header()->tasks_open, 1, __ATOMIC_RELAXED);
-	ok(vs_slot_read(slot, task_seq, v), "the values of task %u held still",
-	   task_seq);
+	ok(vs_slot_read(slot, task_seq, v, &wait),
+	   "the values of task %u held still", task_seq);
 }
 
 /* The entry of system call @nr in waits of kind @wait, or NULL. */
@@ -94,9 +96,10 @@ static void test_inactive(void)
 {
 	struct timespec one_ms = { 0, 1000000 };
 	struct vs_slot_values v;
+	struct vs_slot_open_wait wait;
 
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &one_ms, NULL);
-	ok(vs_slot_read(slot, task_seq, &v) &&
+	ok(vs_slot_read(slot, task_seq, &v, &wait) &&
 	   v.wait_count[VS_SLOT_BLOCKED] == 1,
 	   "a sleep outside a task leaves the last task's values");
 }
