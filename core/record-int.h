@@ -91,6 +91,8 @@ struct vs_raw_sample {
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
+	uint64_t misnamed;		/* refused: they named a thread that
+					 * did not send them */
 	uint64_t lost_events;		/* kernel events lost (ring full) */
 	uint64_t lost_uncounted;	/* threads that ended with their ring
 					 * full: their last drops' LOST never

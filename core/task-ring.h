@@ -40,13 +40,32 @@
 #define VS_MAX_GROUP_READ	96
 
 /* Registration: the library sends this, the recorder answers. */
-#define VS_REG_MAGIC		0x76737232u	/* "vsr2" */
+#define VS_REG_MAGIC		0x76737233u	/* "vsr3": the thread vouches */
 
 struct vs_reg_request {
 	uint32_t magic;
 	uint32_t pid;
 	uint32_t tid;
 };
+
+/*
+ * A thread vouches that the request it sends is its own: from before it
+ * sends it until the answer came, its robust futex list head (which a
+ * thread sets only for itself, set_robust_list(2)) is vs_reg_vouch() of
+ * the inode of the socket it sends from.  The recorder reads the named
+ * thread's (get_robust_list(2)) and asks the kernel which socket is the
+ * peer of the connection (unix_diag): a thread that names a sibling
+ * cannot make the sibling vouch for its socket.  Above every user
+ * address, so that a thread that exits meanwhile leaves the kernel no
+ * list to walk.
+ */
+#define VS_REG_VOUCH_TAG	0x7673000000000000ull	/* "vs" */
+
+static inline void *vs_reg_vouch(uint64_t ino)
+{
+	return (void *)(uintptr_t)(VS_REG_VOUCH_TAG |
+				   (ino & 0xffffffffffffull));
+}
 
 /*
  * vs_task_type_name(): the other message the recorder takes, on a

@@ -77,9 +77,12 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 
 #include "varscope.h"
@@ -253,10 +256,35 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 }
 
 /*
- * One message on a new connection to the recorder's socket: the
- * connected socket (receive timeout 10 s), or -1.
+ * The calling thread vouches for the registration it sends on @sock
+ * (vs_reg_vouch() of core/task-ring.h): its robust futex list names the
+ * socket until vs_unvouch() puts back @saved, glibc's.  The kernel uses
+ * that list only when the thread exits.
  */
-static int vs_send_to_recorder(const void *msg, size_t size)
+static void vs_vouch(int sock, void **saved)
+{
+	size_t len;
+	struct stat st;
+
+	*saved = NULL;
+	syscall(SYS_get_robust_list, 0, saved, &len);
+	if (!fstat(sock, &st))
+		syscall(SYS_set_robust_list, vs_reg_vouch(st.st_ino),
+			sizeof(struct robust_list_head));
+}
+
+static void vs_unvouch(void *saved)
+{
+	syscall(SYS_set_robust_list, saved, sizeof(struct robust_list_head));
+}
+
+/*
+ * One message on a new connection to the recorder's socket: the
+ * connected socket (receive timeout 10 s), or -1.  With @vouch, the
+ * thread vouches for it (vs_vouch(); the caller calls vs_unvouch(*vouch)
+ * before it closes the socket).
+ */
+static int vs_send_to_recorder(const void *msg, size_t size, void **vouch)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 10 };
@@ -268,11 +296,15 @@ static int vs_send_to_recorder(const void *msg, size_t size)
 		return -1;
 	memcpy(addr.sun_path + 1, vs_sock_name, len);
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (vouch)
+		vs_vouch(sock, vouch);
 	if (TEMP_FAILURE_RETRY(connect(sock, (struct sockaddr *)&addr,
 				       offsetof(struct sockaddr_un, sun_path) +
 				       1 + len)) ||
 	    TEMP_FAILURE_RETRY(send(sock, msg, size, MSG_NOSIGNAL)) !=
 	    (ssize_t)size) {
+		if (vouch)
+			vs_unvouch(*vouch);
 		close(sock);
 		return -1;
 	}
@@ -292,19 +324,19 @@ static bool vs_register(struct vs_thread *t)
 	struct vs_reg_request req = { VS_REG_MAGIC, getpid(), gettid() };
 	struct vs_reg_reply reply;
 	int fds[VS_REG_MAX_FDS] = { -1, -1, -1 };
-	int sock;
-	void *ring;
+	void *ring, *robust;
+	int sock, err;
 
 	t->state = VS_T_DISABLED;
 	t->ring_fd = t->hw_sock = t->hw_fd = -1;
-	sock = vs_send_to_recorder(&req, sizeof(req));
+	sock = vs_send_to_recorder(&req, sizeof(req), &robust);
 	if (sock < 0)
 		return false;
-	if (vs_recv_fds(sock, &reply, fds)) {
-		close(sock);
-		return false;
-	}
+	err = vs_recv_fds(sock, &reply, fds);
+	vs_unvouch(robust);
 	close(sock);
+	if (err)
+		return false;
 	ring = mmap(NULL, sizeof(struct vs_task_ring), PROT_READ | PROT_WRITE,
 		    MAP_SHARED, fds[VS_REG_FD_TASKS], 0);
 	close(fds[VS_REG_FD_TASKS]);
@@ -800,7 +832,7 @@ VS_API void vs_task_type_name(uint32_t type, const char *name)
 	memcpy(msg.name, name, strnlen(name, sizeof(msg.name)));
 	if (vs_name_sent(&msg))
 		return;
-	sock = vs_send_to_recorder(&msg, sizeof(msg));
+	sock = vs_send_to_recorder(&msg, sizeof(msg), NULL);
 	if (sock >= 0)
 		close(sock);
 }

@@ -3,9 +3,11 @@
 # A traced program that attacks what it shares with the recorder's
 # in-kernel engine (issue 19): it scribbles over every slot of the
 # engine's map and over its own task ring, then lies in the ring's head
-# and counts (t/helper/hostile-slots.c).  The recorder, root, must end
+# and counts (t/helper/hostile-slots.c); a thread asks for its sibling's
+# registration (t/helper/hostile-sibling.c).  The recorder, root, must end
 # with the command, stay within a small memory bound, keep every task of
-# the honest process beside it, and say in one line what it refused.
+# the honest process or thread beside it, and say in one line what it
+# refused.
 
 load test-lib
 load record-lib
@@ -49,4 +51,18 @@ bounded_numbers() {
 	# no task of a type the program never used, none longer than the run
 	check "set(T) <= {'1', '2'} and all(t['max']['latency_ns'] < 60e9 for t in T.values())"
 	[ "$(cat rss)" -lt 100000 ]
+}
+
+@test "a thread that asks for its sibling's registration is refused; the sibling keeps every task" {
+	timeout -k 10 120 "$VARSCOPE" record -o t.data -- \
+		"$BUILD/t/helper/hostile-sibling" 300 > out 2> err
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# once before the sibling's first task, once in the middle of them
+	grep -qx 'attack: accepted=0 refused=2' out
+	grep -qx 'sibling: tid=[0-9]* tasks=300' out
+	grep -qx 'varscope record: 2 registrations refused: sent by a thread other than the one named' err
+	bounded_numbers
+	sibling=$(sed -n 's/^sibling: tid=\([0-9]*\) .*/\1/p' out)
+	# every task of the sibling, all of its own thread
+	check "T['1']['tasks'] == 300 and T['1']['tids'] == [$sibling]"
 }

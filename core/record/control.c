@@ -14,8 +14,14 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 
 #include "core/plural.h"
 #include "core/record/recorder.h"
@@ -92,6 +98,89 @@ static pid_t peer_tid(pid_t peer, pid_t pid, pid_t tid)
 	if (dir)
 		closedir(dir);
 	return ours;
+}
+
+/*
+ * The inode of the socket at the other end of our connection @fd, as the
+ * kernel says (unix_diag, the interface of ss -x): 0 when it cannot
+ * say, with errno set when the kernel cannot say it of any socket.
+ */
+static uint64_t peer_inode(int fd)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} q = {
+		.nlh = { .nlmsg_len = sizeof(q),
+			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST },
+		.req = { .sdiag_family = AF_UNIX,
+			 .udiag_show = UDIAG_SHOW_PEER,
+			 .udiag_cookie = { INET_DIAG_NOCOOKIE,
+					   INET_DIAG_NOCOOKIE } },
+	};
+	union {
+		struct nlmsghdr nlh;
+		char buf[1024];
+	} a;
+	struct unix_diag_msg *m;
+	struct nlmsgerr *e;
+	struct rtattr *rta;
+	struct stat st;
+	uint64_t ino = 0;
+	int nl, rta_len;
+	ssize_t n;
+
+	if (fstat(fd, &st))
+		return 0;
+	q.req.udiag_ino = st.st_ino;
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return 0;
+	/* the kernel answers within send(): the answer waits already */
+	n = send(nl, &q, sizeof(q), 0) == sizeof(q) ?
+	    recv(nl, &a, sizeof(a), MSG_DONTWAIT) : -1;
+	if (n >= 0)
+		errno = EPROTO;
+	if (n >= (ssize_t)NLMSG_LENGTH(sizeof(*e)) &&
+	    a.nlh.nlmsg_type == NLMSG_ERROR) {
+		e = NLMSG_DATA(&a.nlh);
+		errno = -e->error;
+	} else if (n >= (ssize_t)NLMSG_LENGTH(sizeof(*m)) &&
+		   a.nlh.nlmsg_len <= n &&
+		   a.nlh.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+		m = NLMSG_DATA(&a.nlh);
+		rta = (struct rtattr *)(m + 1);
+		rta_len = a.nlh.nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+		for (; RTA_OK(rta, rta_len); rta = RTA_NEXT(rta, rta_len))
+			if (rta->rta_type == UNIX_DIAG_PEER &&
+			    RTA_PAYLOAD(rta) >= sizeof(uint32_t))
+				ino = *(uint32_t *)RTA_DATA(rta);
+		errno = 0;
+	}
+	close(nl);
+	return ino;
+}
+
+/*
+ * Did thread @tid (ours) send the registration on our connection @fd?  It
+ * vouched for its socket (vs_reg_vouch() of core/task-ring.h): its
+ * robust futex list, which a sibling cannot set, names the inode the
+ * kernel gives as our connection's peer.  A sibling that names it sends
+ * from a socket of its own, which @tid never vouches for.  1 when it did,
+ * 0 when not, -1 when the kernel does not say which socket is the peer
+ * (errno: why, 0 when the peer is gone).
+ */
+static int vouched(int fd, pid_t tid)
+{
+	uint64_t ino = peer_inode(fd);
+	size_t len;
+	void *head;
+
+	if (!ino)
+		return -1;
+	return !syscall(SYS_get_robust_list, tid, &head, &len) &&
+	       head == vs_reg_vouch(ino);
 }
 
 /*
@@ -183,6 +272,27 @@ bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    !(tid = peer_tid(cred.pid, req->pid, req->tid)) ||
 	    !in_command(r, pid = cred.pid)) {
+		reply(fd, EPERM, NULL, 0, 0, 0, 0);
+		r->s.stats.refused++;
+		close(fd);
+		return true;
+	}
+	switch (vouched(fd, tid)) {
+	case 1:
+		break;
+	case 0:
+		reply(fd, EPERM, NULL, 0, 0, 0, 0);
+		r->s.stats.misnamed++;
+		close(fd);
+		return true;
+	default:
+		if (errno && r->refuse_errno != errno)
+			fprintf(stderr, "varscope record: the kernel does not "
+				"say which socket a thread registers from "
+				"(unix_diag: %s): threads are not recorded\n",
+				strerror(errno));
+		if (errno)
+			r->refuse_errno = errno;
 		reply(fd, EPERM, NULL, 0, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);

@@ -215,6 +215,10 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.refused, "thread", "threads"),
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	if (r->s.stats.misnamed)
+		count_line(r->s.stats.misnamed, "registration", "registrations",
+			   "refused: sent by a thread other than the one "
+			   "named");
 	if (r->late_threads)
 		count_line(r->late_threads, "thread", "threads",
 			   "began after the output error: not recorded");
