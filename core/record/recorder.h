@@ -113,6 +113,38 @@ bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time);
 /* The recorded threads changed: the per-CPU sched_waking filters follow. */
 void vs_record_set_wake_filter(struct vs_recorder *r);
 
+/* --- core/record/tracking.c: the command's processes --------------------- */
+
+/* vs_record_add_command_pid - process @pid is the command's from now on */
+void vs_record_add_command_pid(struct vs_recorder *r, pid_t pid);
+
+/**
+ * vs_record_open_tracking - the tracking events of every CPU and the
+ * wake-up tracepoint; 0 or -1 (said in one line)
+ */
+int vs_record_open_tracking(struct vs_recorder *r);
+
+/**
+ * vs_record_drain_tracking - read every CPU's tracking ring and keep what
+ * concerns the command; @all: the command is gone, nothing more will come
+ */
+void vs_record_drain_tracking(struct vs_recorder *r, bool all);
+
+/* vs_record_process_gone - no process @pid, or only its zombie */
+bool vs_record_process_gone(pid_t pid);
+
+/* vs_record_check_target - -p @pid: 0, or one line and -1 unless it lives */
+int vs_record_check_target(pid_t pid);
+
+/**
+ * vs_record_attach - -p: follow @pid, its threads and children, and the
+ * processes it forks from now on; 0 or -1 (said in one line)
+ */
+int vs_record_attach(struct vs_recorder *r, pid_t pid);
+
+/* vs_record_attach_lost - -p: @pid exited before its recording began */
+int vs_record_attach_lost(pid_t pid);
+
 /**
  * vs_record_open_socket - listen on the registration socket named in the
  * command's VARSCOPE_CTL; 0 or -1 with errno
