@@ -349,21 +349,27 @@ int vs_counter_read_order(const struct vs_counter_group *g,
 
 /* --- fidelity ---------------------------------------------------------- */
 
+bool vs_dte_span_distorted(uint64_t starts, uint64_t ends,
+			   unsigned int tolerance_ppm)
+{
+	uint64_t diff = ends > starts ? ends - starts : starts - ends;
+
+	if (!starts)
+		return true;
+	/* |ends / starts - 1| > tol  <=>  diff * 1e6 > tol * starts */
+	return (unsigned __int128)diff * 1000000u >
+	       (unsigned __int128)tolerance_ppm * starts;
+}
+
 bool vs_dte_distorted(const struct vs_counter_read *a,
 		      const struct vs_counter_read *b,
 		      unsigned int tolerance_ppm)
 {
-	uint64_t starts, ends, diff;
-
 	if (b->t_before <= a->t_before || b->t_after < a->t_after ||
 	    a->t_after < a->t_before || b->t_after < b->t_before)
 		return true;
-	starts = b->t_before - a->t_before;
-	ends = b->t_after - a->t_after;
-	diff = ends > starts ? ends - starts : starts - ends;
-	/* |ends / starts - 1| > tol  <=>  diff * 1e6 > tol * starts */
-	return (unsigned __int128)diff * 1000000u >
-	       (unsigned __int128)tolerance_ppm * starts;
+	return vs_dte_span_distorted(b->t_before - a->t_before,
+				     b->t_after - a->t_after, tolerance_ppm);
 }
 
 bool vs_counter_multiplexed(const struct vs_counter_read *a,

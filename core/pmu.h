@@ -246,6 +246,16 @@ bool vs_dte_distorted(const struct vs_counter_read *a,
 		      unsigned int tolerance_ppm);
 
 /**
+ * vs_dte_span_distorted - the DTE filter of a period measured as two
+ * spans: @starts from the first read's start clock to the last's, @ends
+ * from end clock to end clock (or the sums of those of a task's running
+ * periods: the CPC of all of them together); true when @ends / @starts
+ * is outside 1 +- @tolerance_ppm / 1e6 or @starts is 0
+ */
+bool vs_dte_span_distorted(uint64_t starts, uint64_t ends,
+			   unsigned int tolerance_ppm);
+
+/**
  * vs_counter_multiplexed - whether the group was off the PMU for part of
  * the interval from @a to @b (time running grew less than time enabled);
  * such deltas are flagged, never scaled
