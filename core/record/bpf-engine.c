@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/perf-ring.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-acct.skel.h"
 
@@ -30,6 +33,11 @@ struct vs_bpf_engine {
 	/* the sample filter on each CPU's sampling event */
 	struct bpf_link **sample_link;
 	size_t nr_sample_links;
+	/* the counters: VS_SLOT_COUNTERS per CPU, as the map holds them */
+	int *counter_fd;
+	int nr_cpus;
+	unsigned int nr_counters;
+	bool counting;			/* a set was given */
 	uint32_t next_free;		/* where the search for a slot starts */
 	uint8_t used[VS_SLOTS];
 	uint32_t kernel_tid[VS_SLOTS];	/* the thread's key in thread_state */
@@ -181,6 +189,22 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 	vs_choose_programs(e->skel, what);
 	/* the iterator runs at each registration, never attached for good */
 	bpf_program__set_autoattach(e->skel->progs.vs_register, false);
+	/* run by the libraries, with BPF_PROG_TEST_RUN */
+	bpf_program__set_autoattach(e->skel->progs.vs_counters_mark, false);
+	e->nr_cpus = libbpf_num_possible_cpus();
+	if (e->nr_cpus <= 0) {
+		errno = -e->nr_cpus;
+		goto fail;
+	}
+	if (bpf_map__set_max_entries(e->skel->maps.counters,
+				     VS_SLOT_COUNTERS * e->nr_cpus))
+		goto fail;
+	e->counter_fd = malloc(VS_SLOT_COUNTERS * e->nr_cpus *
+			       sizeof(*e->counter_fd));
+	if (!e->counter_fd)
+		goto fail;
+	memset(e->counter_fd, 0xff, VS_SLOT_COUNTERS * e->nr_cpus *
+	       sizeof(*e->counter_fd));
 	stage = "load";
 	ret = task_acct__load(e->skel);
 	if (ret) {
@@ -188,6 +212,7 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 		goto fail;
 	}
 	e->skel->bss->ns_level = vs_ns_level();
+	e->skel->bss->nr_cpus = e->nr_cpus;
 	vs_test_knobs(e->skel);
 	stage = "attach";
 	ret = task_acct__attach(e->skel);
@@ -236,11 +261,122 @@ void vs_bpf_engine_close(struct vs_bpf_engine *e)
 	for (i = 0; i < e->nr_sample_links; i++)
 		bpf_link__destroy(e->sample_link[i]);
 	free(e->sample_link);
+	for (i = 0; e->counter_fd && i < (size_t)VS_SLOT_COUNTERS * e->nr_cpus;
+	     i++)
+		if (e->counter_fd[i] >= 0)
+			close(e->counter_fd[i]);
+	free(e->counter_fd);
 	ring_buffer__free(e->events);
 	if (e->slots != MAP_FAILED)
 		munmap(e->slots, e->slots_bytes);
 	task_acct__destroy(e->skel);
 	free(e);
+}
+
+/* Close the counters of @fds (VS_SLOT_COUNTERS per CPU) and set them -1. */
+static void vs_close_counters(struct vs_bpf_engine *e, int *fds)
+{
+	int i;
+
+	for (i = 0; i < VS_SLOT_COUNTERS * e->nr_cpus; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+/*
+ * Open @hw on each CPU into @fds (index k * nr_cpus + cpu); a CPU that is
+ * not there (ENODEV) has none.  False with @err set.
+ */
+static bool vs_open_counters(struct vs_bpf_engine *e,
+			     const struct vs_hw_config *hw, unsigned int n,
+			     int *fds, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	unsigned int k;
+	int cpu, fd;
+
+	for (k = 0; k < n; k++)
+		for (cpu = 0; cpu < e->nr_cpus; cpu++) {
+			memset(&attr, 0, sizeof(attr));
+			attr.size = sizeof(attr);
+			attr.type = hw[k].type;
+			attr.config = hw[k].config;
+			attr.config1 = hw[k].config1;
+			attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					   PERF_FORMAT_TOTAL_TIME_RUNNING;
+			fd = vs_perf_open(&attr, -1, cpu, -1);
+			if (fd < 0 && errno == ENODEV)
+				continue;
+			if (fd < 0) {
+				snprintf(err, errlen, "cannot count event "
+					 "%u:%#llx on CPU %d: %s", hw[k].type,
+					 (unsigned long long)hw[k].config, cpu,
+					 strerror(errno));
+				vs_close_counters(e, fds);
+				return false;
+			}
+			fds[k * e->nr_cpus + cpu] = fd;
+		}
+	return true;
+}
+
+uint32_t vs_bpf_engine_counters(struct vs_bpf_engine *e,
+				const struct vs_hw_config *hw, unsigned int n,
+				char *err, size_t errlen)
+{
+	struct task_acct__bss *bss = e->skel->bss;
+	int map = bpf_map__fd(e->skel->maps.counters);
+	size_t nr = (size_t)VS_SLOT_COUNTERS * e->nr_cpus, i;
+	uint32_t gen = bss->counter_gen;
+	int *fds, failed = 0;
+
+	if (n > VS_SLOT_COUNTERS) {
+		snprintf(err, errlen, "at most %d counters at once",
+			 VS_SLOT_COUNTERS);
+		return 0;
+	}
+	fds = malloc(nr * sizeof(*fds));
+	if (!fds) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return 0;
+	}
+	memset(fds, 0xff, nr * sizeof(*fds));
+	if (!vs_open_counters(e, hw, n, fds, err, errlen)) {
+		free(fds);
+		return 0;
+	}
+	/* odd while the map holds both sets: no reading is taken then */
+	__atomic_store_n(&bss->counter_gen, gen | 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < nr; i++) {
+		if (fds[i] < 0) {
+			bpf_map_delete_elem(map, &(uint32_t){ i });
+		} else if (bpf_map_update_elem(map, &(uint32_t){ i }, &fds[i],
+					       BPF_ANY) && !failed) {
+			failed = errno;
+			snprintf(err, errlen, "cannot put counter %zu of CPU "
+				 "%zu into the engine's map: %s",
+				 i / e->nr_cpus, i % e->nr_cpus,
+				 strerror(errno));
+		}
+	}
+	bss->nr_counters = n;
+	gen = (gen | 1) + 1;
+	__atomic_store_n(&bss->counter_gen, gen, __ATOMIC_SEQ_CST);
+	/* the map held them: the programs are done with them */
+	vs_close_counters(e, e->counter_fd);
+	free(e->counter_fd);
+	e->counter_fd = fds;
+	e->nr_counters = n;
+	e->counting = true;
+	return failed ? 0 : gen;
+}
+
+int vs_bpf_engine_mark_fd(const struct vs_bpf_engine *e)
+{
+	return e->counting ?
+	       bpf_program__fd(e->skel->progs.vs_counters_mark) : -1;
 }
 
 int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e)

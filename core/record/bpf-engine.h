@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include "arch/x86/intel-events.h"
 #include "core/record/task-slot.h"
 
 struct vs_bpf_engine;
@@ -69,6 +70,27 @@ int vs_bpf_engine_register(struct vs_bpf_engine *e, uint32_t tid);
 
 /* Slot @idx's thread is gone: unbound, the slot may be given again. */
 void vs_bpf_engine_release(struct vs_bpf_engine *e, uint32_t idx);
+
+/**
+ * vs_bpf_engine_counters - count the @n events @hw (at most
+ * VS_SLOT_COUNTERS) on every CPU from now on, read by the programs at
+ * each transition of a thread inside a task (task-slot.h): opened per
+ * CPU, they take the place of the set before in the programs' map, and
+ * that set is closed.  The first call makes the engine give
+ * vs_bpf_engine_mark_fd().
+ * @err: one line on failure (the set before then stays)
+ *
+ * Returns the new set's generation (a task's counter_gen), or 0.
+ */
+uint32_t vs_bpf_engine_counters(struct vs_bpf_engine *e,
+				const struct vs_hw_config *hw, unsigned int n,
+				char *err, size_t errlen);
+
+/*
+ * The program a registered thread's library runs (BPF_PROG_TEST_RUN) to
+ * mark the begin and end of its tasks, -1 when no counters are recorded.
+ */
+int vs_bpf_engine_mark_fd(const struct vs_bpf_engine *e);
 
 typedef void (*vs_engine_event_fn)(void *ctx,
 				   const struct vs_engine_event *ev);

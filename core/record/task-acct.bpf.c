@@ -83,13 +83,29 @@ struct vs_run {
 	__u64 start, end;
 };
 
-/* Per CPU: the shadow stack and the log of who ran last. */
+/* One reading of this CPU's counters, bracketed by clock reads. */
+struct vs_counter_reading {
+	__u64 clock[2];		/* before and after the counters */
+	__u64 value[VS_SLOT_COUNTERS];
+	__u64 enabled[VS_SLOT_COUNTERS], running[VS_SLOT_COUNTERS];
+	__u32 gen;		/* counter_gen before the reads */
+	__u32 ok;		/* every read worked, the set did not change */
+};
+
+/* Per CPU: the shadow stack, the log of who ran last, the open interval. */
 struct vs_cpu_state {
 	struct vs_frame frame[VS_STACK_DEPTH];
 	__u32 depth;
 	__u32 run_head;
 	__u64 last_switch;
 	struct vs_run run[VS_RUN_LOG];
+	/* the running interval of a task open on this CPU: slot 0, none */
+	__u32 open_slot, open_task;
+	__u32 interval_seq;		/* + 1 at each open and close */
+	__u32 pad;
+	struct vs_counter_reading open;
+	/* the reading of a program that interrupts cannot nest in */
+	struct vs_counter_reading now;
 };
 
 struct {
@@ -144,6 +160,23 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
+
+/*
+ * The per-CPU counters (hardware ones, or software ones in tests): the
+ * event of counter k on CPU c at k * nr_cpus + c, put there by the
+ * recorder (bpf-engine.c), which sizes the map.  It swaps a new set in at
+ * each epoch, with counter_gen odd while it does and 2 more after.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, VS_SLOT_COUNTERS);
+} counters SEC(".maps");
+
+__u32 nr_counters;		/* 0: no counters recorded */
+__u32 nr_cpus;
+__u32 counter_gen;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -241,6 +274,143 @@ static __always_inline void values_done(struct vs_slot *slot)
 {
 	barrier();
 	WRITE_ONCE(slot->seq, (slot->seq + 1) & ~1u);
+}
+
+/*
+ * --- counters: VarMRI's exclusion of interrupts ------------------------
+ *
+ * A task's counter values are the sums, over its running intervals, of
+ * the per-CPU counters' deltas: an interval opens where the thread starts
+ * to run inside its task (switch-in, the exit of the interrupt that
+ * preempted it, a mark) and closes where it stops (switch-out, an
+ * interrupt's entry, a mark).  The begin and end of a task are the
+ * library's stores, which no program sees: the library marks them with
+ * one system call each (vs_counters_mark, run by BPF_PROG_TEST_RUN), only
+ * when counters are recorded; the uprobe programs of function tasks mark
+ * them themselves.
+ */
+
+/* This CPU's counters now, into @r (@r->ok false when a read failed). */
+static __always_inline void counters_read(struct vs_counter_reading *r,
+					  __u32 cpu)
+{
+	struct bpf_perf_event_value v;
+	__u32 n = nr_counters, ncpu = nr_cpus, k;
+
+	r->ok = 1;
+	r->gen = READ_ONCE(counter_gen);
+	r->clock[0] = bpf_ktime_get_ns();
+	for (k = 0; k < VS_SLOT_COUNTERS && k < n; k++) {
+		if (bpf_perf_event_read_value(&counters, k * ncpu + cpu, &v,
+					      sizeof(v))) {
+			r->ok = 0;
+			break;
+		}
+		r->value[k] = v.counter;
+		r->enabled[k] = v.enabled;
+		r->running[k] = v.running;
+	}
+	r->clock[1] = bpf_ktime_get_ns();
+	if ((r->gen & 1) || READ_ONCE(counter_gen) != r->gen)
+		r->ok = 0;
+}
+
+/*
+ * The reading of a program that runs with interrupts off (sched_switch,
+ * hard interrupts) or at a shadow stack depth where an interrupt's
+ * programs take none: taken at its first need.
+ */
+static __always_inline struct vs_counter_reading *
+counters_now(struct vs_cpu_state *pc, bool *taken)
+{
+	if (!*taken) {
+		counters_read(&pc->now, bpf_get_smp_processor_id());
+		*taken = true;
+	}
+	return &pc->now;
+}
+
+/*
+ * The interval open on this CPU ends at reading @r, if it is task @task's
+ * of slot @idx: its deltas into the slot's values (open for writing).
+ */
+static __always_inline void counters_close(struct vs_cpu_state *pc,
+					   struct vs_slot *slot, __u32 idx,
+					   __u32 task,
+					   const struct vs_counter_reading *r)
+{
+	const struct vs_counter_reading *o = &pc->open;
+	struct vs_slot_values *v = &slot->v;
+	__u32 n = nr_counters, k;
+
+	if (pc->open_slot != idx || pc->open_task != task)
+		return;
+	pc->open_slot = 0;
+	pc->interval_seq++;
+	if (!r->ok || !o->ok) {
+		v->counter_flags |= VS_COUNTERS_FAILED;
+		return;
+	}
+	if (o->gen != r->gen || (v->counter_gen && v->counter_gen != r->gen)) {
+		v->counter_flags |= VS_COUNTERS_SWAPPED;
+		return;
+	}
+	v->counter_gen = r->gen;
+	for (k = 0; k < VS_SLOT_COUNTERS && k < n; k++) {
+		if (r->value[k] < o->value[k]) {
+			v->counter_flags |= VS_COUNTERS_FAILED;
+			continue;
+		}
+		v->counter[k] += r->value[k] - o->value[k];
+		if (r->running[k] - o->running[k] < r->enabled[k] - o->enabled[k])
+			v->counter_flags |= VS_COUNTERS_MULTIPLEXED;
+	}
+	v->counter_span[0] += r->clock[0] - o->clock[0];
+	v->counter_span[1] += r->clock[1] - o->clock[1];
+}
+
+/* An interval of task @task of slot @idx opens on this CPU at @r. */
+static __always_inline void counters_open(struct vs_cpu_state *pc, __u32 idx,
+					  __u32 task,
+					  const struct vs_counter_reading *r)
+{
+	pc->open = *r;
+	pc->open_slot = idx;
+	pc->open_task = task;
+	pc->interval_seq++;
+}
+
+/*
+ * A task's begin or end (the slot active, its values open for writing):
+ * the interval open on this CPU ends, a new one begins (an end's is
+ * never closed: the thread's next event is outside the task).  Run in
+ * the thread, interrupts on: an interrupt that closes and opens the
+ * interval while the counters are read makes the reading older than
+ * its open, so it is read again; one that comes after that makes the
+ * close find the counters gone back (the task's counters are left out).
+ */
+static __always_inline void counters_mark(struct vs_slot *slot, __u32 idx,
+					  __u32 task)
+{
+	struct vs_counter_reading r;
+	struct vs_cpu_state *pc;
+	__u32 zero = 0, seq;
+	int i;
+
+	if (!nr_counters)
+		return;
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!pc)
+		return;
+	for (i = 0; i < 2; i++) {
+		seq = READ_ONCE(pc->interval_seq);
+		counters_read(&r, bpf_get_smp_processor_id());
+		if (READ_ONCE(pc->interval_seq) == seq)
+			break;
+	}
+	counters_close(pc, slot, idx, task, &r);
+	counters_open(pc, idx, task, &r);
+	slot->v.counter_marks++;
 }
 
 /*
@@ -611,6 +781,11 @@ static __always_inline void task_end(struct vs_call_thread *ct, __u32 pid,
 	slot = bpf_map_lookup_elem(&slots, &idx);
 	if (!slot || idx == VS_SLOT_HEADER)
 		return;
+	if (nr_counters && !(flags & VS_CALL_TRUNCATED)) {
+		values_open(slot, ct->seq);
+		counters_mark(slot, idx, ct->seq);
+		values_done(slot);
+	}
 	WRITE_ONCE(slot->active, 0);
 	tasks_open_add(-1);
 	rec = bpf_ringbuf_reserve(&calls, sizeof(*rec), 0);
@@ -697,7 +872,9 @@ static __always_inline void close_unseen_wait(struct vs_thread_state *ts,
 }
 
 static __always_inline void switch_out(struct task_struct *prev, bool preempt,
-				       unsigned int prev_state, __u64 now)
+				       unsigned int prev_state,
+				       struct vs_cpu_state *pc, bool *taken,
+				       __u64 now)
 {
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
@@ -718,6 +895,8 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 	/* brought up to date by the switch */
 	exec_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
 	values_open(slot, task);
+	if (nr_counters)
+		counters_close(pc, slot, ts->slot, task, counters_now(pc, taken));
 	if (ts->wait.since && ts->wait.task == task)
 		close_unseen_wait(ts, slot, ns_tid(prev), now, exec_ns);
 	ts->wait.since = now;
@@ -735,7 +914,8 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 }
 
 static __always_inline void switch_in(struct task_struct *next,
-				      struct vs_cpu_state *pc, __u64 now)
+				      struct vs_cpu_state *pc, bool *taken,
+				      __u64 now)
 {
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
@@ -751,6 +931,8 @@ static __always_inline void switch_in(struct task_struct *next,
 		return;
 	task = slot->active;
 	values_open(slot, task);
+	if (nr_counters)
+		counters_open(pc, ts->slot, task, counters_now(pc, taken));
 	if (ts->last_cpu && ts->last_cpu != cpu + 1)
 		slot->v.migrations++;
 	ts->last_cpu = cpu + 1;
@@ -774,6 +956,7 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	struct vs_cpu_state *pc;
 	struct vs_run *r;
 	__u32 zero = 0;
+	bool taken = false;
 	__u64 now;
 
 	if (!any_task_open())
@@ -790,8 +973,8 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	r->end = now;
 	pc->run_head++;
 	pc->last_switch = now;
-	switch_out(prev, preempt, prev_state, now);
-	switch_in(next, pc, now);
+	switch_out(prev, preempt, prev_state, pc, &taken, now);
+	switch_in(next, pc, &taken, now);
 	return 0;
 }
 
@@ -853,6 +1036,13 @@ static __always_inline void frame_push(__u32 class, __u32 index)
 	f->class = class;
 	f->index = index;
 	pc->depth = depth + 1;
+	/* the thread stops running: its counters' interval closes */
+	if (!depth && nr_counters) {
+		values_open(slot, f->task);
+		counters_close(pc, slot, f->slot, f->task,
+			       counters_now(pc, &(bool){ false }));
+		values_done(slot);
+	}
 }
 
 static __always_inline void charge_frame(struct vs_frame *f, __u64 ns)
@@ -917,10 +1107,18 @@ static __always_inline void frame_pop(__u32 class, __u32 index)
 	}
 	now = bpf_ktime_get_ns();
 	len = now > f->start ? now - f->start : 0;
-	pc->depth = depth;
 	if (depth)
 		pc->frame[(depth - 1) & (VS_STACK_DEPTH - 1)].nested += len;
 	charge_frame(f, len > f->nested ? len - f->nested : 0);
+	/*
+	 * back to the thread: its counters' interval opens, read before the
+	 * level is popped, so that a hard interrupt in a softirq's exit
+	 * reads none
+	 */
+	if (!depth && nr_counters)
+		counters_open(pc, f->slot, f->task,
+			      counters_now(pc, &(bool){ false }));
+	pc->depth = depth;
 }
 
 SEC("tp_btf/irq_handler_entry")
@@ -1101,6 +1299,11 @@ static __always_inline void task_begin(struct task_struct *cur,
 	tasks_open_add(1);
 	WRITE_ONCE(slot->active, ct->seq);
 	ct->open = 1;
+	if (nr_counters) {
+		values_open(slot, ct->seq);
+		counters_mark(slot, idx, ct->seq);
+		values_done(slot);
+	}
 }
 
 SEC("uprobe")
@@ -1231,6 +1434,31 @@ int vs_calls_stop(struct bpf_iter__task *ctx)
 	if (ct)
 		task_end(ct, ns_tid(task->group_leader), ns_tid(task),
 			 stop_ns, VS_CALL_TRUNCATED);
+	return 0;
+}
+
+/*
+ * The library's mark of its task's begin or end, one BPF_PROG_TEST_RUN
+ * when counters are recorded (see "counters" above): run on the thread's
+ * CPU, in its context.  A thread outside a task marks nothing.
+ */
+SEC("raw_tp")
+int vs_counters_mark(void *ctx)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+	__u32 task;
+
+	if (!nr_counters)
+		return 0;
+	ts = thread_of(bpf_get_current_task_btf());
+	slot = active_slot(ts);
+	if (!slot)
+		return 0;
+	task = slot->active;
+	values_open(slot, task);
+	counters_mark(slot, ts->slot, task);
+	values_done(slot);
 	return 0;
 }
 

@@ -10,7 +10,9 @@
  * the slot's values, which they reset at the first event of a new task
  * (@values_of: the task the values belong to).  The library reads the
  * values at the task's end under the sequence count @seq (odd while a
- * program writes).  No system call at begin or end.
+ * program writes).  No system call at begin or end, but when the engine
+ * records counters: then begin and end run the engine's mark program
+ * once each (the counts in flight there; see task-acct.bpf.c).
  *
  * Not every switch reaches the programs (a kernel may leave one
  * untraced: here, a switch away from the machine's own agent thread fires
@@ -38,6 +40,16 @@
 #define VS_SLOT_SYSCALLS	6	/* waits by system call */
 #define VS_SLOT_RAN		6	/* threads that ran instead */
 #define VS_SLOT_NO_SYSCALL	0xffffffffu	/* a wait outside a syscall */
+#define VS_SLOT_COUNTERS	8	/* per-CPU counters (VS_MAX_HW_COUNTERS) */
+
+/*
+ * A task's counter values (struct vs_slot_values.counter_flags): a read
+ * the PMU ran less than enabled (multiplexed), a read that failed, or a
+ * set of counters that the recorder swapped while the task ran.
+ */
+#define VS_COUNTERS_MULTIPLEXED	(1u << 0)
+#define VS_COUNTERS_FAILED	(1u << 1)
+#define VS_COUNTERS_SWAPPED	(1u << 2)
 
 enum vs_slot_wait {
 	VS_SLOT_RUNNABLE,	/* preempted, still runnable */
@@ -88,6 +100,21 @@ struct vs_slot_values {
 	__u64 ran_other_ns;
 	/* waits whose switch-in no program saw, closed from the CPU time */
 	__u64 unseen_switch_ins;
+	/*
+	 * The per-CPU counters of set @counter_gen (the recorder's; 0: no
+	 * interval yet), summed over the task's running intervals: each from
+	 * a switch-in, an interrupt's exit or a mark to a switch-out, an
+	 * interrupt's entry or a mark, so that interrupts are left out.
+	 * @counter_span: the intervals' lengths by the clock read just before
+	 * the counters ([0]) and just after them ([1]), for the DTE filter.
+	 * @counter_marks: the marks the task made (its begin and its end).
+	 */
+	__u64 counter[VS_SLOT_COUNTERS];
+	__u64 counter_span[2];
+	__u32 counter_gen;
+	__u32 counter_flags;	/* VS_COUNTERS_* */
+	__u32 counter_marks;
+	__u32 counter_pad;
 	struct vs_slot_irq irq[VS_SLOT_IRQS];
 	struct vs_slot_syscall syscall[VS_SLOT_SYSCALLS];
 	struct vs_slot_ran ran[VS_SLOT_RAN];
