@@ -95,6 +95,8 @@ enum vs_reg_fd {
 	 * With a hardware PMU only: a datagram socket on which the recorder
 	 * passes each epoch's hardware counter group leader, one struct
 	 * vs_hw_group message with the fd, when it bumps the ring's hw_gen.
+	 * Under VS_REG_BPF_SLOT with VS_REG_COUNTERS: the engine's program
+	 * that marks a task's begin and end for its counters instead.
 	 */
 	VS_REG_FD_HW = VS_REG_NR_FDS,
 	VS_REG_MAX_FDS
@@ -145,6 +147,13 @@ struct vs_hw_group {
  * begin or end.  A task's entry carries the slot's values.
  */
 #define VS_REG_BPF_SLOT		4u
+/*
+ * With VS_REG_BPF_SLOT: the engine records counters, and the third
+ * descriptor is its program vs_counters_mark (task-acct.bpf.c), which the
+ * library runs (one BPF_PROG_TEST_RUN) right after a selected task's
+ * begin and right before its end: the counter values in flight there.
+ */
+#define VS_REG_COUNTERS		8u
 
 /* One finished task, as the library saw it. */
 struct vs_ring_task {

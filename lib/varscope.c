@@ -19,7 +19,12 @@
  *                       {type, start, end, cpu, values} to the ring
  *
  * no system call either way: the BPF programs account the thread's kernel
- * events into the slot while it holds a task.
+ * events into the slot while it holds a task.  When the engine records
+ * counters (VS_REG_COUNTERS), begin and end make one system call each,
+ * BPF_PROG_TEST_RUN of the engine's mark program: the programs read the
+ * counters at each switch and interrupt of the thread, but the begin and
+ * end are stores they never see, and the counts between the thread's
+ * last transition and either are the task's only from there.
  *
  * With --sample or a PMU the recorder opens the thread's perf events
  * instead (privilege stays there) and passes back two descriptors: the leader of the thread's
@@ -82,6 +87,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/bpf.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 
@@ -131,6 +137,7 @@ struct vs_thread {
 	bool hw_begun;			/* hw_begin holds the open task's read */
 	struct vs_hw_read hw_begin;
 	/* VS_REG_BPF_SLOT: the slots map, the thread's slot, the header */
+	int mark_fd;			/* VS_REG_COUNTERS: the mark, or -1 */
 	void *slots;
 	struct vs_slot *slot;
 	struct vs_slot_header *header;
@@ -190,9 +197,26 @@ static void vs_release(struct vs_thread *t)
 		close(t->hw_sock);
 	if (t->hw_fd >= 0)
 		close(t->hw_fd);
+	if (t->mark_fd >= 0)
+		close(t->mark_fd);
 	t->ring = NULL;
-	t->ring_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = t->mark_fd = -1;
 	t->hw_gen = 0;
+}
+
+/*
+ * VS_REG_COUNTERS: the engine's program marks the begin or end of the
+ * task open in the slot, on this CPU (see the top of this file).  A
+ * failure leaves the task's counters unmarked: the recorder leaves them
+ * out.
+ */
+static void vs_counters_mark(struct vs_thread *t)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = t->mark_fd;
+	syscall(__NR_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr));
 }
 
 /* The engine's stores that open and close a selected task. */
@@ -200,10 +224,14 @@ static void vs_slot_open(struct vs_thread *t)
 {
 	__atomic_fetch_add(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->slot->active, t->seq, __ATOMIC_RELEASE);
+	if (t->mark_fd >= 0)
+		vs_counters_mark(t);
 }
 
 static void vs_slot_close(struct vs_thread *t)
 {
+	if (t->mark_fd >= 0)
+		vs_counters_mark(t);
 	__atomic_store_n(&t->slot->active, 0, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
 }
@@ -228,7 +256,7 @@ static void vs_atfork_child(void)
 	if (t->state == VS_T_READY)
 		vs_release(t);
 	memset(t, 0, sizeof(*t));
-	t->ring_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = t->mark_fd = -1;
 }
 
 static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
@@ -328,7 +356,7 @@ static bool vs_register(struct vs_thread *t)
 	int sock, err;
 
 	t->state = VS_T_DISABLED;
-	t->ring_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = t->mark_fd = -1;
 	sock = vs_send_to_recorder(&req, sizeof(req), &robust);
 	if (sock < 0)
 		return false;
@@ -358,6 +386,10 @@ static bool vs_register(struct vs_thread *t)
 		}
 		t->slot = (struct vs_slot *)t->slots + reply.slot;
 		t->header = t->slots;
+		if (reply.flags & VS_REG_COUNTERS) {
+			t->mark_fd = t->hw_sock;
+			t->hw_sock = -1;
+		}
 	}
 	if (ring == MAP_FAILED) {
 		vs_release(t);
@@ -549,7 +581,7 @@ static void vs_lose_fds(struct vs_thread *t)
 {
 	__atomic_store_n(&t->ring->open, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->ring->fds_closed, 1, __ATOMIC_RELEASE);
-	t->ring_fd = t->hw_sock = t->hw_fd = -1;
+	t->ring_fd = t->hw_sock = t->hw_fd = t->mark_fd = -1;
 	vs_release(t);
 	t->open = VS_OPEN_NONE;
 	t->state = VS_T_DISABLED;
