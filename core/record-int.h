@@ -142,6 +142,13 @@ struct vs_session {
 	bool sampling;			/* --sample: sample_attr per thread */
 	struct perf_event_attr sample_attr;
 	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
+	/*
+	 * the engine's per-CPU counters (VARSCOPE_TEST_SW_COUNTERS: software
+	 * ones), read by its programs; 0: none
+	 */
+	unsigned int nr_counters;
+	struct vs_hw_config counter_hw[VS_SLOT_COUNTERS];
+	uint16_t counter_ids[VS_SLOT_COUNTERS];
 	struct vs_hwcount *hw;		/* hardware counters, NULL: no PMU */
 	uint32_t hw_gen;		/* the epoch's group generation */
 	uint64_t hw_failures;		/* per-thread groups that failed */

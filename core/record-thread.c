@@ -524,6 +524,10 @@ unsigned int vs_rthread_fds(const struct vs_session *s,
 	fds[VS_REG_FD_RING] = rt->slot ? vs_bpf_engine_slots_fd(s->engine) :
 					 rt->tp_fd[0];
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
+	if (rt->slot && vs_bpf_engine_mark_fd(s->engine) >= 0) {
+		fds[VS_REG_FD_HW] = vs_bpf_engine_mark_fd(s->engine);
+		return VS_REG_MAX_FDS;
+	}
 	if (rt->hw_lib_sock < 0)
 		return VS_REG_NR_FDS;
 	fds[VS_REG_FD_HW] = rt->hw_lib_sock;

@@ -421,6 +421,37 @@ static int probe_tracepoints(struct vs_recorder *r)
 }
 
 /*
+ * Tests only (VARSCOPE_TEST_SW_COUNTERS, DEVELOPERS.md): on a machine
+ * without a PMU, the engine's per-CPU counters are software events in
+ * place of hardware ones, through the same map and programs: cpu-clock,
+ * whose deltas over a task's running intervals make its run.time, and
+ * minor-faults, its page faults.
+ */
+static void test_sw_counters(struct vs_recorder *r)
+{
+	static const struct {
+		const char *name, *unit;
+		uint64_t config;
+	} sw[] = {
+		{ "cpu-clock", "ns", PERF_COUNT_SW_CPU_CLOCK },
+		{ "minor-faults", "count", PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	};
+	unsigned int i;
+
+	if (!getenv("VARSCOPE_TEST_SW_COUNTERS"))
+		return;
+	for (i = 0; i < sizeof(sw) / sizeof(*sw); i++) {
+		r->s.counter_hw[i] = (struct vs_hw_config){
+			PERF_TYPE_SOFTWARE, sw[i].config, 0 };
+		r->s.counter_ids[i] = vs_catalog_intern(r->s.cat, sw[i].name,
+							sw[i].unit,
+							VS_GROUP_SOFTWARE,
+							VS_EVENT_NO_PARENT);
+	}
+	r->s.nr_counters = i;
+}
+
+/*
  * The hardware PMU: one line when it is absent (software counters only,
  * -e raw events named in a note); with one, the hardware events and their
  * epoch schedule, counted per thread (core/record-thread.c).
@@ -444,6 +475,7 @@ static int check_pmu(struct vs_recorder *r)
 			fprintf(stderr, "varscope record: %s\n", line);
 			vs_session_write_meta(&r->s, "note", line);
 		}
+		test_sw_counters(r);
 		return 0;
 	}
 	/* a group is the fixed counters and at most this many more */
@@ -528,6 +560,7 @@ static unsigned int engine_what(const struct vs_tp_set *set)
 static int open_engine(struct vs_recorder *r)
 {
 	char err[256];
+	uint32_t gen;
 	int fd;
 
 	if (!use_engine(r)) {
@@ -550,6 +583,17 @@ static int open_engine(struct vs_recorder *r)
 	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
 	if (!r->s.values)
 		return -1;
+	if (r->s.nr_counters) {
+		gen = vs_bpf_engine_counters(r->s.engine, r->s.counter_hw,
+					     r->s.nr_counters, err,
+					     sizeof(err));
+		if (!gen) {
+			fprintf(stderr, "varscope record: %s\n", err);
+			return -1;
+		}
+		vs_task_values_counters(r->s.values, gen, r->s.counter_ids,
+					r->s.nr_counters);
+	}
 	if (r->s.probe && vs_probe_attach(&r->s, err, sizeof(err))) {
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;

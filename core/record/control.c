@@ -326,7 +326,8 @@ bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
 	vs_record_set_wake_filter(r);
 	nr_fds = vs_rthread_fds(&r->s, rt, fds);
 	if (vs_rthread_slot(rt))
-		reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT, tid,
+		reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT |
+		      (nr_fds == VS_REG_MAX_FDS ? VS_REG_COUNTERS : 0), tid,
 		      vs_rthread_slot(rt));
 	else
 		reply(fd, 0, fds, nr_fds,

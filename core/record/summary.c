@@ -191,6 +191,20 @@ void vs_record_summary(struct vs_recorder *r)
 			   "had a switch the kernel did not trace (its wait "
 			   "ended unseen): the wait was closed from the "
 			   "thread's CPU time, without who ran instead");
+	if (r->s.values) {
+		const struct vs_counters_left_out *lo =
+			vs_task_values_left_out(r->s.values);
+
+		if (lo->distorted)
+			count_line(lo->distorted, "task", "tasks",
+				   "left without counter values: their reads "
+				   "failed the DTE filter (flagged distorted)");
+		if (lo->unmarked)
+			count_line(lo->unmarked, "task", "tasks",
+				   "left without counter values: a read "
+				   "failed, the counters changed in it, or "
+				   "its begin or end was not marked");
+	}
 	if (r->s.stats.fds_closed)
 		count_line(r->s.stats.fds_closed, "thread", "threads",
 			   "closed the descriptors the recorder passed them (a "

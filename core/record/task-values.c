@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/x86/syscalls.h"
+#include "core/pmu.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-values.h"
 
@@ -42,6 +43,13 @@ struct vs_task_values {
 	struct vs_id_pair syscall_by[VS_SLOT_WAITS][VS_NR_SYSCALLS + 1];
 	struct vs_id_pair irq_by[VS_IRQ_NAMED];
 	uint8_t irq_looked[VS_IRQ_NAMED];	/* /proc/interrupts read for it */
+	/* the counter sets of the two last generations (a task's counter_gen) */
+	struct vs_counter_set {
+		uint32_t gen;	/* 0: none */
+		unsigned int nr;
+		uint16_t id[VS_SLOT_COUNTERS];
+	} counters[2];
+	struct vs_counters_left_out left_out;
 	uint64_t *val;		/* by catalog id */
 	uint8_t *has;
 	struct vs_value *out;
@@ -193,6 +201,57 @@ static struct vs_id_pair *syscall_ids(struct vs_task_values *tv, uint32_t wait,
 	return p->time == VS_NO_ID ? NULL : p;
 }
 
+void vs_task_values_counters(struct vs_task_values *tv, uint32_t gen,
+			     const uint16_t *ids, unsigned int nr)
+{
+	struct vs_counter_set *cs = &tv->counters[gen / 2 % 2];
+
+	cs->gen = gen;
+	cs->nr = nr < VS_SLOT_COUNTERS ? nr : VS_SLOT_COUNTERS;
+	memcpy(cs->id, ids, cs->nr * sizeof(*ids));
+}
+
+const struct vs_counters_left_out *
+vs_task_values_left_out(const struct vs_task_values *tv)
+{
+	return &tv->left_out;
+}
+
+/*
+ * The counters of @kv, when they can be trusted: read at the task's begin
+ * and end (its two marks), all of one set, every read fine, and the DTE
+ * filter of the Shim thesis (core/pmu.h) over the task's intervals
+ * passed; otherwise left out and counted, the task flagged.  Multiplexed
+ * reads flag the task (the values are kept, unscaled).
+ */
+static void take_counters(struct vs_task_values *tv,
+			  const struct vs_slot_values *kv, uint32_t *flags)
+{
+	const struct vs_counter_set *cs = NULL;
+	unsigned int i;
+
+	if (!tv->counters[0].gen && !tv->counters[1].gen)
+		return;		/* no counters recorded */
+	for (i = 0; i < 2; i++)
+		if (tv->counters[i].gen && tv->counters[i].gen == kv->counter_gen)
+			cs = &tv->counters[i];
+	if (kv->counter_marks != 2 || !cs ||
+	    (kv->counter_flags & (VS_COUNTERS_FAILED | VS_COUNTERS_SWAPPED))) {
+		tv->left_out.unmarked++;
+		return;
+	}
+	if (vs_dte_span_distorted(kv->counter_span[0], kv->counter_span[1],
+				  VS_DTE_TOLERANCE_PPM)) {
+		*flags |= VS_TASK_DISTORTED;
+		tv->left_out.distorted++;
+		return;
+	}
+	if (kv->counter_flags & VS_COUNTERS_MULTIPLEXED)
+		*flags |= VS_TASK_MULTIPLEXED;
+	for (i = 0; i < cs->nr; i++)
+		set(tv, cs->id[i], kv->counter[i]);
+}
+
 /* Room for every catalog id; false when out of memory. */
 static bool grow(struct vs_task_values *tv, unsigned int n)
 {
@@ -307,6 +366,7 @@ int vs_task_values_fill(struct vs_task_values *tv,
 		task->flags |= VS_TASK_DISTORTED;
 	/* on-CPU time: run.time without the interrupts, task-clock with */
 	set(tv, tv->run_time, not_run > wall ? 0 : wall - not_run);
+	take_counters(tv, kv, &task->flags);
 	set(tv, tv->sw[0], off_cpu > wall ? 0 : wall - off_cpu);
 	n = vs_catalog_size(tv->cat);
 	if (n > tv->nr_alloc)
