@@ -39,6 +39,22 @@ struct vs_growing_column {
 	size_t alloc_values, alloc_words;
 };
 
+/*
+ * A type holds the values of its first LOGGED_TASKS tasks in a log, 8
+ * bytes a value: a trace of many types of a few tasks each (150,000
+ * request kinds) costs what their values are, where a column per type
+ * and event would cost about 150 bytes each, whatever it holds.  Past
+ * them the type's values go to growing columns (4 bytes a value), whose
+ * cost per event its tasks share.
+ */
+#define LOGGED_TASKS	32
+
+struct vs_logged_value {
+	uint16_t task;		/* < LOGGED_TASKS */
+	uint16_t event;
+	float value;
+};
+
 struct epoch_events {
 	uint32_t epoch;
 	uint32_t nr;
@@ -191,6 +207,44 @@ static int column_append(struct vs_growing_column *gc, size_t task, float value)
 	return 0;
 }
 
+static int log_value(struct vs_task_type *tt, size_t task, uint16_t event,
+		     float value)
+{
+	void *p = grow(tt->log, &tt->alloc_log, tt->nr_log + 1,
+		       sizeof(*tt->log));
+
+	if (!p)
+		return -1;
+	tt->log = p;
+	tt->log[tt->nr_log++] = (struct vs_logged_value){ task, event, value };
+	return 0;
+}
+
+static void drop_log(struct vs_task_type *tt)
+{
+	free(tt->log);
+	tt->log = NULL;
+	tt->nr_log = tt->alloc_log = 0;
+}
+
+/* Move @tt's logged values, in task order, to growing columns. */
+static int columnize(struct vs_task_type *tt)
+{
+	const struct vs_logged_value *v;
+	struct vs_growing_column *gc;
+
+	if (tt->columnar)
+		return 0;
+	for (v = tt->log; v < tt->log + tt->nr_log; v++) {
+		gc = find_column(tt, v->event);
+		if (!gc || column_append(gc, v->task, v->value))
+			return -1;
+	}
+	drop_log(tt);
+	tt->columnar = true;
+	return 0;
+}
+
 static const struct epoch_events *find_epoch(const struct task_context *c,
 					     uint32_t epoch)
 {
@@ -247,6 +301,8 @@ static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t
 	if (l->stamp[event] == l->seq)
 		return 0;
 	l->stamp[event] = l->seq;
+	if (!tt->columnar)
+		return log_value(tt, task, event, value);
 	gc = find_column(tt, event);
 	return gc ? column_append(gc, task, value) : -1;
 }
@@ -297,6 +353,8 @@ static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
 
 	if (l->latency_only)
 		return 0;
+	if (task >= LOGGED_TASKS && columnize(tt))
+		return -1;
 	tt->ids[task] = t->id;
 	l->seq++;
 	for (i = 0; i < t->nr_values; i++)
@@ -317,8 +375,78 @@ static int cmp_growing(const void *a, const void *b)
 	return (x->col.event > y->col.event) - (x->col.event < y->col.event);
 }
 
+static int cmp_logged(const void *a, const void *b)
+{
+	const struct vs_logged_value *x = a, *y = b;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/*
+ * Turn the logged values of a type into its columns, all in one block
+ * (@tt->packed): the columns, then their bitmaps and ranks (one of each
+ * shared by the columns every task has), then their values.  A task has
+ * one value of an event at most (add_value()).
+ */
+static int finish_logged(struct vs_task_type *tt)
+{
+	size_t words = vs_bitmap_words(tt->nr_tasks), i, j, w, nr_col = 0;
+	size_t nr_sparse = 0, nw = words ? words : 1, size;
+	struct vs_logged_value *log = tt->log;
+	uint64_t *present;
+	uint32_t *rank;
+	float *values;
+	char *block;
+
+	vs_qsort(log, tt->nr_log, sizeof(*log), cmp_logged);
+	for (i = 0; i < tt->nr_log; i = j) {
+		for (j = i; j < tt->nr_log && log[j].event == log[i].event; j++)
+			;
+		nr_col++;
+		nr_sparse += j - i < tt->nr_tasks;
+	}
+	size = nr_col * sizeof(struct vs_column) +
+	       (1 + nr_sparse) * nw * (sizeof(*present) + sizeof(*rank)) +
+	       tt->nr_log * sizeof(*values);
+	block = calloc(1, size);
+	if (!block)
+		return -1;
+	tt->columns = (struct vs_column *)block;
+	tt->nr_columns = nr_col;
+	tt->packed = true;
+	present = (uint64_t *)(tt->columns + nr_col);
+	rank = (uint32_t *)(present + (1 + nr_sparse) * nw);
+	values = (float *)(rank + (1 + nr_sparse) * nw);
+	/* the bitmap and ranks of a column every task has */
+	for (i = 0; i < tt->nr_tasks; i++)
+		vs_bit_set(present, i);
+	for (w = 0; w < nw; w++)
+		rank[w] = w * VS_BITS_PER_WORD;
+	for (i = 0, nr_col = 0, nr_sparse = 0; i < tt->nr_log; i = j) {
+		struct vs_column *col = &tt->columns[nr_col++];
+
+		for (j = i; j < tt->nr_log && log[j].event == log[i].event; j++)
+			values[j] = log[j].value;
+		*col = (struct vs_column){ log[i].event, j - i, present,
+					   values + i, rank };
+		if (j - i == tt->nr_tasks)
+			continue;
+		col->present = present + ++nr_sparse * nw;
+		col->rank = rank + nr_sparse * nw;
+		for (w = i; w < j; w++)
+			vs_bit_set(col->present, log[w].task);
+		for (w = 0; w + 1 < nw; w++)
+			col->rank[w + 1] = col->rank[w] +
+					   vs_popcount64(col->present[w]);
+	}
+	drop_log(tt);
+	return 0;
+}
+
 /* Turn the growing columns of a type into its final, tight arrays. */
-static int finish_type(struct vs_task_type *tt)
+static int finish_columns(struct vs_task_type *tt)
 {
 	size_t words = vs_bitmap_words(tt->nr_tasks), w;
 	unsigned int c;
@@ -363,7 +491,16 @@ static int finish_type(struct vs_task_type *tt)
 		}
 	}
 	drop_growing(tt);
+	return 0;
+}
 
+/* The final arrays of a type: its columns, its tasks by latency. */
+static int finish_type(struct vs_task_type *tt)
+{
+	void *p;
+
+	if (tt->columnar ? finish_columns(tt) : finish_logged(tt))
+		return -1;
 	free(tt->ids);
 	tt->ids = NULL;
 	p = realloc(tt->latency, (tt->nr_tasks ? tt->nr_tasks : 1) *
@@ -552,6 +689,8 @@ static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
 		else
 			add[k++] = add[i];
 	}
+	if (k)
+		ret = columnize(tt);
 	for (i = 0; i < k && !ret; i = j) {
 		for (j = i; j < k && add[j].event == add[i].event; j++)
 			;
@@ -679,6 +818,24 @@ int vs_taskset_finish(struct vs_taskset *ts)
 	return 0;
 }
 
+/* The logged values of @st after those of @dt's @na tasks; @st freed. */
+static int merge_log(struct vs_task_type *dt, struct vs_task_type *st,
+		     size_t na)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_log; i++)
+		if (log_value(dt, st->log[i].task + na, st->log[i].event,
+			      st->log[i].value))
+			return -1;
+	drop_log(st);
+	free(st->latency);
+	st->latency = NULL;
+	free(st->ids);
+	st->ids = NULL;
+	return 0;
+}
+
 /* Move the tasks of @src's type @st after those of @dst (both unfinished). */
 static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 {
@@ -697,6 +854,10 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 		memcpy(dt->ids + na, st->ids, nb * sizeof(*dt->ids));
 	dt->nr_tasks += nb;
 	dt->nr_flagged += st->nr_flagged;
+	if (!dt->columnar && !st->columnar && na + nb <= LOGGED_TASKS)
+		return merge_log(dt, st, na);
+	if (columnize(dt) || columnize(st))
+		return -1;
 
 	/* bitmaps shift by na bits, values append */
 	words = vs_bitmap_words(na + nb) + 1;
@@ -1468,7 +1629,8 @@ static void free_type(struct vs_task_type *tt)
 		free(tt->growing[i].col.values);
 	}
 	drop_growing(tt);
-	for (i = 0; tt->columns && i < tt->nr_columns; i++) {
+	drop_log(tt);
+	for (i = 0; !tt->packed && tt->columns && i < tt->nr_columns; i++) {
 		free(tt->columns[i].present);
 		free(tt->columns[i].values);
 		free(tt->columns[i].rank);

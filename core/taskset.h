@@ -39,6 +39,7 @@
 
 struct vs_wake_build;
 struct vs_growing_column;
+struct vs_logged_value;
 
 struct vs_column {
 	uint16_t event;		/* id in the catalog */
@@ -57,6 +58,14 @@ struct vs_task_type {
 	unsigned int nr_columns;
 	struct vs_column *columns;	/* by event id, ascending */
 	size_t alloc_tasks;		/* capacity of @latency */
+	bool packed;		/* @columns and their arrays: one block */
+	/*
+	 * while loading, a type's first tasks: their values in a log, which
+	 * costs what they are (columns cost per event, whatever its values)
+	 */
+	bool columnar;		/* past them: in growing columns */
+	struct vs_logged_value *log;
+	size_t nr_log, alloc_log;
 	/* while loading: @nr_columns columns, found by event id */
 	struct vs_growing_column *growing;
 	size_t alloc_growing;

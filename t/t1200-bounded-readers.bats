@@ -72,6 +72,18 @@ tui_quits() {
 	assert_success
 }
 
+@test "150,000 task types of a task each: report in memory bounded by the file's size" {
+	# 64 values a task: a column per type and event cost 150 bytes
+	# whatever it held, 1.5 GB for this 19 MB file; what a value costs
+	# now is a few times its bytes in the file
+	"$GEN" -o types.data --types 150000 --tasks 150000 --events 64
+	size_kb=$(( $(stat -c %s types.data) / 1024 ))
+	BOUND_KB=$(( 200000 + 24 * size_kb )) run --separate-stderr \
+		bounded "$VARSCOPE" report -i types.data
+	assert_success
+	assert_output --partial "# Task type 149999: "
+}
+
 @test "100,000 named task types in 9,000 segments: tui" {
 	# tui reads a task set per segment: each holds its types' names,
 	# not the whole file's (9,000 copies of 100,000 names: 11 GB)
