@@ -161,6 +161,12 @@ static int signature_build(int argc, const char **argv)
 		(unsigned long long)st.attributed,
 		(unsigned long long)st.calls, st.lost ? " (records lost)" : "",
 		output);
+	if (sig->nr_capped)
+		fprintf(stderr, "varscope signature: %zu %s more than %d "
+			"candidate episodes of a length: those of the most "
+			"frequent shorter ones were counted\n", sig->nr_capped,
+			vs_plural(sig->nr_capped, "function had",
+				  "functions had"), VS_EPISODE_MAX_COUNTED);
 	if (st.lost)
 		fprintf(stderr, "varscope signature: warning: the kernel "
 			"dropped %llu %s\n", (unsigned long long)st.lost,
@@ -362,6 +368,12 @@ static void print_text(const struct vs_infer_result *res, uint64_t t0,
 	       "clusters < %d)\n", res->nr_abnormal, res->nr_time_outliers,
 	       res->nr_freq_outliers, res->nr_small_cluster,
 	       VS_SIG_SMALL_CLUSTER);
+	if (res->nr_capped)
+		printf("# %zu abnormal %s more than %d candidate episodes of "
+		       "a length: those of the most frequent shorter ones "
+		       "were counted\n", res->nr_capped,
+		       vs_plural(res->nr_capped, "unit had", "units had"),
+		       VS_EPISODE_MAX_COUNTED);
 	if (!res->nr && !res->nr_hangs) {
 		printf("# no profiled function matches an abnormal unit\n");
 		return;

@@ -245,20 +245,29 @@ static int subepisodes_frequent(const struct vs_episode *e,
 	return 1;
 }
 
-/* Candidates of length prev->ep[0].len + 1: a frequent episode + a call. */
+/*
+ * Candidates of length prev->ep[0].len + 1: a frequent episode + a call,
+ * the most frequent first (@prev and @singles are by support), at most
+ * VS_EPISODE_MAX_COUNTED (*@capped set when there were more).
+ */
 static struct vs_episode *candidates(const struct level *prev,
-				     const struct level *singles, size_t *nc)
+				     const struct level *singles, size_t *nc,
+				     bool *capped)
 {
 	struct vs_episode *c = NULL, *tmp;
 	size_t n = 0, cap = 0, i, j;
 
-	for (i = 0; i < prev->nr; i++) {
+	for (i = 0; i < prev->nr && !*capped; i++) {
 		for (j = 0; j < singles->nr; j++) {
 			struct vs_episode e = prev->ep[i];
 
 			e.nr[e.len++] = singles->ep[j].nr[0];
 			if (!subepisodes_frequent(&e, prev))
 				continue;
+			if (n == VS_EPISODE_MAX_COUNTED) {
+				*capped = true;
+				break;
+			}
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
 				tmp = realloc(c, cap * sizeof(*c));
@@ -275,6 +284,18 @@ static struct vs_episode *candidates(const struct level *prev,
 	return c;
 }
 
+static int cmp_episode(const void *a, const void *b)
+{
+	const struct vs_episode *x = a, *y = b;
+	uint64_t kx = vs_episode_key(x), ky = vs_episode_key(y);
+
+	if (x->len != y->len)
+		return y->len - x->len;
+	if (x->support != y->support)
+		return x->support < y->support ? 1 : -1;
+	return kx < ky ? -1 : kx > ky;
+}
+
 /* Keep the candidates counted at least @min_support times, indexed. */
 static int keep_frequent(struct level *lv, struct vs_episode *c, size_t nc,
 			 unsigned int min_support)
@@ -286,6 +307,7 @@ static int keep_frequent(struct level *lv, struct vs_episode *c, size_t nc,
 	for (i = 0; i < nc; i++)
 		if (c[i].support >= min_support)
 			c[lv->nr++] = c[i];
+	vs_qsort(c, lv->nr, sizeof(*c), cmp_episode);	/* most frequent first */
 	lv->closed = malloc(lv->nr + 1);
 	if (!lv->closed || keyset_init(&lv->keys, lv->nr) < 0)
 		return -1;
@@ -314,18 +336,6 @@ static void mark_not_closed(struct level *lv, const struct level *up)
 				lv->closed[idx] = 0;
 		}
 	}
-}
-
-static int cmp_episode(const void *a, const void *b)
-{
-	const struct vs_episode *x = a, *y = b;
-	uint64_t kx = vs_episode_key(x), ky = vs_episode_key(y);
-
-	if (x->len != y->len)
-		return y->len - x->len;
-	if (x->support != y->support)
-		return x->support < y->support ? 1 : -1;
-	return kx < ky ? -1 : kx > ky;
 }
 
 static struct vs_episode *single_candidates(const struct vs_seqs *s,
@@ -359,8 +369,10 @@ static struct vs_episode *single_candidates(const struct vs_seqs *s,
 }
 
 struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
-				    unsigned int min_support, size_t *nr_out)
+				    unsigned int min_support, size_t *nr_out,
+				    bool *capped)
 {
+	bool was_capped = false;
 	struct level lv[VS_EPISODE_MAX_LEN + 1];
 	struct vs_episode *c, *out = NULL;
 	struct matcher m = { 0 };
@@ -390,7 +402,7 @@ struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
 		top = k;
 		if (k == VS_EPISODE_MAX_LEN)
 			break;
-		c = candidates(&lv[k], &lv[1], &nc);
+		c = candidates(&lv[k], &lv[1], &nc, &was_capped);
 		if (!c && nc)
 			goto nomem;
 	}
@@ -409,6 +421,8 @@ struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
 				out[n++] = lv[k].ep[i];
 	vs_qsort(out, n, sizeof(*out), cmp_episode);
 	*nr_out = n;
+	if (capped)
+		*capped = was_capped;
 	goto out;
 nomem:
 	failed = 1;

@@ -16,11 +16,19 @@
 #ifndef VS_CORE_EPISODE_H
 #define VS_CORE_EPISODE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
 /* Longest episode searched (the length of the paper's Table 3 episodes). */
 #define VS_EPISODE_MAX_LEN	4
+/*
+ * Candidates counted at one length at most: those made from the most
+ * frequent episodes of the length below (the paper's functions have up
+ * to 900 episodes; 30 calls in every order would make 657,720 of length
+ * 4, each counted over every sequence).
+ */
+#define VS_EPISODE_MAX_COUNTED	16384
 /* Default p of the minimum support L = max(min(N * p, 10), 2). */
 #define VS_EPISODE_DEFAULT_P	0.01
 
@@ -53,13 +61,17 @@ unsigned int vs_episode_min_support(size_t n, double p);
  * @seqs: the sequences
  * @min_support: L; episodes counted fewer times are not frequent
  * @nr_out: number of episodes returned
+ * @capped: set when a length had more candidates than
+ *	VS_EPISODE_MAX_COUNTED (those of the most frequent shorter
+ *	episodes were counted), else cleared; may be NULL
  *
  * Returns a malloc'ed array ordered by length, then support (largest
  * first), then system-call numbers; NULL with *@nr_out = 0 when there is
  * none (or memory ran out: errno is then ENOMEM).
  */
 struct vs_episode *vs_episodes_mine(const struct vs_seqs *seqs,
-				    unsigned int min_support, size_t *nr_out);
+				    unsigned int min_support, size_t *nr_out,
+				    bool *capped);
 
 /**
  * vs_episode_key - the episode's system calls packed in 64 bits (wildcards

@@ -12,6 +12,7 @@
 #include "arch/x86/syscalls.h"
 #include "core/array.h"
 #include "core/cluster.h"
+#include "core/id-index.h"
 #include "core/signature.h"
 
 #define NR_CALLS	0x10000u
@@ -172,6 +173,7 @@ struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct,
 {
 	struct vs_signatures *s = calloc(1, sizeof(*s));
 	size_t i, *start;
+	bool capped;
 
 	if (!s)
 		return NULL;
@@ -194,7 +196,8 @@ struct vs_signatures *vs_profile_mine(const struct vs_profile *p, double pct,
 		sf->nr_calls = f->n;
 		sf->episodes = vs_episodes_mine(&seqs,
 				vs_episode_min_support(f->n, pct),
-				&sf->nr_episodes);
+				&sf->nr_episodes, &capped);
+		s->nr_capped += capped;
 		free(start);
 		if (!sf->episodes && errno == ENOMEM)
 			goto nomem;
@@ -478,6 +481,7 @@ out:
 struct sig_entry {
 	uint64_t key;
 	uint32_t func, support;
+	uint32_t episode;		/* its index in the function's */
 	uint32_t functions;		/* signatures holding the key */
 	uint32_t max_support;		/* the largest of their supports */
 };
@@ -509,7 +513,7 @@ static int index_signatures(const struct vs_signatures *s,
 		for (k = 0; k < s->funcs[i].nr_episodes; k++)
 			ix->e[ix->n++] = (struct sig_entry){
 				.key = vs_episode_key(&s->funcs[i].episodes[k]),
-				.func = i,
+				.func = i, .episode = k,
 				.support = s->funcs[i].episodes[k].support };
 	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_sig_entry);
 	for (i = 0; i < ix->n; i = k) {
@@ -561,7 +565,18 @@ struct explained {
 
 struct match {
 	uint32_t func, support, functions;
+	uint32_t episode;		/* of the function's signature */
 	const struct vs_episode *ep;
+};
+
+/*
+ * Per function, the episodes of its signature matched so far: where each
+ * is in its vs_infer_function's (a signature of 600,000 episodes matched
+ * in many units is not scanned for each match), and their capacity.
+ */
+struct matched_index {
+	struct vs_id_index where;	/* signature episode -> episodes[] */
+	size_t alloc;
 };
 
 static double increase(uint32_t count, uint32_t support)
@@ -569,22 +584,20 @@ static double increase(uint32_t count, uint32_t support)
 	return 100.0 * ((double)count - support) / (support ? support : 1);
 }
 
-static int add_episode(struct vs_infer_function *f, const struct match *m)
+static int add_episode(struct vs_infer_function *f, struct matched_index *mi,
+		       const struct match *m)
 {
-	struct vs_infer_episode *tmp;
-	size_t i;
+	long i = vs_id_index_find(&mi->where, m->episode);
 
-	for (i = 0; i < f->nr_episodes; i++) {
-		if (vs_episode_key(&f->episodes[i].ep) != vs_episode_key(m->ep))
-			continue;
+	if (i >= 0) {
 		if (m->ep->support > f->episodes[i].ep.support)
 			f->episodes[i].ep = *m->ep;
 		return 0;
 	}
-	tmp = realloc(f->episodes, (f->nr_episodes + 1) * sizeof(*tmp));
-	if (!tmp)
+	if (vs_grow(&f->episodes, &mi->alloc, f->nr_episodes + 1,
+		    sizeof(*f->episodes)) < 0 ||
+	    vs_id_index_add(&mi->where, m->episode, f->nr_episodes) < 0)
 		return -1;
-	f->episodes = tmp;
 	f->episodes[f->nr_episodes++] = (struct vs_infer_episode){
 		.ep = *m->ep, .signature_support = m->support,
 		.functions = m->functions };
@@ -639,7 +652,8 @@ static int explain(struct infer *in, const uint32_t *id, size_t n,
 /* Mine abnormal unit @u and fold its identified functions into @out. */
 static int match_unit(struct infer *in, const struct unit *u,
 		      const struct sig_index *ix, struct unit_match *um,
-		      struct vs_infer_function *out, struct explained *ex)
+		      struct vs_infer_function *out, struct matched_index *mi,
+		      struct explained *ex)
 {
 	size_t n = u->end - u->begin, i, ne, nm = 0, mcap = 0, nid = 0;
 	const struct vs_call *c = unit_calls(in, u);
@@ -650,6 +664,7 @@ static int match_unit(struct infer *in, const struct unit *u,
 	struct vs_episode *ep = NULL;
 	struct match *m = NULL;
 	uint32_t *id = NULL;
+	bool capped;
 	int ret = -1;
 
 	if (!nr || !t0 || !t1)
@@ -662,7 +677,8 @@ static int match_unit(struct infer *in, const struct unit *u,
 	struct vs_seqs seqs = { .nr = nr, .time = t0, .end = t1,
 				.start = start, .nr_seqs = 1 };
 	ep = vs_episodes_mine(&seqs, vs_episode_min_support(n,
-				in->opts->support), &ne);
+				in->opts->support), &ne, &capped);
+	in->res->nr_capped += capped;
 	if (!ep && errno == ENOMEM)
 		goto out;
 	for (i = 0; i < ne; i++) {
@@ -682,7 +698,8 @@ static int match_unit(struct infer *in, const struct unit *u,
 			if (vs_grow(&m, &mcap, nm + 1, sizeof(*m)) < 0)
 				goto out;
 			m[nm++] = (struct match){ e->func, e->support,
-						  e->functions, &ep[i] };
+						  e->functions, e->episode,
+						  &ep[i] };
 		}
 	}
 	id = malloc((nm + 1) * sizeof(*id));
@@ -702,7 +719,7 @@ static int match_unit(struct infer *in, const struct unit *u,
 		if (m[i].ep->last > o->last)
 			o->last = m[i].ep->last;
 		o->func = &in->sig->funcs[m[i].func];
-		if (add_episode(o, &m[i]) < 0)
+		if (add_episode(o, &mi[m[i].func], &m[i]) < 0)
 			goto out;
 	}
 	if (explain(in, id, nid, um, ex) < 0)
@@ -815,6 +832,7 @@ static int rank_functions(struct infer *in)
 	struct vs_infer_function *out;
 	struct explained *ex;
 	struct unit_match *um;
+	struct matched_index *mi;
 	struct sig_index ix = { 0 };
 	size_t i, n = 0;
 	int ret = -1;
@@ -822,11 +840,12 @@ static int rank_functions(struct infer *in)
 	out = calloc(in->sig->nr + 1, sizeof(*out));
 	um = calloc(in->sig->nr + 1, sizeof(*um));
 	ex = calloc(in->sig->nr + 1, sizeof(*ex));
-	if (!out || !um || !ex || index_signatures(in->sig, &ix) < 0)
+	mi = calloc(in->sig->nr + 1, sizeof(*mi));
+	if (!out || !um || !ex || !mi || index_signatures(in->sig, &ix) < 0)
 		goto out;
 	for (i = 0; i < in->nu; i++)
 		if (in->u[i].abnormal &&
-		    match_unit(in, &in->u[i], &ix, um, out, ex) < 0)
+		    match_unit(in, &in->u[i], &ix, um, out, mi, ex) < 0)
 			goto out;
 	for (i = 0; i < in->sig->nr; i++)
 		if (out[i].func)
@@ -858,6 +877,9 @@ out:
 	}
 	for (i = 0; ex && i < in->sig->nr; i++)
 		free(ex[i].by);
+	for (i = 0; mi && i < in->sig->nr; i++)
+		vs_id_index_release(&mi[i].where);
+	free(mi);
 	free(ex);
 	free(um);
 	free(ix.e);

@@ -92,6 +92,9 @@ struct vs_sig_function {
 struct vs_signatures {
 	size_t nr;
 	struct vs_sig_function *funcs;
+	size_t nr_capped;		/* functions mined with more candidates
+					 * of a length than VS_EPISODE_MAX_COUNTED
+					 * (vs_profile_mine()) */
 	char *program;			/* the profiled program's file */
 	uint64_t *call_max_ns;		/* by system call: its longest in the
 					 * normal run (0: never made); NULL
@@ -221,6 +224,9 @@ struct vs_infer_result {
 	size_t nr_calls, nr_units, nr_clusters;
 	size_t nr_time_outliers, nr_freq_outliers, nr_small_cluster;
 	size_t nr_abnormal;
+	size_t nr_capped;		/* abnormal units mined with more
+					 * candidates of a length than
+					 * VS_EPISODE_MAX_COUNTED */
 	uint64_t gap_limit;		/* mean + 2 sigma, ns */
 	size_t nr;
 	struct vs_infer_function *funcs;	/* by rank */

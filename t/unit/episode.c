@@ -9,6 +9,7 @@
 
 #include "core/episode.h"
 
+#include "shuffle.h"
 #include "tap.h"
 
 
@@ -16,6 +17,62 @@
 #define R 0	/* read */
 #define P 7	/* poll */
 #define S 4	/* stat */
+
+/* How often a matcher runs through @e in sequence [@nr, @nr + @n). */
+static unsigned int support_of(const struct vs_episode *e, const uint16_t *nr,
+			       size_t n)
+{
+	unsigned int st = 0, count = 0;
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (nr[j] == e->nr[st] && ++st == e->len) {
+			count++;
+			st = 0;
+		}
+	return count;
+}
+
+/*
+ * 20 calls in 500 random orders: 116,280 candidates of length 4, more
+ * than are counted.  Those counted are the VS_EPISODE_MAX_COUNTED made
+ * from the most frequent episodes of length 3 (every one frequent here,
+ * about 21 times each), each with its exact support.
+ */
+static void test_capped(void)
+{
+	enum { CALLS = 20, SEQS = 500 };
+	static uint16_t nr[CALLS * SEQS];
+	static size_t start[SEQS + 1];
+	struct vs_seqs s = { .nr = nr, .start = start, .nr_seqs = SEQS };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t i, k, ne, len4 = 0, wrong = 0;
+	struct vs_episode *e;
+	bool capped = false;
+
+	for (i = 0; i < SEQS; i++) {
+		start[i] = i * CALLS;
+		shuffle_calls(nr + i * CALLS, CALLS, 0, &x);
+	}
+	start[SEQS] = CALLS * SEQS;
+	e = vs_episodes_mine(&s, 10, &ne, &capped);
+	for (i = 0; i < ne; i++) {
+		unsigned int sup = 0;
+
+		if (e[i].len != 4)
+			continue;
+		len4++;
+		for (k = 0; k < SEQS; k++)
+			sup += support_of(&e[i], nr + start[k], CALLS);
+		wrong += sup != e[i].support;
+	}
+	ok(capped && len4 == VS_EPISODE_MAX_COUNTED,
+	   "20 calls in every order: capped, %d episodes of length 4",
+	   VS_EPISODE_MAX_COUNTED);
+	printf("# %zu episodes, %zu of length 4\n", ne, len4);
+	ok(len4 && !wrong, "each counted as often as it occurs");
+	free(e);
+}
 
 /* Mine the sequences of @calls split at -1; print them as "a, *, b:N;" */
 static char *mine(const int *calls, size_t n, unsigned int min_support)
@@ -36,7 +93,7 @@ static char *mine(const int *calls, size_t n, unsigned int min_support)
 	start[++nseq] = len;
 	struct vs_seqs s = { .nr = nr, .start = start, .nr_seqs = nseq };
 
-	e = vs_episodes_mine(&s, min_support, &ne);
+	e = vs_episodes_mine(&s, min_support, &ne, NULL);
 	out[0] = '\0';
 	for (i = 0; i < ne; i++) {
 		vs_episode_format(&e[i], buf, sizeof(buf));
@@ -104,7 +161,7 @@ int main(void)
 			nr[i] = i % 2 ? 0 : 96;
 		char buf[128];
 
-		e = vs_episodes_mine(&s, 10, &ne);
+		e = vs_episodes_mine(&s, 10, &ne, NULL);
 		if (ne)
 			vs_episode_format(&e[0], buf, sizeof(buf));
 		ok(ne && !strcmp(buf, "gettimeofday, read, gettimeofday, read")
@@ -117,5 +174,6 @@ int main(void)
 	/* nothing frequent */
 	r = MINE(5, W, R, P);
 	ok(!strcmp(r, ""), "no episode under the minimum support");
+	test_capped();
 	return done_testing();
 }

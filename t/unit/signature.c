@@ -9,6 +9,7 @@
 
 #include "core/signature.h"
 
+#include "shuffle.h"
 #include "tap.h"
 
 
@@ -152,6 +153,38 @@ static void test_explained(void)
 	vs_profile_free(p);
 }
 
+/*
+ * A function that makes 20 calls in any order has more candidate
+ * episodes of length 4 than are counted: its signature is mined in part
+ * (t/unit/episode.c checks what is counted), the others' whole.
+ */
+static void test_capped(void)
+{
+	static const int fetch[] = { GTOD, READ, GTOD, READ };
+	struct vs_profile *p = vs_profile_new();
+	uint32_t gap[20] = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct vs_signatures *sig;
+	uint16_t calls20[20];
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		shuffle_calls(calls20, 20, 100, &x);
+		vs_profile_add_execution(p, "busy", calls20, gap, 20,
+					 i * 100000ull, i * 100000ull + 50000);
+		if (i < 50)
+			profile(p, "fetch", fetch, 4, i);
+	}
+	sig = vs_profile_mine(p, 0.01, UINT64_MAX);
+	ok(sig && sig->nr_capped == 1 && sig->nr == 2 &&
+	   sig->funcs[1].nr_episodes == 1 &&
+	   sig->funcs[1].episodes[0].support == 50,
+	   "build: busy mined in part, fetch whole");
+	vs_signatures_free(sig);
+	vs_profile_free(p);
+	memset(th, 0, sizeof(th));
+}
+
 int main(void)
 {
 	static const int fetch[] = { GTOD, READ, GTOD, READ };
@@ -167,6 +200,7 @@ int main(void)
 	int i, k, ret;
 
 	test_sequences();
+	test_capped();
 	for (i = 0; i < 50; i++) {
 		profile(p, "fetch", fetch, 4, i);
 		profile(p, "flush", flush, 4, i);
