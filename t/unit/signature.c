@@ -156,12 +156,18 @@ static void test_explained(void)
 /*
  * A function that makes 20 calls in any order has more candidate
  * episodes of length 4 than are counted: its signature is mined in part
- * (t/unit/episode.c checks what is counted), the others' whole.
+ * (t/unit/episode.c checks what is counted), the others' whole; a
+ * runaway unit of its calls among units of fetch is too, and the
+ * function is still the one behind it.
  */
 static void test_capped(void)
 {
 	static const int fetch[] = { GTOD, READ, GTOD, READ };
+	struct vs_infer_opts opts = { .support = 0.01,
+				      .cluster_diameter = 0.5 };
 	struct vs_profile *p = vs_profile_new();
+	struct vs_infer_result res = { 0 };
+	static int runaway[5000];
 	uint32_t gap[20] = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	struct vs_signatures *sig;
@@ -180,6 +186,25 @@ static void test_capped(void)
 	   sig->funcs[1].nr_episodes == 1 &&
 	   sig->funcs[1].episodes[0].support == 50,
 	   "build: busy mined in part, fetch whole");
+	memset(th, 0, sizeof(th));
+	for (i = 0; i < 40 * 5; i++)
+		run(0, fetch, 4, i % 5 ? 0 : 1000000, 1000);
+	for (i = 0; i < 5000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		runaway[i] = 100 + x % 20;
+	}
+	run(0, runaway, 5000, 1000000, 1000);
+	th[0].calls = calls[0];
+	ok(sig && !vs_signature_infer(sig, th, 1, &opts, &res) &&
+	   res.nr_abnormal == 1 && res.nr_capped == 1 && res.nr == 1 &&
+	   !strcmp(res.funcs[0].func->name, "busy"),
+	   "infer: the runaway unit mined in part, busy behind it");
+	printf("# %zu units, %zu abnormal, %zu mined in part, first %s\n",
+	       res.nr_units, res.nr_abnormal, res.nr_capped,
+	       res.nr ? res.funcs[0].func->name : "-");
+	vs_infer_result_free(&res);
 	vs_signatures_free(sig);
 	vs_profile_free(p);
 	memset(th, 0, sizeof(th));
