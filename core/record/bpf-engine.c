@@ -130,8 +130,7 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 
 	struct bpf_program *calls[] = {
 		skel->progs.vs_call_entry, skel->progs.vs_call_return,
-		skel->progs.vs_call_fork, skel->progs.vs_call_thread_exit,
-		skel->progs.vs_calls_stop,
+		skel->progs.vs_call_fork, skel->progs.vs_calls_stop,
 	};
 	size_t i;
 

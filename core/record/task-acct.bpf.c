@@ -507,7 +507,7 @@ static __always_inline __u32 wait_syscall(struct task_struct *p,
  * thread whose user stack pointer is above a call's entry (a later entry,
  * a return, a switch out of the thread) comes after that call's frame was
  * unwound, unless it is so far above that it is on another stack; the
- * call ends there.  A thread's exit ends its task (vs_call_thread_exit),
+ * call ends there.  A thread's exit ends its task (vs_thread_exit),
  * the recording's stop those still open (vs_calls_stop).
  */
 #define VS_CALL_DEPTH		16	/* power of two */
@@ -1386,22 +1386,20 @@ int BPF_PROG(vs_call_fork, struct task_struct *parent,
  * slot goes back to the free ones, and with the last thread the process
  * is traced no more.
  */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(vs_call_thread_exit, struct task_struct *p)
+static __always_inline void calls_thread_exit(struct task_struct *p)
 {
-	struct vs_thread_state *ts;
 	struct vs_call_thread *ct;
 	struct vs_slot *slot;
 	__u32 pid, tid, idx, ktid;
 
 	pid = ns_tid(p->group_leader);
 	if (!pid || !bpf_map_lookup_elem(&traced, &pid))
-		return 0;
+		return;
 	if (!BPF_CORE_READ(p, signal, live.counter))
 		bpf_map_delete_elem(&traced, &pid);
 	ct = calls_of(p);
 	if (!ct)
-		return 0;
+		return;
 	tid = ns_tid(p);
 	ktid = p->pid;
 	task_end(ct, pid, tid, bpf_ktime_get_ns(), VS_CALL_THREAD_EXIT);
@@ -1409,12 +1407,24 @@ int BPF_PROG(vs_call_thread_exit, struct task_struct *p)
 	bpf_map_delete_elem(&call_threads, &ktid);
 	slot = bpf_map_lookup_elem(&slots, &idx);
 	if (!slot || idx == VS_SLOT_HEADER)
-		return 0;
-	ts = thread_of(p);
-	if (ts && ts->slot == idx)
-		bpf_map_delete_elem(&thread_state, &ktid);
+		return;
 	WRITE_ONCE(slot->values_of, 0);
 	bpf_map_push_elem(&free_slots, &idx, 0);
+}
+
+/*
+ * A thread exits.  A registered one is accounted no more: a task it left
+ * open ends with it, at its EXIT record (later than this), and what its
+ * last switches would add after that is not the task's.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(vs_thread_exit, struct task_struct *p)
+{
+	__u32 ktid = p->pid;
+
+	calls_thread_exit(p);
+	if (thread_of(p))
+		bpf_map_delete_elem(&thread_state, &ktid);
 	return 0;
 }
 
