@@ -289,21 +289,28 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
  * socket until vs_unvouch() puts back @saved, glibc's.  The kernel uses
  * that list only when the thread exits.
  */
+#define VS_NOT_VOUCHED	((void *)-1)	/* no list of glibc's */
+
 static void vs_vouch(int sock, void **saved)
 {
 	size_t len;
 	struct stat st;
 
-	*saved = NULL;
-	syscall(SYS_get_robust_list, 0, saved, &len);
-	if (!fstat(sock, &st))
-		syscall(SYS_set_robust_list, vs_reg_vouch(st.st_ino),
-			sizeof(struct robust_list_head));
+	/* a list it cannot read back (a seccomp filter) stays: refused */
+	if (syscall(SYS_get_robust_list, 0, saved, &len) ||
+	    fstat(sock, &st)) {
+		*saved = VS_NOT_VOUCHED;
+		return;
+	}
+	syscall(SYS_set_robust_list, vs_reg_vouch(st.st_ino),
+		sizeof(struct robust_list_head));
 }
 
 static void vs_unvouch(void *saved)
 {
-	syscall(SYS_set_robust_list, saved, sizeof(struct robust_list_head));
+	if (saved != VS_NOT_VOUCHED)
+		syscall(SYS_set_robust_list, saved,
+			sizeof(struct robust_list_head));
 }
 
 /*
