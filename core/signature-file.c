@@ -285,6 +285,7 @@ struct call_reader {
 	size_t *call_cap, *off_cap;
 	struct vs_id_index index;	/* tid -> th[]: no scan per record */
 	uint64_t end;			/* the last time seen */
+	struct vs_cpu_times cpus;	/* when records of a ring were lost */
 };
 
 static struct vs_thread_calls *reader_thread(struct call_reader *cr,
@@ -366,6 +367,19 @@ static int read_switch(struct call_reader *cr, const struct vs_switch *sw)
 	return 0;
 }
 
+/* Records of the lost one's ring since its last one were dropped. */
+static int read_lost(struct call_reader *cr, const struct vs_lost *lost)
+{
+	uint64_t from = vs_cpu_times_last(&cr->cpus, lost->cpu);
+	size_t t;
+
+	for (t = 0; t < cr->n; t++)
+		if (vs_thread_calls_hole(&cr->th[t], &cr->off_cap[t], from,
+					 lost->time) < 0)
+			return -1;
+	return 0;
+}
+
 static int cmp_call(const void *a, const void *b)
 {
 	const struct vs_call *x = a, *y = b;
@@ -410,10 +424,19 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 			if (rec.syscall.time > cr.end)
 				cr.end = rec.syscall.time;
 			ret = read_syscall(&cr, &rec.syscall);
+			if (ret >= 0)
+				ret = vs_cpu_times_see(&cr.cpus, rec.syscall.cpu,
+						       rec.syscall.time);
 		} else if (rec.kind == VS_REC_SWITCH) {
 			if (rec.switch_.time > cr.end)
 				cr.end = rec.switch_.time;
 			ret = read_switch(&cr, &rec.switch_);
+			if (ret >= 0)
+				ret = vs_cpu_times_see(&cr.cpus, rec.switch_.cpu,
+						       rec.switch_.time);
+		} else if (rec.kind == VS_REC_LOST &&
+			   rec.lost.what == VS_LOST_KERNEL_RING) {
+			ret = read_lost(&cr, &rec.lost);
 		}
 		if (ret < 0) {
 			snprintf(err, errlen, "out of memory");
@@ -426,6 +449,7 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 	free(cr.call_cap);
 	free(cr.off_cap);
 	vs_id_index_release(&cr.index);
+	vs_cpu_times_release(&cr.cpus);
 	if (ret < 0) {
 		vs_thread_calls_free(cr.th, cr.n);
 		return -1;
@@ -452,6 +476,62 @@ void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end)
 		c->exit = end > c->enter ? end : c->enter;
 		c->open = true;
 	}
+}
+
+int vs_thread_calls_hole(struct vs_thread_calls *th, size_t *off_cap,
+			 uint64_t from, uint64_t to)
+{
+	size_t k;
+
+	/*
+	 * off the CPU since before it: its gaps across it are unknown
+	 * already (and its switch-in closes the last span)
+	 */
+	if (to <= from || (th->nr_off && !th->off[th->nr_off - 1].end &&
+			   th->off[th->nr_off - 1].start <= from))
+		return 0;
+	if (vs_grow(&th->off, off_cap, th->nr_off + 1, sizeof(*th->off)) < 0)
+		return -1;
+	/* by start time: after the spans that began before it */
+	for (k = th->nr_off; k > 0 && th->off[k - 1].start > from; k--)
+		;
+	memmove(&th->off[k + 1], &th->off[k],
+		(th->nr_off - k) * sizeof(*th->off));
+	th->off[k] = (struct vs_offcpu){ .start = from, .end = to };
+	th->nr_off++;
+	th->switches = true;
+	return 0;
+}
+
+/* CPU numbers beyond this are no CPU's (a damaged record): not noted. */
+#define MAX_CPU		65536
+
+int vs_cpu_times_see(struct vs_cpu_times *c, uint32_t cpu, uint64_t time)
+{
+	if (cpu >= MAX_CPU)
+		return 0;
+	if (cpu >= c->cap) {
+		size_t old = c->cap;
+
+		if (vs_grow(&c->time, &c->cap, cpu + 1, sizeof(*c->time)) < 0)
+			return -1;
+		memset(c->time + old, 0, (c->cap - old) * sizeof(*c->time));
+	}
+	if (time > c->time[cpu])
+		c->time[cpu] = time;
+	return 0;
+}
+
+uint64_t vs_cpu_times_last(const struct vs_cpu_times *c, uint32_t cpu)
+{
+	return cpu < c->cap ? c->time[cpu] : 0;
+}
+
+void vs_cpu_times_release(struct vs_cpu_times *c)
+{
+	free(c->time);
+	c->time = NULL;
+	c->cap = 0;
 }
 
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr)

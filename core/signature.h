@@ -278,6 +278,38 @@ void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end);
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr);
 
 /**
+ * vs_thread_calls_hole - records of @from to @to may be missing from @th
+ * (a ring dropped them): a gap of its calls across that time is unknown,
+ * as across an off-CPU span (it is ignored, never a cut, never in the
+ * gap statistics).  @off_cap is the capacity of th->off.
+ *
+ * One lost stretch of records would otherwise be one gap of its whole
+ * length, and mean + 2 sigma of the gaps would grow past every gap
+ * between requests: a whole thread in one execution unit.
+ * Returns 0, or -1 when out of memory.
+ */
+int vs_thread_calls_hole(struct vs_thread_calls *th, size_t *off_cap,
+			 uint64_t from, uint64_t to);
+
+/*
+ * The time of each CPU's last record: a PERF_RECORD_LOST of a CPU's ring
+ * says the records of that ring since then, up to its own time, were
+ * dropped.
+ */
+struct vs_cpu_times {
+	uint64_t *time;			/* by CPU, 0: none yet */
+	size_t cap;
+};
+
+/* Note a record of @cpu at @time; -1 when out of memory. */
+int vs_cpu_times_see(struct vs_cpu_times *c, uint32_t cpu, uint64_t time);
+
+/* The time of @cpu's last record, 0 when it had none. */
+uint64_t vs_cpu_times_last(const struct vs_cpu_times *c, uint32_t cpu);
+
+void vs_cpu_times_release(struct vs_cpu_times *c);
+
+/**
  * vs_signature_name_hangs - name the function of each hang of @res from
  * recording @path: the stack of the thread's long call (a SAMPLE record
  * with VS_SAMPLE_SYSCALL, `record --syscalls --syscall-stacks`), unwound
