@@ -383,6 +383,19 @@ int vs_sig_watch_close(struct vs_sig_watch *w, uint64_t now, bool all,
 	return all && now > w->start ? close_window(w, now, fn, arg) : 0;
 }
 
+int vs_sig_watch_lost(struct vs_sig_watch *w, uint64_t from, uint64_t to)
+{
+	size_t i;
+
+	if (from < w->start)	/* the windows before are inferred */
+		from = w->start;
+	for (i = 0; i < w->nth; i++)
+		if (vs_thread_calls_hole(&w->th[i]->calls, &w->th[i]->cap_off,
+					 from, to) < 0)
+			return -1;
+	return 0;
+}
+
 int vs_sig_watch_event(struct vs_sig_watch *w, const struct vs_sc_event *ev,
 		       vs_sig_window_fn fn, void *arg)
 {
@@ -432,6 +445,7 @@ struct runner {
 	vs_sig_window_fn fn;
 	void *arg;
 	uint64_t lost;
+	struct vs_cpu_times cpus;	/* whence a ring's loss */
 	int failed;			/* -1: no memory, else @fn's */
 };
 
@@ -455,11 +469,16 @@ static int on_event(const struct vs_sc_event *ev, void *arg)
 		break;
 	case VS_SC_LOST:
 		r->lost += ev->lost;
+		ret = vs_sig_watch_lost(r->w, vs_cpu_times_last(&r->cpus,
+								ev->cpu),
+					ev->time);
 		break;
 	default:
 		ret = vs_sig_watch_event(r->w, ev, r->fn, r->arg);
 		break;
 	}
+	if (!ret && vs_cpu_times_see(&r->cpus, ev->cpu, ev->time) < 0)
+		ret = -1;
 	if (ret)
 		r->failed = ret;
 	return ret;
@@ -664,6 +683,7 @@ int vs_signature_watch(const struct vs_signatures *sig,
 out:
 	vs_syscall_trace_close(t);
 	vs_sig_watch_free(r.w);
+	vs_cpu_times_release(&r.cpus);
 	vs_unwinder_free(uw);
 	vs_symbols_free(r.syms);
 	return ret;

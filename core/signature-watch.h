@@ -85,6 +85,14 @@ int vs_sig_watch_event(struct vs_sig_watch *w, const struct vs_sc_event *ev,
 		       vs_sig_window_fn fn, void *arg);
 
 /**
+ * vs_sig_watch_lost - a ring dropped records from @from to @to (its last
+ * record before the loss and the PERF_RECORD_LOST): the threads' gaps
+ * across that time are unknown (vs_thread_calls_hole()).  Returns 0, or
+ * -1 when out of memory.
+ */
+int vs_sig_watch_lost(struct vs_sig_watch *w, uint64_t from, uint64_t to);
+
+/**
  * vs_sig_watch_close - infer every window that ended by @now (all events
  * before @now have been taken) and hand each to @fn; with @all, the
  * current window too, ended at @now (the last one).  A thread still in a
