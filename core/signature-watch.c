@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include "core/array.h"
 #include "core/signature-build.h"
@@ -58,6 +59,11 @@ struct wthread {
 	char function[sizeof(((struct vs_sig_hang *)0)->function)];
 					/* ... made in this function */
 	uint64_t named_enter;		/* the call @function is of */
+	uint64_t last_event;		/* the time of its last record */
+	bool looked;			/* silent at the end of the window
+					 * before, and blocked in ... */
+	unsigned int looked_nr;		/* ... this call, having run ... */
+	uint64_t looked_run;		/* ... this long (opts.call_of) */
 };
 
 struct vs_sig_watch {
@@ -69,6 +75,7 @@ struct vs_sig_watch {
 	struct wthread **th;
 	size_t nth, cap_th;
 	uint64_t start;			/* of the current window */
+	uint64_t last_loss;		/* the last LOST record, or start */
 	struct vs_sig_watch_counts counts;
 	size_t window_calls;
 };
@@ -91,7 +98,7 @@ struct vs_sig_watch *vs_sig_watch_new(const struct vs_signatures *sig,
 	w->syms = syms;
 	w->uw = uw;
 	w->program = program;
-	w->start = start;
+	w->start = w->last_loss = start;
 	return w;
 }
 
@@ -127,25 +134,32 @@ void vs_sig_watch_counts(const struct vs_sig_watch *w,
 	*c = w->counts;
 }
 
-static struct wthread *find_thread(struct vs_sig_watch *w,
-				   const struct vs_sc_event *ev)
+static struct wthread *find_thread(struct vs_sig_watch *w, uint32_t pid,
+				   uint32_t tid)
 {
 	struct wthread *t;
 	size_t i;
 
 	for (i = w->nth; i-- > 0;)
-		if (w->th[i]->tid == ev->tid)
+		if (w->th[i]->tid == tid)
 			return w->th[i];
 	if (vs_grow(&w->th, &w->cap_th, w->nth + 1, sizeof(*w->th)) < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->pid = ev->pid;
-	t->tid = t->calls.tid = ev->tid;
+	t->pid = pid;
+	t->tid = t->calls.tid = tid;
 	t->calls.switches = true;
+	t->last_event = w->start;
 	w->th[w->nth++] = t;
 	return t;
+}
+
+int vs_sig_watch_add_thread(struct vs_sig_watch *w, uint32_t pid,
+			    uint32_t tid)
+{
+	return find_thread(w, pid, tid) ? 0 : -1;
 }
 
 /* Keep what the call chain of @ev needs, should the call hang. */
@@ -253,7 +267,7 @@ static void name_function(struct vs_sig_watch *w, struct wthread *t)
 		return;
 	t->named_enter = p->enter;
 	t->function[0] = '\0';
-	if (!w->uw || !p->nr_ips)
+	if (!w->uw || (!p->nr_ips && !p->nr_regs))
 		return;
 	n = vs_unwind(w->uw, t->pid, t->tid, &u, chain, MAX_FRAMES, &cut);
 	for (i = 0; i < n; i++) {
@@ -278,6 +292,63 @@ static struct wthread *thread_of(struct vs_sig_watch *w, uint32_t tid)
 	return NULL;
 }
 
+/* Whether the kernel says thread @t is in its call in progress (or is gone). */
+static bool in_call(struct vs_sig_watch *w, struct wthread *t)
+{
+	struct vs_sig_proc_call pc = { 0 };
+	int ret = w->opts.call_of(t->pid, t->tid, &pc);
+
+	return ret < 0 || (ret == 1 && pc.nr == t->pend.nr);
+}
+
+/*
+ * Thread @t made no call in the window, and its records say it is in
+ * none.  If the kernel shows it blocked in the same call as at the end
+ * of the window before, without having run since, it has been in that
+ * call since then at least: its enter record was lost, or made before
+ * the watch began.  That call is then its call in progress, entered at
+ * the latest at its last record or at the last loss of records (the
+ * time it is said to have been in it is no more than it was), with the
+ * registers and stack the kernel shows.  Returns -1 when out of memory.
+ */
+static int find_silent_call(struct vs_sig_watch *w, struct wthread *t)
+{
+	struct vs_sig_proc_call pc = { 0 };
+	struct pending *p = &t->pend;
+	bool same;
+
+	if (!p->stack && w->opts.stack_size) {
+		p->stack = malloc(w->opts.stack_size);
+		if (!p->stack)
+			return -1;
+	}
+	pc.stack = p->stack;
+	pc.stack_size = p->stack ? w->opts.stack_size : 0;
+	if (w->opts.call_of(t->pid, t->tid, &pc) != 1) {
+		t->looked = false;
+		return 0;
+	}
+	same = t->looked && t->looked_nr == pc.nr &&
+	       t->looked_run == pc.run_ns;
+	t->looked = !same;
+	t->looked_nr = pc.nr;
+	t->looked_run = pc.run_ns;
+	if (!same)
+		return 0;
+	*p = (struct pending){ .on = true, .nr = pc.nr,
+		.enter = t->last_event > w->last_loss ? t->last_event :
+							w->last_loss,
+		.stack = p->stack, .stack_size = pc.stack_size };
+	if (pc.sp && pc.pc) {	/* in perf's order of the bits */
+		p->regs_mask = 1ull << PERF_REG_X86_SP |
+			       1ull << PERF_REG_X86_IP;
+		p->regs[0] = pc.sp;
+		p->regs[1] = pc.pc;
+		p->nr_regs = 2;
+	}
+	return 0;
+}
+
 /* Infer the window [w->start, @end) and hand it over; start the next. */
 static int close_window(struct vs_sig_watch *w, uint64_t end,
 			vs_sig_window_fn fn, void *arg)
@@ -294,15 +365,21 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 		struct wthread *t = w->th[i];
 		struct vs_thread_calls *c = &t->calls;
 
+		if (!t->pend.on && !c->nr_calls && w->opts.call_of) {
+			if (find_silent_call(w, t) < 0)
+				goto out;
+		} else {
+			t->looked = false;
+		}
 		/*
 		 * a call that looks hung and is not (the thread is in
 		 * another call or none): its exit was lost.  A thread gone
 		 * keeps it: its exit may be on its way.
 		 */
-		if (t->pend.on && w->opts.in_call && end > t->pend.enter &&
+		if (t->pend.on && w->opts.call_of && end > t->pend.enter &&
 		    end - t->pend.enter > vs_signature_hang_limit(w->sig,
 								 t->pend.nr) &&
-		    !w->opts.in_call(t->pid, t->tid, t->pend.nr)) {
+		    !in_call(w, t)) {
 			t->pend.on = false;
 			if (c->nr_calls &&
 			    c->calls[c->nr_calls - 1].enter == t->pend.enter)
@@ -352,7 +429,7 @@ out:
 	for (i = 0, n = 0; i < w->nth; i++) {
 		struct wthread *t = w->th[i];
 
-		bool idle = !t->calls.nr_calls && !t->pend.on;
+		bool idle = !t->calls.nr_calls && !t->pend.on && !t->looked;
 
 		t->calls.nr_calls = 0;
 		t->calls.nr_off = 0;
@@ -387,6 +464,8 @@ int vs_sig_watch_lost(struct vs_sig_watch *w, uint64_t from, uint64_t to)
 {
 	size_t i;
 
+	if (to > w->last_loss)
+		w->last_loss = to;
 	if (from < w->start)	/* the windows before are inferred */
 		from = w->start;
 	for (i = 0; i < w->nth; i++)
@@ -415,9 +494,10 @@ int vs_sig_watch_event(struct vs_sig_watch *w, const struct vs_sc_event *ev,
 	ret = vs_sig_watch_close(w, ev->time, false, fn, arg);
 	if (ret)
 		return ret;
-	t = find_thread(w, ev);
+	t = find_thread(w, ev->pid, ev->tid);
 	if (!t)
 		return -1;
+	t->last_event = ev->time;
 	switch (ev->type) {
 	case VS_SC_ENTER:
 		return enter_call(w, t, ev);
@@ -501,9 +581,12 @@ static double cpu_seconds(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Follow every thread of running process @pid but its first. */
-static int add_threads(struct vs_syscall_trace *t, pid_t pid, char *err,
-		       size_t errlen)
+/*
+ * Follow every thread of running process @pid: trace all but its first
+ * (the trace has it), and watch all from now on, those in a call too.
+ */
+static int add_threads(struct vs_syscall_trace *t, struct vs_sig_watch *w,
+		       pid_t pid, char *err, size_t errlen)
 {
 	char path[64];
 	struct dirent *d;
@@ -518,7 +601,14 @@ static int add_threads(struct vs_syscall_trace *t, pid_t pid, char *err,
 	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 
-		if (tid > 0 && tid != pid &&
+		if (tid <= 0)
+			continue;
+		if (vs_sig_watch_add_thread(w, pid, tid) < 0) {
+			snprintf(err, errlen, "out of memory");
+			closedir(dir);
+			return -1;
+		}
+		if (tid != pid &&
 		    vs_syscall_trace_add_thread(t, tid, err, errlen) < 0 &&
 		    errno != ESRCH) {
 			closedir(dir);
@@ -529,27 +619,66 @@ static int add_threads(struct vs_syscall_trace *t, pid_t pid, char *err,
 	return 0;
 }
 
-/*
- * /proc/PID/task/TID/syscall: the number of the call the thread is in,
- * first ("running" or -1 when in none); -1 when the thread is gone.
- */
-static int proc_in_call(uint32_t pid, uint32_t tid, unsigned int nr)
+/* The text of /proc/@pid/task/@tid/@file into @buf; -1 when gone. */
+static ssize_t read_task_file(uint32_t pid, uint32_t tid, const char *file,
+			      char *buf, size_t size)
 {
-	char path[64], buf[64];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/%s", pid, tid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return buf[0] >= '0' && buf[0] <= '9' &&
-	       strtoul(buf, NULL, 10) == nr;
+	return n;
+}
+
+/*
+ * opts.call_of from /proc/PID/task/TID: syscall ("NR ARGS... SP PC" when
+ * blocked in a call; "running", or -1 for none), schedstat (the CPU time
+ * first) and the stack at SP from /proc/PID/mem.
+ */
+static int proc_call_of(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c)
+{
+	unsigned long long v[9];
+	char buf[256], path[64];
+	unsigned int want = c->stack_size;
+	ssize_t n;
+	int fd;
+
+	c->stack_size = 0;
+	if (read_task_file(pid, tid, "syscall", buf, sizeof(buf)) < 0)
+		return -1;
+	if (buf[0] < '0' || buf[0] > '9')
+		return 0;
+	c->nr = strtoul(buf, NULL, 10);
+	c->sp = c->pc = 0;
+	if (sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+		   &v[8]) == 9) {
+		c->sp = v[7];
+		c->pc = v[8];
+	}
+	if (read_task_file(pid, tid, "schedstat", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%llu", &v[0]) != 1)
+		return -1;
+	c->run_ns = v[0];
+	if (!c->stack || !want || !c->sp)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = pread(fd, c->stack, want, (off_t)c->sp);
+	close(fd);
+	c->stack_size = n > 0 ? (unsigned int)n & ~7u : 0;
+	return 1;
 }
 
 static bool process_alive(pid_t pid)
@@ -614,17 +743,13 @@ int vs_signature_watch(const struct vs_signatures *sig,
 	}
 	t = vs_syscall_trace_open(child ? wl.pid : pid, !child, &sc, err,
 				  errlen);
-	if (t && !child && add_threads(t, pid, err, errlen) < 0) {
-		vs_syscall_trace_close(t);
-		t = NULL;
-	}
 	if (!t) {
 		if (child)
 			vs_workload_cancel(&wl);
 		goto out;
 	}
 	t0 = monotonic_ns();
-	wopts.in_call = proc_in_call;
+	wopts.call_of = proc_call_of;
 	r.w = vs_sig_watch_new(sig, &wopts, r.syms, uw,
 			       child ? NULL : vs_symbols_dso(r.syms, program),
 			       t0);
@@ -634,6 +759,8 @@ int vs_signature_watch(const struct vs_signatures *sig,
 			vs_workload_cancel(&wl);
 		goto out;
 	}
+	if (!child && add_threads(t, r.w, pid, err, errlen) < 0)
+		goto out;
 	if (child && vs_workload_start(&wl) < 0) {
 		snprintf(err, errlen, "cannot run %s: %s", argv[0],
 			 strerror(errno));

@@ -29,18 +29,32 @@ struct vs_unwinder;
 #define VS_SIG_WATCH_WINDOW_NS	10000000000ull	/* 10 s */
 #define VS_SIG_WATCH_MIN_SCORE	0.01
 
+/* A thread's system call as the kernel shows it (opts.call_of). */
+struct vs_sig_proc_call {
+	unsigned int nr;
+	uint64_t run_ns;		/* the thread's CPU time: unchanged
+					 * between two looks, it never ran,
+					 * so never left the call */
+	uint64_t sp, pc;		/* user registers, 0: unknown */
+	uint8_t *stack;			/* in: room for @stack_size bytes, */
+	unsigned int stack_size;	/* out: the bytes read from @sp */
+};
+
 struct vs_sig_watch_opts {
 	uint64_t window_ns;
 	struct vs_infer_opts infer;
 	double min_score;	/* a window is abnormal from this score */
 	unsigned int stack_size;	/* bytes of stack copied at each call */
 	/*
-	 * Whether thread @tid of process @pid is still in call @nr: 1 yes,
-	 * 0 no, -1 unknown (it is gone).  A call whose exit record was lost
-	 * looks hung, and is dropped when this says 0; NULL: every call
-	 * without an exit is still going.
+	 * The system call thread @tid of process @pid is blocked in now,
+	 * as the kernel says it (/proc/PID/task/TID/syscall): 1 with @c
+	 * filled, 0 when it is in none, -1 when that is unknown (it is
+	 * gone).  A call whose exit record was lost looks hung, and is
+	 * dropped when this says the thread is not in it; a thread silent
+	 * for a window whose enter record was lost is found in its call;
+	 * NULL: the records alone say.
 	 */
-	int (*in_call)(uint32_t pid, uint32_t tid, unsigned int nr);
+	int (*call_of)(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c);
 };
 
 /* One window of time, inferred. */
@@ -83,6 +97,15 @@ typedef int (*vs_sig_window_fn)(const struct vs_sig_window *win, void *arg);
  */
 int vs_sig_watch_event(struct vs_sig_watch *w, const struct vs_sc_event *ev,
 		       vs_sig_window_fn fn, void *arg);
+
+/**
+ * vs_sig_watch_add_thread - watch thread @tid of process @pid from the
+ * start of the current window on, before any record of it: a thread of
+ * a running process, maybe in a call it entered before the watch (found
+ * through opts.call_of).  Returns 0, or -1 when out of memory.
+ */
+int vs_sig_watch_add_thread(struct vs_sig_watch *w, uint32_t pid,
+			    uint32_t tid);
 
 /**
  * vs_sig_watch_lost - a ring dropped records from @from to @to (its last

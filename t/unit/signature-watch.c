@@ -5,7 +5,10 @@
  * inferred once time passes its end, only abnormal ones are handed over,
  * a runaway loop makes its window abnormal and names its function, a
  * call that stays open past its limit is a hang (unless the thread is no
- * longer in it: its exit was lost), and the windows' memory is reused.
+ * longer in it: its exit was lost), so is a silent thread the kernel
+ * shows blocked in one call without running between two looks (its
+ * enter was lost, or made before the watch), and the windows' memory is
+ * reused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,21 +81,33 @@ static void request(struct vs_sig_watch *w, uint32_t tid, struct seen *s)
 		call(w, tid, calls[i], i ? 1000 : 500000, s);
 }
 
-static int in_call_yes(uint32_t pid, uint32_t tid, unsigned int nr)
+/*
+ * The kernel's view: threads 12 and 13 blocked in a read (CPU time @run),
+ * the others in no call.
+ */
+static uint64_t run;
+
+static int call_read(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c)
 {
-	(void)pid, (void)tid, (void)nr;
+	(void)pid;
+	if (tid != 12 && tid != 13)
+		return 0;
+	c->nr = READ;
+	c->run_ns = run;
+	c->sp = c->pc = 0;
+	c->stack_size = 0;
 	return 1;
 }
 
-static int in_call_no(uint32_t pid, uint32_t tid, unsigned int nr)
+static int call_none(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c)
 {
-	(void)pid, (void)tid, (void)nr;
+	(void)pid, (void)tid, (void)c;
 	return 0;
 }
 
-static int in_call_gone(uint32_t pid, uint32_t tid, unsigned int nr)
+static int call_gone(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c)
 {
-	(void)pid, (void)tid, (void)nr;
+	(void)pid, (void)tid, (void)c;
 	return -1;
 }
 
@@ -121,7 +136,7 @@ int main(void)
 	struct vs_sig_watch_opts opts = {
 		.window_ns = WINDOW, .min_score = VS_SIG_WATCH_MIN_SCORE,
 		.infer = { .support = 0.01, .cluster_diameter = 0.5 },
-		.stack_size = 64, .in_call = in_call_yes };
+		.stack_size = 64, .call_of = call_read };
 	struct vs_signatures *sig = signatures();
 	struct vs_sig_watch_counts c;
 	struct vs_sig_watch *w;
@@ -187,7 +202,7 @@ int main(void)
 	vs_sig_watch_free(w);
 
 	/* the same, but /proc says the thread is no longer in the call */
-	opts.in_call = in_call_no;
+	opts.call_of = call_none;
 	w = vs_sig_watch_new(sig, &opts, NULL, NULL, NULL, now);
 	memset(&s, 0, sizeof(s));
 	ev.time = now += MS;
@@ -200,7 +215,7 @@ int main(void)
 	vs_sig_watch_free(w);
 
 	/* /proc cannot say (the program ended): it stays a hang */
-	opts.in_call = in_call_gone;
+	opts.call_of = call_gone;
 	w = vs_sig_watch_new(sig, &opts, NULL, NULL, NULL, now);
 	memset(&s, 0, sizeof(s));
 	ev.time = now += MS;
@@ -211,6 +226,36 @@ int main(void)
 	}
 	ok(s.windows > 0 && s.hangs[s.windows - 1] == 1,
 	   "a call of a thread gone stays a hang");
+	vs_sig_watch_free(w);
+
+	/*
+	 * thread 13, in a read since before the watch (no record of it):
+	 * the kernel shows it in the read, never running
+	 */
+	opts.call_of = call_read;
+	w = vs_sig_watch_new(sig, &opts, NULL, NULL, NULL, now);
+	memset(&s, 0, sizeof(s));
+	vs_sig_watch_add_thread(w, 1, 13);
+	for (i = 0; i < 16; i++) {
+		request(w, 10, &s);
+		vs_sig_watch_close(w, now += WINDOW, false, on_window, &s);
+	}
+	k = s.windows;
+	ok(k > 1 && s.hangs[k - 1] == 1 && s.number[0] >= 10,
+	   "a silent thread in a read since the start hangs from 1 s on");
+	printf("# first handed over: window %lu\n", s.number[0]);
+	vs_sig_watch_free(w);
+
+	/* the same, but it runs between two looks: no hang */
+	w = vs_sig_watch_new(sig, &opts, NULL, NULL, NULL, now);
+	memset(&s, 0, sizeof(s));
+	vs_sig_watch_add_thread(w, 1, 13);
+	for (i = 0; i < 16; i++) {
+		request(w, 10, &s);
+		run += 1000;
+		vs_sig_watch_close(w, now += WINDOW, false, on_window, &s);
+	}
+	ok(s.windows == 0, "a thread that ran between two looks is no hang");
 	vs_sig_watch_free(w);
 	vs_signatures_free(sig);
 	return done_testing();
