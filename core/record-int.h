@@ -91,6 +91,10 @@ struct vs_raw_sample {
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
+	uint64_t strangers;		/* connections from outside the
+					 * command: closed unread */
+	uint64_t silent;		/* the command's connections that sent
+					 * nothing in time */
 	uint64_t misnamed;		/* refused: they named a thread that
 					 * did not send them */
 	uint64_t lost_events;		/* kernel events lost (ring full) */

@@ -748,8 +748,9 @@ static void loop(struct vs_recorder *r)
 		vs_record_drain_tracking(r, false);
 		for (i = 0; i < n; i++)
 			if (evs[i].data.u64 == VS_WAKE_LISTEN)
-				while (vs_record_register_thread(r, false))
-					;
+				break;
+		if (i < n || r->nr_reg_waiting)
+			vs_record_registrations(r, false);
 		drain_syscalls(r, false);
 		busy = drain_threads(r);
 		if (!r->recording && r->s.out_error > 0)
@@ -1074,8 +1075,7 @@ int vs_record(const struct vs_record_opts *opts)
 	loop(r);
 	if (!r->attached)
 		vs_workload_terminal_back(&r->workload);
-	while (vs_record_register_thread(r, true))
-		;
+	vs_record_registrations(r, true);
 	finish(r);
 	vs_record_summary(r);
 	status = exit_status(r);

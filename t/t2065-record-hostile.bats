@@ -4,7 +4,8 @@
 # in-kernel engine (issue 19): it scribbles over every slot of the
 # engine's map and over its own task ring, then lies in the ring's head
 # and counts (t/helper/hostile-slots.c); a thread asks for its sibling's
-# registration (t/helper/hostile-sibling.c).  The recorder, root, must end
+# registration (t/helper/hostile-sibling.c); another user holds
+# connections to the registration socket open.  The recorder, root, must end
 # with the command, stay within a small memory bound, keep every task of
 # the honest process or thread beside it, and say in one line what it
 # refused.
@@ -65,4 +66,40 @@ bounded_numbers() {
 	sibling=$(sed -n 's/^sibling: tid=\([0-9]*\) .*/\1/p' out)
 	# every task of the sibling, all of its own thread
 	check "T['1']['tasks'] == 300 and T['1']['tids'] == [$sibling]"
+}
+
+@test "another user's connections to the registration socket cost the recording nothing" {
+	require_cmd useradd
+	require_cmd runuser
+	local user=vs-t2065-$$
+	useradd -M -s /usr/sbin/nologin "$user" || skip "cannot add a user"
+	# the command starts its tasks after the stranger has connected
+	"$VARSCOPE" record -o t.data -- sh -c \
+		"sleep 2; exec '$IF' -n 40 --types sleep --sleep-us 5000" \
+		> truth 2> err &
+	local rec=$! name="" i
+	# the socket's name is where anyone can read it: /proc/net/unix
+	for i in $(seq 100); do
+		name=$(grep -o "@varscope-$rec-[0-9a-f]*" /proc/net/unix | head -1)
+		[ -n "$name" ] && break
+		sleep 0.05
+	done
+	[ -n "$name" ] || { userdel "$user"; fail "no socket of record $rec"; }
+	# 40 connections that never send a byte, held until record ends (a
+	# recorder that waited 1 s for each left the command unregistered)
+	runuser -u "$user" -- python3 -c 'import socket, sys, time
+conns = []
+for _ in range(40):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("\0" + sys.argv[1][1:])
+    conns.append(s)
+time.sleep(60)' "$name" &
+	local stranger=$!
+	wait $rec
+	kill $stranger 2>/dev/null || :
+	wait $stranger 2>/dev/null || :
+	userdel "$user"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 40 and not T["1"]["flagged"]'
+	grep -qx 'varscope record: 40 connections to the registration socket from outside the command closed unread' err
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
@@ -226,14 +227,15 @@ static void out_of_fds(struct vs_recorder *r, int err)
 }
 
 /*
- * A thread registers: check that it belongs to the command (the peer's
- * credentials, its thread group), open its events, pass the descriptors.
- * The ids it sends are its own pid namespace's; the peer's pid is ours.
- * Or a program names a task type (vs_task_type_name()).  @names_only at
- * the end of the recording: the names sent last are written, and a
- * thread registering then is told no.
+ * The message of connection @fd, if it came (false: not yet; @fd is then
+ * still open).  A thread registers: check that it belongs to the command
+ * (the peer's credentials, its thread group), open its events, pass the
+ * descriptors.  The ids it sends are its own pid namespace's; the peer's
+ * pid is ours.  Or a program names a task type (vs_task_type_name()).
+ * @names_only at the end of the recording: the names sent last are
+ * written, and a thread registering then is told no.  @fd is closed.
  */
-bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
+static bool take_message(struct vs_recorder *r, int fd, bool names_only)
 {
 	union {
 		struct vs_reg_request req;
@@ -243,17 +245,14 @@ bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct vs_rthread *rt, *old;
-	int fd, fds[VS_REG_MAX_FDS];
+	int fds[VS_REG_MAX_FDS];
 	unsigned int nr_fds;
-	struct timeval tv = { .tv_sec = 1 };
 	pid_t pid = 0, tid = 0;
 	ssize_t n;
 
-	fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
+	n = recv(fd, &msg, sizeof(msg), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return false;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	n = recv(fd, &msg, sizeof(msg), 0);
 	if (n == sizeof(msg.name) && msg.name.magic == VS_NAME_MAGIC) {
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 		    !in_command(r, cred.pid))
@@ -337,6 +336,66 @@ bool vs_record_register_thread(struct vs_recorder *r, bool names_only)
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;
+}
+
+/* Connection @fd comes from the command's processes (the kernel's word). */
+static bool from_command(struct vs_recorder *r, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
+	       in_command(r, cred.pid);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void vs_record_registrations(struct vs_recorder *r, bool names_only)
+{
+	uint64_t now = monotonic_ns();
+	struct vs_reg_conn *c;
+	unsigned int i;
+	int fd;
+
+	/* those whose message had not come, until their time is up */
+	for (i = 0; i < r->nr_reg_waiting;) {
+		c = &r->reg_waiting[i];
+		if (!take_message(r, c->fd, names_only)) {
+			if (now < c->deadline && !names_only) {
+				i++;
+				continue;
+			}
+			close(c->fd);
+			r->s.stats.silent++;
+		}
+		*c = r->reg_waiting[--r->nr_reg_waiting];
+	}
+	for (i = 0; i < VS_REG_ACCEPTS; i++) {
+		fd = accept4(r->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		if (!from_command(r, fd)) {
+			close(fd);
+			r->s.stats.strangers++;
+			continue;
+		}
+		if (take_message(r, fd, names_only))
+			continue;
+		if (names_only || r->nr_reg_waiting == VS_REG_WAITING) {
+			close(fd);
+			r->s.stats.silent++;
+			continue;
+		}
+		r->reg_waiting[r->nr_reg_waiting++] = (struct vs_reg_conn){
+			fd, now + VS_REG_WAIT_NS };
+	}
 }
 
 int vs_record_open_socket(struct vs_recorder *r)

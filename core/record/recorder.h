@@ -25,6 +25,16 @@
 #define VS_MAX_CPUS		1024
 
 
+#define VS_REG_ACCEPTS		64	/* connections taken a wake-up */
+#define VS_REG_WAITING		64	/* connections waiting for their message */
+#define VS_REG_WAIT_NS		1000000000ull
+
+/* A connection of the command's whose message has not come yet. */
+struct vs_reg_conn {
+	int fd;
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns */
+};
+
 struct thread_exit {
 	uint32_t tid;
 	uint64_t time;
@@ -43,6 +53,8 @@ struct vs_recorder {
 	bool child_left;		/* it outlived its SIGTERM: left running */
 	int listen_fd;
 	char sock_name[64];
+	struct vs_reg_conn reg_waiting[VS_REG_WAITING];
+	unsigned int nr_reg_waiting;
 	int nr_cpus;
 	struct vs_perf_ring track[VS_MAX_CPUS];
 	/* with the engine, each CPU's samples (kept by its filter) */
@@ -152,12 +164,16 @@ int vs_record_attach_lost(pid_t pid);
 int vs_record_open_socket(struct vs_recorder *r);
 
 /**
- * vs_record_register_thread - take one connection of the socket: a
- * thread's registration (checked to be the command's own, answered with
- * its slot or its descriptors) or a task type's name; @names_only at the
- * end, when a registering thread is told no.  False when none waits.
+ * vs_record_registrations - take the connections of the socket, at most
+ * VS_REG_ACCEPTS a call: a thread's registration (checked to be the
+ * command's own, answered with its slot or its descriptors) or a task
+ * type's name; @names_only at the end, when a registering thread is told
+ * no.  A connection from outside the command is closed unread and
+ * counted; one whose message has not come waits (never the loop) for
+ * VS_REG_WAIT_NS at most, among VS_REG_WAITING, and is retried at each
+ * call.
  */
-bool vs_record_register_thread(struct vs_recorder *r, bool names_only);
+void vs_record_registrations(struct vs_recorder *r, bool names_only);
 
 /**
  * vs_record_summary - the end of record's lines on stderr: what was

@@ -229,6 +229,14 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.refused, "thread", "threads"),
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	if (r->s.stats.strangers)
+		count_line(r->s.stats.strangers, "connection", "connections",
+			   "to the registration socket from outside the "
+			   "command closed unread");
+	if (r->s.stats.silent)
+		count_line(r->s.stats.silent, "connection", "connections",
+			   "of the command to the registration socket sent "
+			   "nothing in time: closed");
 	if (r->s.stats.misnamed)
 		count_line(r->s.stats.misnamed, "registration", "registrations",
 			   "refused: sent by a thread other than the one "
