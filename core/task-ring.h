@@ -39,8 +39,14 @@
 /* Values in one PERF_FORMAT_GROUP read of a thread's group, nr included. */
 #define VS_MAX_GROUP_READ	96
 
-/* Registration: the library sends this, the recorder answers. */
-#define VS_REG_MAGIC		0x76737233u	/* "vsr3": the thread vouches */
+/*
+ * Registration: the library sends this, the recorder answers.  The magic
+ * changes with anything the two share (the request, the task ring, the
+ * engine's slot: core/record/task-slot.h), so that a program linked with
+ * an older library is refused, not read wrong.
+ */
+#define VS_REG_MAGIC		0x76737234u	/* "vsr4": the slot's open wait
+						 * and counters */
 
 struct vs_reg_request {
 	uint32_t magic;
