@@ -8,12 +8,15 @@
  * its call in progress, the registers, kernel frame-pointer walk and
  * stack copy of its enter: the call chain is unwound only if the thread
  * turns out to hang in it (once per call).  At a window's end the
- * threads' arrays are emptied, not freed, so a long watch reuses them;
- * threads that exited or made no call in the window go.
+ * threads' arrays go with the window to its inference (a job, inferred
+ * at once or by the inferring thread, opts.background), the functions of
+ * its possible hangs named first; threads that exited or made no call
+ * in the window go.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,27 @@ struct wthread {
 	uint64_t looked_run;		/* ... this long (opts.call_of) */
 };
 
+/* A hung call of a thread, named before its window goes to inference. */
+struct named_call {
+	uint32_t tid;
+	uint64_t enter;
+	char function[sizeof(((struct vs_sig_hang *)0)->function)];
+};
+
+/* A window that ended, to infer: its threads' calls, owned. */
+struct window_job {
+	struct vs_sig_window win;
+	struct vs_thread_calls *in;	/* win.nr_threads of them */
+	struct named_call *named;
+	size_t nr_named;
+	vs_sig_window_fn fn;
+	void *arg;
+	struct window_job *next;
+};
+
+/* Windows inferred at once: more, and the reader waits (back-pressure). */
+#define MAX_QUEUED	2
+
 struct vs_sig_watch {
 	const struct vs_signatures *sig;
 	struct vs_sig_watch_opts opts;
@@ -78,7 +102,18 @@ struct vs_sig_watch {
 	uint64_t last_loss;		/* the last LOST record, or start */
 	struct vs_sig_watch_counts counts;
 	size_t window_calls;
+	unsigned long closed;		/* windows ended, inferred or not */
+	/* opts.background: the inferring thread and its queue */
+	bool background, quit;
+	pthread_t worker;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct window_job *head, *tail;
+	size_t queued;			/* jobs queued or being inferred */
+	int failed;			/* a job's -1 or @fn's return */
 };
+
+static void *infer_windows(void *arg);
 
 struct vs_sig_watch *vs_sig_watch_new(const struct vs_signatures *sig,
 				      const struct vs_sig_watch_opts *opts,
@@ -99,6 +134,16 @@ struct vs_sig_watch *vs_sig_watch_new(const struct vs_signatures *sig,
 	w->uw = uw;
 	w->program = program;
 	w->start = w->last_loss = start;
+	if (opts->background) {
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		w->background = !pthread_create(&w->worker, NULL,
+						infer_windows, w);
+		if (!w->background) {
+			pthread_cond_destroy(&w->cond);
+			pthread_mutex_destroy(&w->lock);
+		}
+	}
 	return w;
 }
 
@@ -116,6 +161,15 @@ void vs_sig_watch_free(struct vs_sig_watch *w)
 
 	if (!w)
 		return;
+	if (w->background) {
+		pthread_mutex_lock(&w->lock);
+		w->quit = true;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->worker, NULL);
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+	}
 	for (i = 0; i < w->nth; i++)
 		free_thread(w->th[i]);
 	free(w->th);
@@ -128,10 +182,13 @@ void vs_sig_watch_set_program(struct vs_sig_watch *w,
 	w->program = program;
 }
 
-void vs_sig_watch_counts(const struct vs_sig_watch *w,
-			 struct vs_sig_watch_counts *c)
+void vs_sig_watch_counts(struct vs_sig_watch *w, struct vs_sig_watch_counts *c)
 {
+	if (w->background)
+		pthread_mutex_lock(&w->lock);
 	*c = w->counts;
+	if (w->background)
+		pthread_mutex_unlock(&w->lock);
 }
 
 static struct wthread *find_thread(struct vs_sig_watch *w, uint32_t pid,
@@ -282,16 +339,6 @@ static void name_function(struct vs_sig_watch *w, struct wthread *t)
 	}
 }
 
-static struct wthread *thread_of(struct vs_sig_watch *w, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < w->nth; i++)
-		if (w->th[i]->tid == tid)
-			return w->th[i];
-	return NULL;
-}
-
 /* Whether the kernel says thread @t is in its call in progress (or is gone). */
 static bool in_call(struct vs_sig_watch *w, struct wthread *t)
 {
@@ -349,18 +396,160 @@ static int find_silent_call(struct vs_sig_watch *w, struct wthread *t)
 	return 0;
 }
 
-/* Infer the window [w->start, @end) and hand it over; start the next. */
+static void free_job(struct window_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->win.nr_threads; i++) {
+		free(j->in[i].calls);
+		free(j->in[i].off);
+	}
+	free(j->in);
+	free(j->named);
+	free(j);
+}
+
+/* Infer window @j, name its hangs, hand it over if abnormal. */
+static int infer_job(struct vs_sig_watch *w, struct window_job *j)
+{
+	struct vs_sig_window *win = &j->win;
+	size_t i, k;
+	int ret;
+
+	if (vs_signature_infer(w->sig, j->in, win->nr_threads, &w->opts.infer,
+			       &win->res) < 0)
+		return -1;
+	for (i = 0; i < win->res.nr_hangs; i++) {
+		struct vs_sig_hang *h = &win->res.hangs[i];
+
+		for (k = 0; k < j->nr_named; k++)
+			if (j->named[k].tid == h->tid &&
+			    j->named[k].enter == h->enter)
+				memcpy(h->function, j->named[k].function,
+				       sizeof(h->function));
+	}
+	win->abnormal = vs_infer_abnormal(&win->res, w->opts.min_score);
+	if (w->background)
+		pthread_mutex_lock(&w->lock);
+	w->counts.windows++;
+	w->counts.abnormal += win->abnormal;
+	if (w->background)
+		pthread_mutex_unlock(&w->lock);
+	ret = win->abnormal && j->fn ? j->fn(win, j->arg) : 0;
+	vs_infer_result_free(&win->res);
+	return ret;
+}
+
+/*
+ * opts.background: infer the queued windows in turn, away from the
+ * thread that reads the rings (a window takes from milliseconds to a
+ * second or more to mine, and the rings fill meanwhile).
+ */
+static void *infer_windows(void *arg)
+{
+	struct vs_sig_watch *w = arg;
+	struct window_job *j;
+	int ret;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->head && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->head)
+			break;
+		j = w->head;
+		w->head = j->next;
+		if (!w->head)
+			w->tail = NULL;
+		ret = w->failed;
+		pthread_mutex_unlock(&w->lock);
+		if (!ret)	/* after a failure: dropped */
+			ret = infer_job(w, j);
+		free_job(j);
+		pthread_mutex_lock(&w->lock);
+		if (ret && !w->failed)
+			w->failed = ret;
+		w->queued--;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Infer @j: now, or queued to the inferring thread.  Takes @j. */
+static int hand_job(struct vs_sig_watch *w, struct window_job *j)
+{
+	int ret;
+
+	if (!w->background) {
+		ret = infer_job(w, j);
+		free_job(j);
+		return ret;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->queued >= MAX_QUEUED && !w->failed)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	w->queued++;
+	pthread_cond_broadcast(&w->cond);
+	ret = w->failed;
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
+
+/* Wait for every window queued to be inferred. */
+static int wait_jobs(struct vs_sig_watch *w)
+{
+	int ret;
+
+	if (!w->background)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	while (w->queued)
+		pthread_cond_wait(&w->cond, &w->lock);
+	ret = w->failed;
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
+
+/* Note the function of @t's hung call that entered at @enter. */
+static int add_named(struct window_job *j, size_t *cap,
+		     const struct wthread *t, uint64_t enter)
+{
+	if (vs_grow(&j->named, cap, j->nr_named + 1, sizeof(*j->named)) < 0)
+		return -1;
+	j->named[j->nr_named].tid = t->tid;
+	j->named[j->nr_named].enter = enter;
+	memcpy(j->named[j->nr_named].function, t->function,
+	       sizeof(t->function));
+	j->nr_named++;
+	return 0;
+}
+
+/*
+ * End the window [w->start, @end): its calls go to inference (and the
+ * window to @fn if abnormal) with the functions of its hung calls named
+ * here, where the unwinder is; start the next window.
+ */
 static int close_window(struct vs_sig_watch *w, uint64_t end,
 			vs_sig_window_fn fn, void *arg)
 {
-	struct vs_sig_window win = { .number = w->counts.windows,
-				     .start = w->start, .end = end };
-	struct vs_thread_calls *in = calloc(w->nth + 1, sizeof(*in));
-	size_t i, k, n = 0;
+	struct window_job *j = calloc(1, sizeof(*j));
+	size_t i, k, n = 0, cap_named = 0;
 	int ret = -1;
 
-	if (!in)
+	if (!j || !(j->in = calloc(w->nth + 1, sizeof(*j->in)))) {
+		free(j);
 		return -1;
+	}
+	j->win = (struct vs_sig_window){ .number = w->closed++,
+					 .start = w->start, .end = end };
+	j->fn = fn;
+	j->arg = arg;
 	for (i = 0; i < w->nth; i++) {
 		struct wthread *t = w->th[i];
 		struct vs_thread_calls *c = &t->calls;
@@ -400,35 +589,36 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 		for (k = 0; k < c->nr_off; k++)
 			if (!c->off[k].end)
 				c->off[k].end = end;
-		if (c->nr_calls)
-			in[n++] = *c;
+		/* the functions of its calls that may be hangs */
+		if (t->hung_enter && t->named_enter == t->hung_enter &&
+		    add_named(j, &cap_named, t, t->hung_enter) < 0)
+			goto out;
+		if (t->pend.on && end > t->pend.enter &&
+		    end - t->pend.enter > vs_signature_hang_limit(w->sig,
+								 t->pend.nr)) {
+			name_function(w, t);
+			if (add_named(j, &cap_named, t, t->pend.enter) < 0)
+				goto out;
+		}
+		if (!c->nr_calls)
+			continue;
+		/* the window's arrays go with it; the thread starts anew */
+		j->in[n++] = *c;
+		j->win.nr_threads = n;
+		c->calls = NULL;
+		c->off = NULL;
+		t->cap_calls = t->cap_off = 0;
 	}
-	win.nr_threads = n;
 	if (w->window_calls > w->counts.peak_calls)
 		w->counts.peak_calls = w->window_calls;
-	if (vs_signature_infer(w->sig, in, n, &w->opts.infer, &win.res) < 0)
-		goto out;
-	for (i = 0; i < win.res.nr_hangs; i++) {
-		struct vs_sig_hang *h = &win.res.hangs[i];
-		struct wthread *t = thread_of(w, h->tid);
-
-		if (t && t->pend.on && t->pend.enter == h->enter)
-			name_function(w, t);
-		else if (!t || t->hung_enter != h->enter)
-			continue;
-		memcpy(h->function, t->function, sizeof(h->function));
-	}
-	win.abnormal = vs_infer_abnormal(&win.res, w->opts.min_score);
-	w->counts.windows++;
-	w->counts.abnormal += win.abnormal;
-	ret = win.abnormal && fn ? fn(&win, arg) : 0;
-	vs_infer_result_free(&win.res);
+	ret = hand_job(w, j);
+	j = NULL;
 out:
-	free(in);
-	/* the next window: empty arrays kept, exited threads gone */
+	if (j)
+		free_job(j);
+	/* the next window: exited threads gone */
 	for (i = 0, n = 0; i < w->nth; i++) {
 		struct wthread *t = w->th[i];
-
 		bool idle = !t->calls.nr_calls && !t->pend.on && !t->looked;
 
 		t->calls.nr_calls = 0;
@@ -457,7 +647,10 @@ int vs_sig_watch_close(struct vs_sig_watch *w, uint64_t now, bool all,
 		if (ret)
 			return ret;
 	}
-	return all && now > w->start ? close_window(w, now, fn, arg) : 0;
+	ret = all && now > w->start ? close_window(w, now, fn, arg) : 0;
+	if (all && !ret)
+		ret = wait_jobs(w);
+	return ret;
 }
 
 int vs_sig_watch_lost(struct vs_sig_watch *w, uint64_t from, uint64_t to)
@@ -750,6 +943,7 @@ int vs_signature_watch(const struct vs_signatures *sig,
 	}
 	t0 = monotonic_ns();
 	wopts.call_of = proc_call_of;
+	wopts.background = true;
 	r.w = vs_sig_watch_new(sig, &wopts, r.syms, uw,
 			       child ? NULL : vs_symbols_dso(r.syms, program),
 			       t0);

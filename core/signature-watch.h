@@ -7,9 +7,10 @@
  * whose episodes increased, or a thread hung in one call, named by the
  * function its call chain shows).
  *
- * Memory is bounded by one window: each thread's calls of the window
- * go when the window has been inferred (the arrays are kept for the next
- * one), and the threads that exited go with them.
+ * Memory is bounded by a few windows: each thread's calls of a window
+ * go when the window has been inferred (with opts.background, up to two
+ * windows wait for it), and the threads that exited go at their
+ * window's end.
  */
 #ifndef VS_CORE_SIGNATURE_WATCH_H
 #define VS_CORE_SIGNATURE_WATCH_H
@@ -55,6 +56,13 @@ struct vs_sig_watch_opts {
 	 * NULL: the records alone say.
 	 */
 	int (*call_of)(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c);
+	/*
+	 * Infer the windows in a thread of their own, @fn called there:
+	 * the reading of the rings never waits for an inference (up to
+	 * two windows queued).  Else each is inferred, and handed over,
+	 * when it ends.
+	 */
+	bool background;
 };
 
 /* One window of time, inferred. */
@@ -120,8 +128,11 @@ int vs_sig_watch_lost(struct vs_sig_watch *w, uint64_t from, uint64_t to);
  * before @now have been taken) and hand each to @fn; with @all, the
  * current window too, ended at @now (the last one).  A thread still in a
  * call at a window's end has that call in the window, open until the
- * end: a hang is found there (vs_signature_infer()).
- * Returns 0, -1 when memory ran out, or what @fn returned if not 0.
+ * end: a hang is found there (vs_signature_infer()).  With
+ * opts.background the windows are queued to the inferring thread, and
+ * @all waits until each has been inferred.
+ * Returns 0, -1 when memory ran out, or what @fn returned if not 0
+ * (with opts.background: for a window before).
  */
 int vs_sig_watch_close(struct vs_sig_watch *w, uint64_t now, bool all,
 		       vs_sig_window_fn fn, void *arg);
@@ -133,8 +144,7 @@ struct vs_sig_watch_counts {
 	size_t peak_calls;		/* the most calls of one window */
 };
 
-void vs_sig_watch_counts(const struct vs_sig_watch *w,
-			 struct vs_sig_watch_counts *c);
+void vs_sig_watch_counts(struct vs_sig_watch *w, struct vs_sig_watch_counts *c);
 
 /* --- running it on a program --- */
 
