@@ -20,6 +20,8 @@
  *   irq_vectors    length less the levels nested in it
  *   page_fault_user, page_fault_kernel  a count (fault time needs
  *                  function tracing)
+ *   counters       per-CPU counters read at each switch and top-level
+ *                  interrupt of the thread (see "counters" below)
  *
  * Run time is what is left: the library takes the task's wall time less
  * the waits and interrupts here, each of which starts and ends while the
@@ -316,21 +318,6 @@ static __always_inline void counters_read(struct vs_counter_reading *r,
 }
 
 /*
- * The reading of a program that runs with interrupts off (sched_switch,
- * hard interrupts) or at a shadow stack depth where an interrupt's
- * programs take none: taken at its first need.
- */
-static __always_inline struct vs_counter_reading *
-counters_now(struct vs_cpu_state *pc, bool *taken)
-{
-	if (!*taken) {
-		counters_read(&pc->now, bpf_get_smp_processor_id());
-		*taken = true;
-	}
-	return &pc->now;
-}
-
-/*
  * The interval open on this CPU ends at reading @r, if it is task @task's
  * of slot @idx: its deltas into the slot's values (open for writing).
  */
@@ -343,8 +330,15 @@ static __always_inline void counters_close(struct vs_cpu_state *pc,
 	struct vs_slot_values *v = &slot->v;
 	__u32 n = nr_counters, k;
 
-	if (pc->open_slot != idx || pc->open_task != task)
+	if (pc->open_slot != idx || pc->open_task != task) {
+		/*
+		 * after the begin's mark, the thread ran since a transition
+		 * no program saw (a switch-in the kernel left untraced)
+		 */
+		if (v->counter_marks)
+			v->counter_flags |= VS_COUNTERS_FAILED;
 		return;
+	}
 	pc->open_slot = 0;
 	pc->interval_seq++;
 	if (!r->ok || !o->ok) {
@@ -874,19 +868,20 @@ static __always_inline void close_unseen_wait(struct vs_thread_state *ts,
 		emit(VS_ENGINE_UNBLOCK, tid, ts->wait.task, end, 0, 0);
 }
 
-static __always_inline void switch_out(struct task_struct *prev, bool preempt,
+/*
+ * @prev, of state @ts and slot @slot (NULL: not in a task), switches out
+ * at @now; @pc->now holds the counters then, when they are recorded.
+ */
+static __always_inline void switch_out(struct task_struct *prev,
+				       struct vs_thread_state *ts,
+				       struct vs_slot *slot, bool preempt,
 				       unsigned int prev_state,
-				       struct vs_cpu_state *pc, bool *taken,
-				       __u64 now)
+				       struct vs_cpu_state *pc, __u64 now)
 {
-	struct vs_thread_state *ts;
-	struct vs_slot *slot;
 	__u64 exec_ns;
 	__u32 state, task;
 
-	ts = thread_of(prev);
-	slot = active_slot(ts);
-	if (!slot)
+	if (!slot || !ts)
 		return;
 	task = slot->active;
 	if (preempt || (prev_state & 0xff) == TASK_RUNNING)
@@ -899,7 +894,7 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 	exec_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
 	values_open(slot, task);
 	if (nr_counters)
-		counters_close(pc, slot, ts->slot, task, counters_now(pc, taken));
+		counters_close(pc, slot, ts->slot, task, &pc->now);
 	if (ts->wait.since && ts->wait.task == task)
 		close_unseen_wait(ts, slot, ns_tid(prev), now, exec_ns);
 	ts->wait.since = now;
@@ -916,18 +911,16 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt,
 	calls_switch_out(prev, now);
 }
 
+/* The same of @next switching in. */
 static __always_inline void switch_in(struct task_struct *next,
-				      struct vs_cpu_state *pc, bool *taken,
-				      __u64 now)
+				      struct vs_thread_state *ts,
+				      struct vs_slot *slot,
+				      struct vs_cpu_state *pc, __u64 now)
 {
-	struct vs_thread_state *ts;
-	struct vs_slot *slot;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 task;
 
-	ts = thread_of(next);
-	slot = active_slot(ts);
-	if (!slot)
+	if (!slot || !ts)
 		return;
 	if (test_unseen_switch_in &&
 	    ++test_switch_ins % test_unseen_switch_in == 0)
@@ -935,7 +928,7 @@ static __always_inline void switch_in(struct task_struct *next,
 	task = slot->active;
 	values_open(slot, task);
 	if (nr_counters)
-		counters_open(pc, ts->slot, task, counters_now(pc, taken));
+		counters_open(pc, ts->slot, task, &pc->now);
 	if (ts->last_cpu && ts->last_cpu != cpu + 1)
 		slot->v.migrations++;
 	ts->last_cpu = cpu + 1;
@@ -956,10 +949,12 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
+	struct vs_thread_state *out_ts, *in_ts;
+	struct vs_slot *out_slot, *in_slot;
 	struct vs_cpu_state *pc;
 	struct vs_run *r;
 	__u32 zero = 0;
-	bool taken = false;
+	bool count;
 	__u64 now;
 
 	if (!any_task_open())
@@ -967,7 +962,24 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	pc = bpf_map_lookup_elem(&cpu_state, &zero);
 	if (!pc)
 		return 0;
-	now = bpf_ktime_get_ns();
+	out_ts = thread_of(prev);
+	out_slot = active_slot(out_ts);
+	in_ts = thread_of(next);
+	in_slot = active_slot(in_ts);
+	/*
+	 * one reading for both, at the time the waits begin and end (the
+	 * verifier refuses the OR of two pointers the compiler would make)
+	 */
+	count = out_slot != NULL;
+	asm volatile("" : "+r"(count));
+	if (in_slot)
+		count = true;
+	if (nr_counters && count) {
+		counters_read(&pc->now, bpf_get_smp_processor_id());
+		now = pc->now.clock[0];
+	} else {
+		now = bpf_ktime_get_ns();
+	}
 	r = &pc->run[pc->run_head & (VS_RUN_LOG - 1)];
 	r->pid = ns_tid(prev->group_leader);
 	r->tid = ns_tid(prev);
@@ -976,8 +988,8 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	r->end = now;
 	pc->run_head++;
 	pc->last_switch = now;
-	switch_out(prev, preempt, prev_state, pc, &taken, now);
-	switch_in(next, pc, &taken, now);
+	switch_out(prev, out_ts, out_slot, preempt, prev_state, pc, now);
+	switch_in(next, in_ts, in_slot, pc, now);
 	return 0;
 }
 
@@ -1032,19 +1044,21 @@ static __always_inline void frame_push(__u32 class, __u32 index)
 		depth = 0;
 	}
 	f = &pc->frame[depth & (VS_STACK_DEPTH - 1)];
-	f->start = bpf_ktime_get_ns();
 	f->nested = 0;
 	f->slot = ts->slot;
 	f->task = slot->active;
 	f->class = class;
 	f->index = index;
 	pc->depth = depth + 1;
-	/* the thread stops running: its counters' interval closes */
 	if (!depth && nr_counters) {
+		/* the thread stops running: its counters' interval closes */
+		counters_read(&pc->now, bpf_get_smp_processor_id());
+		f->start = pc->now.clock[0];
 		values_open(slot, f->task);
-		counters_close(pc, slot, f->slot, f->task,
-			       counters_now(pc, &(bool){ false }));
+		counters_close(pc, slot, f->slot, f->task, &pc->now);
 		values_done(slot);
+	} else {
+		f->start = bpf_ktime_get_ns();
 	}
 }
 
@@ -1108,19 +1122,23 @@ static __always_inline void frame_pop(__u32 class, __u32 index)
 			st->unmatched_exits++;
 		return;
 	}
-	now = bpf_ktime_get_ns();
-	len = now > f->start ? now - f->start : 0;
-	if (depth)
-		pc->frame[(depth - 1) & (VS_STACK_DEPTH - 1)].nested += len;
-	charge_frame(f, len > f->nested ? len - f->nested : 0);
 	/*
 	 * back to the thread: its counters' interval opens, read before the
 	 * level is popped, so that a hard interrupt in a softirq's exit
 	 * reads none
 	 */
+	if (!depth && nr_counters) {
+		counters_read(&pc->now, bpf_get_smp_processor_id());
+		now = pc->now.clock[0];
+	} else {
+		now = bpf_ktime_get_ns();
+	}
+	len = now > f->start ? now - f->start : 0;
+	if (depth)
+		pc->frame[(depth - 1) & (VS_STACK_DEPTH - 1)].nested += len;
+	charge_frame(f, len > f->nested ? len - f->nested : 0);
 	if (!depth && nr_counters)
-		counters_open(pc, f->slot, f->task,
-			      counters_now(pc, &(bool){ false }));
+		counters_open(pc, f->slot, f->task, &pc->now);
 	pc->depth = depth;
 }
 
