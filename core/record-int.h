@@ -147,13 +147,10 @@ struct vs_session {
 	struct perf_event_attr sample_attr;
 	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
 	/*
-	 * the engine's per-CPU counters (VARSCOPE_TEST_SW_COUNTERS: software
-	 * ones), read by its programs; 0: none
+	 * hardware counters (VARSCOPE_TEST_SW_COUNTERS: software ones in
+	 * their place), NULL: no PMU
 	 */
-	unsigned int nr_counters;
-	struct vs_hw_config counter_hw[VS_SLOT_COUNTERS];
-	uint16_t counter_ids[VS_SLOT_COUNTERS];
-	struct vs_hwcount *hw;		/* hardware counters, NULL: no PMU */
+	struct vs_hwcount *hw;
 	uint32_t hw_gen;		/* the epoch's group generation */
 	uint64_t hw_failures;		/* per-thread groups that failed */
 	char hw_error[160];		/* the first failure */

@@ -131,8 +131,32 @@ void vs_session_task(struct vs_session *s, const struct vs_task *task)
 }
 
 /*
- * A new epoch: its hardware group on every thread (the schedule counts
- * epochs from 0, the trace from 1).
+ * The engine counts the current epoch's events on every CPU, in place of
+ * the epoch before's; the tasks of that set take their values by them.
+ * A failure leaves the set before (counted for the summary).
+ */
+static int engine_counters(struct vs_recorder *r)
+{
+	const struct vs_hw_config *hw;
+	const uint16_t *ids;
+	unsigned int n = vs_hwcount_group(r->s.hw, &hw, &ids);
+	char err[160];
+	uint32_t gen;
+
+	gen = vs_bpf_engine_counters(r->s.engine, hw, n, err, sizeof(err));
+	if (!gen) {
+		if (!r->s.hw_failures++)
+			snprintf(r->s.hw_error, sizeof(r->s.hw_error), "%s",
+				 err);
+		return -1;
+	}
+	vs_task_values_counters(r->s.values, gen, ids, n);
+	return 0;
+}
+
+/*
+ * A new epoch: its hardware group on every thread, or the engine's CPUs
+ * (the schedule counts epochs from 0, the trace from 1).
  */
 static void rotate_hw(struct vs_recorder *r)
 {
@@ -143,6 +167,10 @@ static void rotate_hw(struct vs_recorder *r)
 		return;
 	vs_hwcount_set_epoch(r->s.hw, r->epoch - 1);
 	r->s.hw_gen = r->epoch;
+	if (r->s.engine) {
+		engine_counters(r);
+		return;
+	}
 	for (i = 0; i < r->s.nr_buckets; i++)
 		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt))
 			vs_rthread_hw_rotate(&r->s, rt);
@@ -421,43 +449,20 @@ static int probe_tracepoints(struct vs_recorder *r)
 }
 
 /*
- * Tests only (VARSCOPE_TEST_SW_COUNTERS, DEVELOPERS.md): on a machine
- * without a PMU, the engine's per-CPU counters are software events in
- * place of hardware ones, through the same map and programs: cpu-clock,
- * whose deltas over a task's running intervals make its run.time, and
- * minor-faults, its page faults.
- */
-static void test_sw_counters(struct vs_recorder *r)
-{
-	static const struct {
-		const char *name, *unit;
-		uint64_t config;
-	} sw[] = {
-		{ "cpu-clock", "ns", PERF_COUNT_SW_CPU_CLOCK },
-		{ "minor-faults", "count", PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	};
-	unsigned int i;
-
-	if (!getenv("VARSCOPE_TEST_SW_COUNTERS"))
-		return;
-	for (i = 0; i < sizeof(sw) / sizeof(*sw); i++) {
-		r->s.counter_hw[i] = (struct vs_hw_config){
-			PERF_TYPE_SOFTWARE, sw[i].config, 0 };
-		r->s.counter_ids[i] = vs_catalog_intern(r->s.cat, sw[i].name,
-							sw[i].unit,
-							VS_GROUP_SOFTWARE,
-							VS_EVENT_NO_PARENT);
-	}
-	r->s.nr_counters = i;
-}
-
-/*
  * The hardware PMU: one line when it is absent (software counters only,
  * -e raw events named in a note); with one, the hardware events and their
- * epoch schedule, counted per thread (core/record-thread.c).
+ * epoch schedule, counted per CPU by the engine (or per thread,
+ * core/record-thread.c, without it).
+ *
+ * Tests only (VARSCOPE_TEST_SW_COUNTERS, DEVELOPERS.md): on a machine
+ * without a PMU, software events in place of hardware ones
+ * (vs_x86_software()), two programmable events an epoch, through the
+ * same schedule, map and programs.
  */
 static int check_pmu(struct vs_recorder *r)
 {
+	const struct vs_x86_table *table;
+	const char *raws = r->raw_events;
 	struct vs_pmu pmu;
 	unsigned int width;
 	char line[256], err[160];
@@ -475,15 +480,20 @@ static int check_pmu(struct vs_recorder *r)
 			fprintf(stderr, "varscope record: %s\n", line);
 			vs_session_write_meta(&r->s, "note", line);
 		}
-		test_sw_counters(r);
-		return 0;
+		if (!getenv("VARSCOPE_TEST_SW_COUNTERS"))
+			return 0;
+		table = vs_x86_software();
+		raws = NULL;
+		width = 2;
+	} else {
+		/* a group is the fixed counters and at most this many more */
+		table = pmu.table;
+		width = vs_pmu_epoch_width(&pmu);
+		if (width > VS_MAX_HW_COUNTERS - pmu.nr_fixed)
+			width = VS_MAX_HW_COUNTERS - pmu.nr_fixed;
 	}
-	/* a group is the fixed counters and at most this many more */
-	width = vs_pmu_epoch_width(&pmu);
-	if (width > VS_MAX_HW_COUNTERS - pmu.nr_fixed)
-		width = VS_MAX_HW_COUNTERS - pmu.nr_fixed;
-	r->s.hw = vs_hwcount_new(r->s.cat, pmu.table, r->raw_events, width,
-				 err, sizeof(err));
+	r->s.hw = vs_hwcount_new(r->s.cat, table, raws, width, err,
+				 sizeof(err));
 	if (!r->s.hw) {
 		fprintf(stderr, "varscope record: hardware counters: %s\n", err);
 		return -1;
@@ -517,14 +527,16 @@ static const char no_waking_note[] =
 	"sched:sched_waking: no format in tracefs: no wake-up edges";
 
 /*
- * Whether the engine accounts the tasks: function calls (--task-func,
- * --probe) always, annotated threads unless a sampling event or hardware
- * counters go with each thread's perf ring, which the engine has not
- * taken over yet.
+ * Whether the engine accounts the tasks: always now that it counts the
+ * hardware events too (per CPU, read at each transition of a task's
+ * thread; t2920 holds that path to ground truth with software events in
+ * place of the PMU's).  The per-thread perf event groups stay until they
+ * are removed.
  */
 static bool use_engine(const struct vs_recorder *r)
 {
-	return !r->s.hw;
+	(void)r;
+	return true;
 }
 
 /* What the engine accounts, from the tracepoints selected (-e). */
@@ -560,7 +572,6 @@ static unsigned int engine_what(const struct vs_tp_set *set)
 static int open_engine(struct vs_recorder *r)
 {
 	char err[256];
-	uint32_t gen;
 	int fd;
 
 	if (!use_engine(r)) {
@@ -583,16 +594,10 @@ static int open_engine(struct vs_recorder *r)
 	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
 	if (!r->s.values)
 		return -1;
-	if (r->s.nr_counters) {
-		gen = vs_bpf_engine_counters(r->s.engine, r->s.counter_hw,
-					     r->s.nr_counters, err,
-					     sizeof(err));
-		if (!gen) {
-			fprintf(stderr, "varscope record: %s\n", err);
-			return -1;
-		}
-		vs_task_values_counters(r->s.values, gen, r->s.counter_ids,
-					r->s.nr_counters);
+	if (r->s.hw && engine_counters(r)) {
+		fprintf(stderr, "varscope record: hardware counters: %s\n",
+			r->s.hw_error);
+		return -1;
 	}
 	if (r->s.probe && vs_probe_attach(&r->s, err, sizeof(err))) {
 		fprintf(stderr, "varscope record: %s\n", err);

@@ -209,6 +209,28 @@ static const struct vs_x86_table skx_table = {
 	.nr = ARRAY_SIZE(skx_events),
 };
 
+static const struct vs_x86_event software_events[] = {
+	{ .name = "cpu-clock", .vs_name = "cpu-clock",
+	  .event = PERF_COUNT_SW_CPU_CLOCK, .group = VS_GROUP_SOFTWARE,
+	  .flags = VS_X86_EV_FIXED | VS_X86_EV_SOFTWARE },
+	{ .name = "minor-faults", .vs_name = "minor-faults",
+	  .event = PERF_COUNT_SW_PAGE_FAULTS_MIN, .group = VS_GROUP_SOFTWARE,
+	  .flags = VS_X86_EV_SOFTWARE },
+	{ .name = "major-faults", .vs_name = "major-faults",
+	  .event = PERF_COUNT_SW_PAGE_FAULTS_MAJ, .group = VS_GROUP_SOFTWARE,
+	  .flags = VS_X86_EV_SOFTWARE },
+	{ .name = "alignment-faults", .vs_name = "alignment-faults",
+	  .event = PERF_COUNT_SW_ALIGNMENT_FAULTS, .group = VS_GROUP_SOFTWARE,
+	  .flags = VS_X86_EV_SOFTWARE },
+};
+
+static const struct vs_x86_table software_table = {
+	.name = "software",
+	.desc = "software events in place of a PMU's (tests)",
+	.events = software_events,
+	.nr = ARRAY_SIZE(software_events),
+};
+
 static const struct vs_x86_table generic_table = {
 	.name = "generic",
 	.desc = "fixed counters only",
@@ -224,6 +246,11 @@ const struct vs_x86_table *vs_x86_skylakex(void)
 const struct vs_x86_table *vs_x86_generic(void)
 {
 	return &generic_table;
+}
+
+const struct vs_x86_table *vs_x86_software(void)
+{
+	return &software_table;
 }
 
 const struct vs_x86_event *vs_x86_pebs_uops_retired(void)
@@ -415,7 +442,10 @@ void vs_x86_event_hw(const struct vs_x86_event *e, struct vs_hw_config *hw)
 	int f = fixed_counter(e);
 
 	hw->config1 = 0;
-	if (f) {
+	if (e->flags & VS_X86_EV_SOFTWARE) {
+		hw->type = PERF_TYPE_SOFTWARE;
+		hw->config = e->event;
+	} else if (f) {
 		hw->type = PERF_TYPE_HARDWARE;
 		hw->config = fixed_counters[f].config;
 	} else {
@@ -441,6 +471,9 @@ const struct vs_x86_event *vs_x86_event_by_config(const struct vs_x86_table *t,
 
 const char *vs_x86_event_unit(const struct vs_x86_event *e)
 {
+	if ((e->flags & VS_X86_EV_SOFTWARE) &&
+	    e->event == PERF_COUNT_SW_CPU_CLOCK)
+		return "ns";
 	return e->group == VS_GROUP_CYCLE ? "cycles" : "count";
 }
 
@@ -481,6 +514,8 @@ bool vs_x86_event_recorded(const struct vs_x86_event *e)
 	if (e->flags & (VS_X86_EV_FIXED | VS_X86_EV_NOT_RECORDED |
 			VS_X86_EV_UNLISTED))
 		return false;
+	if (e->flags & VS_X86_EV_SOFTWARE)
+		return true;
 	return e->group == VS_GROUP_CYCLE || e->group == VS_GROUP_INST ||
 	       e->group == VS_GROUP_CACHE;
 }

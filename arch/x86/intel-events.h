@@ -30,6 +30,8 @@
 #define VS_X86_EV_NOT_RECORDED	(1u << 1)  /* UOP and OTHER: listed, not recorded */
 #define VS_X86_EV_UNLISTED	(1u << 2)  /* name not in Intel's list for the model */
 #define VS_X86_EV_PEBS		(1u << 3)  /* a precise (PEBS) event */
+/* a perf software event (@event: its config), of the tests' table */
+#define VS_X86_EV_SOFTWARE	(1u << 4)
 
 /**
  * struct vs_x86_event - one core PMU event
@@ -109,6 +111,14 @@ const struct vs_x86_table *vs_x86_skylakex(void);
  * of every CPU without a model table
  */
 const struct vs_x86_table *vs_x86_generic(void);
+
+/**
+ * vs_x86_software - software events in place of a PMU's, for tests on
+ * machines without one (VARSCOPE_TEST_SW_COUNTERS): cpu-clock as the
+ * fixed counter, minor-faults, major-faults and alignment-faults as
+ * programmable ones
+ */
+const struct vs_x86_table *vs_x86_software(void);
 
 /**
  * vs_x86_table_by_name - "skylakex" or "generic", NULL for other names
