@@ -30,6 +30,9 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 CFLAGS     ?= -O2 -g
 WERROR     := -Werror
 WARN        = -Wall -Wextra $(WERROR) -Wno-unused-parameter
+# Includes are root-relative, "core/trace.h", "ui/json.h", "arch/x86/regs.h"
+# (-I.); the public API is <varscope.h> (-Iinclude), as its users write it;
+# the generated BPF skeletons "core/record/NAME.skel.h" come from -I$(BUILD).
 ALL_CFLAGS  = $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 	      -I. -Iinclude -DVARSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)

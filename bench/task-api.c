@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <varscope.h>
 
 #include "core/parse-options.h"
-#include "varscope.h"
 
 static uint64_t now_ns(void)
 {

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "../arch/x86/intel-events.h"
-#include "../core/parse-options.h"
-#include "../core/pmu.h"
-#include "../core/trace.h"
-#include "../ui/json.h"
-#include "../ui/output-format.h"
+#include "cmd/builtin.h"
+#include "arch/x86/intel-events.h"
+#include "core/parse-options.h"
+#include "core/pmu.h"
+#include "core/trace.h"
+#include "ui/json.h"
+#include "ui/output-format.h"
 
 static const char *const list_usage[] = {
 	"varscope list [<options>] [EVENT...]",

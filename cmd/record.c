@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "../core/output-file.h"
-#include "../core/parse-options.h"
-#include "../core/record.h"
-#include "../core/trace.h"
+#include "cmd/builtin.h"
+#include "core/output-file.h"
+#include "core/parse-options.h"
+#include "core/record.h"
+#include "core/trace.h"
 
 static const char *const record_usage[] = {
 	"varscope record [<options>] [--] COMMAND [ARGS]",

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "core/parse-options.h"
 #include "core/record-filter.h"
 #include "core/trace.h"

@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "../core/parse-options.h"
-#include "../core/segments.h"
-#include "../core/session.h"
-#include "../core/type-names.h"
-#include "../ui/json.h"
-#include "../ui/output-format.h"
-#include "../ui/progress.h"
-#include "../ui/table.h"
-#include "../ui/units.h"
+#include "cmd/builtin.h"
+#include "core/parse-options.h"
+#include "core/segments.h"
+#include "core/session.h"
+#include "core/type-names.h"
+#include "ui/json.h"
+#include "ui/output-format.h"
+#include "ui/progress.h"
+#include "ui/table.h"
+#include "ui/units.h"
 
 struct segments {
 	const char *inputs;

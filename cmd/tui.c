@@ -8,19 +8,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "../core/func-events.h"
-#include "../core/parse-options.h"
-#include "../core/plural.h"
-#include "../core/ranking.h"
-#include "../core/session.h"
-#include "../core/segments.h"
-#include "../core/type-names.h"
-#include "../core/vtree.h"
-#include "../core/wakeup.h"
-#include "../ui/browser.h"
-#include "../ui/ran-line.h"
-#include "../ui/tail-line.h"
+#include "cmd/builtin.h"
+#include "core/func-events.h"
+#include "core/parse-options.h"
+#include "core/plural.h"
+#include "core/ranking.h"
+#include "core/session.h"
+#include "core/segments.h"
+#include "core/type-names.h"
+#include "core/vtree.h"
+#include "core/wakeup.h"
+#include "ui/browser.h"
+#include "ui/ran-line.h"
+#include "ui/tail-line.h"
 
 #define NS_PER_SEC	1000000000ull
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "delta-seq.h"
-#include "sort.h"
-#include "varint.h"
+#include "core/array.h"
+#include "core/delta-seq.h"
+#include "core/sort.h"
+#include "core/varint.h"
 
 void vs_dseq_init(struct vs_dseq *s, unsigned int nr_fields)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "impact.h"
-#include "sort.h"
+#include "core/diff.h"
+#include "core/impact.h"
+#include "core/sort.h"
 
 int vs_event_percentiles(const struct vs_task_type *tt, int event,
 			 float *p50, float *p99)

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "id-index.h"
+#include "core/id-index.h"
 
 /* The slot of @id in @ti: its own, or the empty one where it goes. */
 static struct vs_id_slot *slot_of(const struct vs_id_index *ti,

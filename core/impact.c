@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitmap.h"
-#include "impact.h"
-#include "trace.h"
+#include "core/bitmap.h"
+#include "core/impact.h"
+#include "core/trace.h"
 
 size_t vs_rank(size_t n, double p)
 {

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "output-file.h"
-#include "parse-options.h"
+#include "core/output-file.h"
+#include "core/parse-options.h"
 
 /* What sits at @path, other than a regular file, in words; or NULL. */
 static const char *not_a_file(const struct stat *st)

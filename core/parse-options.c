@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse-options.h"
+#include "core/parse-options.h"
 
 const char *vs_cmd_name = "varscope";
 

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "arch/x86/intel-events.h"
-#include "bitmap.h"
-#include "ranking.h"
-#include "sort.h"
+#include "core/bitmap.h"
+#include "core/ranking.h"
+#include "core/sort.h"
 
 /*
  * Catalog names of the totals of Rule 2's two implicit families: the

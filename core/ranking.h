@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "impact.h"
-#include "taskset.h"
+#include "core/impact.h"
+#include "core/taskset.h"
 
 #define VS_CDF_POINTS		1001	/* CDF kept per event: p = 0, .001 .. 1 */
 #define VS_CORR_NOTE		0.5	/* correlations shown from here on */

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rotating-writer.h"
-#include "trace-codec.h"
+#include "core/rotating-writer.h"
+#include "core/trace-codec.h"
 
 #define KEPT_EPOCHS	2	/* a task may still belong to the one before */
 

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "impact.h"
-#include "parse-options.h"
-#include "segments.h"
-#include "sort.h"
+#include "core/impact.h"
+#include "core/parse-options.h"
+#include "core/segments.h"
+#include "core/sort.h"
 
 /* --- naming segments --- */
 

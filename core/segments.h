@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "taskset.h"
+#include "core/taskset.h"
 
 enum vs_segment_kind {
 	VS_SEGMENT_FILE,	/* FILE */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sort.h"
+#include "core/sort.h"
 
 #define RADIX_BITS	11
 #define RADIX_SIZE	(1u << RADIX_BITS)

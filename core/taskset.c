@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
-#include "bitmap.h"
-#include "sort.h"
-#include "taskset.h"
-#include "id-index.h"
-#include "wakeup.h"
+#include "core/attach.h"
+#include "core/bitmap.h"
+#include "core/sort.h"
+#include "core/taskset.h"
+#include "core/id-index.h"
+#include "core/wakeup.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
 

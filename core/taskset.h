@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "id-index.h"
-#include "ran-instead.h"
-#include "trace.h"
-#include "type-names.h"
+#include "core/id-index.h"
+#include "core/ran-instead.h"
+#include "core/trace.h"
+#include "core/type-names.h"
 
 struct vs_wake_build;
 struct vs_growing_column;

@@ -16,9 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "array.h"
-#include "trace-pack.h"
-#include "varint.h"
+#include "core/array.h"
+#include "core/trace-pack.h"
+#include "core/varint.h"
 
 /* The u32 fields of a task, in the order of the changed mask's bits. */
 static const size_t u32_fields[] = {

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "trace-codec.h"
-#include "trace-pack.h"
+#include "core/trace-codec.h"
+#include "core/trace-pack.h"
 
 struct chunk_index {
 	uint64_t off;

@@ -22,9 +22,9 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
-#include "output-file.h"
-#include "trace-codec.h"
-#include "trace-pack.h"
+#include "core/output-file.h"
+#include "core/trace-codec.h"
+#include "core/trace-pack.h"
 
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"

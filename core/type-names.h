@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
-#include "id-index.h"
+#include "core/trace.h"
+#include "core/id-index.h"
 
 /* Longest name, in bytes without the NUL. */
 #define VS_TYPE_NAME_MAX	64

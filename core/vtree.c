@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/wakeup.h"
-#include "vtree.h"
+#include "core/vtree.h"
 
 static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "json.h"
+#include "ui/json.h"
 
 void json_init(struct json_out *j, FILE *fp)
 {

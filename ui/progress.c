@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "ui/progress.h"
 
 static uint64_t now_ms(void)
 {

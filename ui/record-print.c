@@ -10,8 +10,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "record-print.h"
-#include "json.h"
+#include "ui/record-print.h"
+#include "ui/json.h"
 #include "core/trace-codec.h"
 
 static const void *field_array(const struct vs_record *rec,

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "core/output-file.h"
-#include "svg.h"
-#include "units.h"
+#include "ui/svg.h"
+#include "ui/units.h"
 
 #define FONT		"font-family=\"DejaVu Sans, Helvetica, sans-serif\""
 #define TICK_FONT	10

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "ui/table.h"
 
 struct vs_table {
 	unsigned int nr_columns;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "units.h"
+#include "ui/units.h"
 
 /* @v with 3 significant digits and @suffix. */
 static char *three_digits(char *buf, size_t len, double v, const char *suffix)

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/accounting.h"
-#include "acct-tasks.h"
-#include "tap.h"
+#include "t/unit/acct-tasks.h"
+#include "t/unit/tap.h"
 
 /* The tasks emitted by the accounting under test. */
 static void emit(void *ctx, const struct vs_task *task)

@@ -4,7 +4,7 @@
  * record of their thread and start time, in stream order.
  */
 #include "core/attach.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static struct vs_record attach(uint64_t time, uint32_t tid, uint8_t what,
 			       uint64_t id)

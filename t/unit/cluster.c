@@ -8,7 +8,7 @@
 
 #include "core/cluster.h"
 
-#include "tap.h"
+#include "t/unit/tap.h"
 
 
 #define B(k) (1ull << (k))

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "core/delta-seq.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR	1000
 #define FIELDS	3

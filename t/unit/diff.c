@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/diff.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR_TASKS	1000
 

@@ -9,8 +9,8 @@
 
 #include "core/episode.h"
 
-#include "shuffle.h"
-#include "tap.h"
+#include "t/unit/shuffle.h"
+#include "t/unit/tap.h"
 
 
 #define W 1	/* write */

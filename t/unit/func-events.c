@@ -12,7 +12,7 @@
 #include "core/func-events.h"
 #include "core/ranking.h"
 #include "core/trace-head.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR_TASKS	60
 

@@ -12,7 +12,7 @@
 
 #include "core/catalog.h"
 #include "core/func-times.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static char path[] = "/tmp/vs-func-times-XXXXXX";
 

@@ -9,7 +9,7 @@
 #include "core/bitmap.h"
 #include "core/impact.h"
 #include "core/trace.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static int is_near(double got, double want, double eps, const char *what)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "ui/json.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static char *buf;
 static size_t len;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/parse-options.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static bool verbose, dry_run;
 static int count;

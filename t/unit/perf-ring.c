@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/perf-ring.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define PAGES		16		/* 64 KiB */
 #define RING_SIZE	(PAGES * 4096)

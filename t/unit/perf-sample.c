@@ -11,7 +11,7 @@
 #include "arch/x86/regs.h"
 #include "core/perf-sample.h"
 #include "core/pmu.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 struct raw {
 	struct perf_event_header h;

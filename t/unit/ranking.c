@@ -12,7 +12,7 @@
 
 #include "core/ranking.h"
 #include "core/taskset.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, FUNC,
        BRANCHES, LLC, NR_EVENTS };

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/rotating-writer.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define SEC	1000000000ull
 #define START	(100 * SEC)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/segments.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define START		1000000000ull	/* the recording's start, ns */
 #define SEC		1000000000ull

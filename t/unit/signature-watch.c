@@ -17,7 +17,7 @@
 #include "core/signature-watch.h"
 #include "core/syscall-trace.h"
 
-#include "tap.h"
+#include "t/unit/tap.h"
 
 enum { READ = 0, WRITE = 1, GTOD = 96, FUTEX = 202 };
 

@@ -9,8 +9,8 @@
 
 #include "core/signature.h"
 
-#include "shuffle.h"
-#include "tap.h"
+#include "t/unit/shuffle.h"
+#include "t/unit/tap.h"
 
 
 enum { READ = 0, WRITE = 1, FSYNC = 74, GTOD = 96, FUTEX = 202, POLL = 7 };

@@ -24,8 +24,8 @@
 #include "core/perf-ring.h"
 #include "core/record-int.h"
 #include "core/snapshot.h"
-#include "acct-tasks.h"
-#include "tap.h"
+#include "t/unit/acct-tasks.h"
+#include "t/unit/tap.h"
 
 /* --- the attrs ------------------------------------------------------------ */
 

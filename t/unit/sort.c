@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "core/sort.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static int cmp_float(const void *a, const void *b)
 {

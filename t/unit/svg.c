@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "ui/svg.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 /* The text-anchor of the tick label @label in the SVG text @doc. */
 static const char *anchor_of(const char *doc, const char *label)

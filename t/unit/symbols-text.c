@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/symbols.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 __attribute__((noinline)) int here(int x)
 {

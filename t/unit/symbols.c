@@ -10,7 +10,7 @@
 
 #include "core/symbols.h"
 
-#include "tap.h"
+#include "t/unit/tap.h"
 
 enum { PROBE_TARGET_LINE = __LINE__ + 1 };	/* the next line */
 __attribute__((noinline)) int probe_target(int x)

@@ -19,7 +19,7 @@
 #include "core/unwind.h"
 #include "core/workload.h"
 
-#include "tap.h"
+#include "t/unit/tap.h"
 
 /* getppid calls of the main thread, a second thread and a child */
 #define MAIN_CALLS	1000

@@ -14,7 +14,7 @@
 
 #include "core/task-samples.h"
 #include "core/taskset.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 /* A function of this program, for the samples of test_map_after(). */
 __attribute__((noinline)) int sampled_here(int x)

@@ -10,7 +10,7 @@
 
 #include "core/catalog.h"
 #include "core/record/task-values.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static struct vs_catalog *cat;
 static struct vs_task_values *tv;

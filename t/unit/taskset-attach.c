@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/taskset.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR_TASKS	3000
 

@@ -10,7 +10,7 @@
 
 #include "core/bitmap.h"
 #include "core/taskset.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR_TASKS	20000
 #define NR_EVENTS	6

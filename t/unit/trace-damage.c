@@ -19,7 +19,7 @@
 
 #include "core/trace.h"
 #include "core/trace-codec.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define NR_TASKS	3000
 #define CHUNK_TASKS	100

@@ -12,8 +12,8 @@
 
 #include "core/trace.h"
 #include "core/trace-pack.h"
-#include "same-task.h"
-#include "tap.h"
+#include "t/unit/same-task.h"
+#include "t/unit/tap.h"
 
 static char dir[] = "/tmp/vs-trace-pack-XXXXXX";
 static char path[256];

@@ -14,8 +14,8 @@
 
 #include "core/trace.h"
 #include "core/trace-codec.h"
-#include "same-task.h"
-#include "tap.h"
+#include "t/unit/same-task.h"
+#include "t/unit/tap.h"
 
 static char dir[] = "/tmp/vs-roundtrip-XXXXXX";
 static char path[256];

@@ -9,7 +9,7 @@
 #include <event-parse.h>
 
 #include "core/tracepoints.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define COMMON \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \

@@ -9,7 +9,7 @@
 
 #include "core/record-filter.h"
 #include "core/type-names.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static void test_valid(void)
 {

@@ -10,7 +10,7 @@
 #include "core/task-samples.h"
 #include "core/vtree.h"
 #include "core/wakeup.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 enum { A = 1, B = 2, C = 3 };
 

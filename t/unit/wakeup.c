@@ -11,7 +11,7 @@
 
 #include "core/task-samples.h"
 #include "core/wakeup.h"
-#include "tap.h"
+#include "t/unit/tap.h"
 
 static struct vs_wake_build *b;
 /* test_merge(): the records from the @split_at-th on go to @b_next */
