@@ -49,7 +49,7 @@ int vs_attach_map_add(struct vs_attach_map *m, const struct vs_record *rec)
 		return 0;
 	l = find(m, rec->attach.tid);
 	if (!l) {
-		if (vs_grow(&m->last, &m->cap, m->nr + 1, sizeof(*m->last)))
+		if (ALLOC_GROW(m->last, m->nr + 1, m->cap))
 			return -1;
 		l = &m->last[m->nr++];
 	}

@@ -37,10 +37,10 @@ int vs_dseq_append(struct vs_dseq *s, const uint64_t *rec)
 	uint8_t *b;
 	unsigned int f;
 
-	if (vs_grow(&s->bytes, &s->cap_bytes,
-		    s->nr_bytes + s->nr_fields * VS_VARINT_MAX, 1) ||
-	    (new_block && vs_grow(&s->blocks, &s->cap_blocks,
-				  s->nr_blocks + 1, sizeof(*s->blocks))))
+	if (ALLOC_GROW(s->bytes, s->nr_bytes + s->nr_fields * VS_VARINT_MAX,
+		       s->cap_bytes) ||
+	    (new_block &&
+	     ALLOC_GROW(s->blocks, s->nr_blocks + 1, s->cap_blocks)))
 		return -1;
 	if (new_block)
 		s->blocks[s->nr_blocks++] = (struct vs_dseq_block){
@@ -68,10 +68,9 @@ int vs_dseq_concat(struct vs_dseq *s, struct vs_dseq *next)
 		vs_dseq_init(next, s->nr_fields);
 		return 0;
 	}
-	if (vs_grow(&s->bytes, &s->cap_bytes, s->nr_bytes + next->nr_bytes,
-		    1) ||
-	    vs_grow(&s->blocks, &s->cap_blocks,
-		    s->nr_blocks + next->nr_blocks, sizeof(*s->blocks)))
+	if (ALLOC_GROW(s->bytes, s->nr_bytes + next->nr_bytes, s->cap_bytes) ||
+	    ALLOC_GROW(s->blocks, s->nr_blocks + next->nr_blocks,
+		       s->cap_blocks))
 		return -1;
 	memcpy(s->bytes + s->nr_bytes, next->bytes, next->nr_bytes);
 	for (k = 0; k < next->nr_blocks; k++) {

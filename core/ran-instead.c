@@ -47,8 +47,7 @@ int vs_ran_list_feed(struct vs_ran_list *l, const struct vs_record *rec,
 	if (rec->kind != VS_REC_TASK)
 		return 0;
 	if (l->nr_pending && l->pending_task == rec->task.id) {
-		if (vs_grow(&l->entries, &l->alloc, l->nr + l->nr_pending,
-			    sizeof(*l->entries)))
+		if (ALLOC_GROW(l->entries, l->nr + l->nr_pending, l->alloc))
 			return -1;
 		wait = task_value(&rec->task, event);
 		for (i = 0; i < l->nr_pending; i++) {
@@ -66,8 +65,7 @@ int vs_ran_list_merge(struct vs_ran_list *dst, struct vs_ran_list *src)
 {
 	int ret = 0;
 
-	if (src->nr && !vs_grow(&dst->entries, &dst->alloc, dst->nr + src->nr,
-				sizeof(*dst->entries))) {
+	if (src->nr && !ALLOC_GROW(dst->entries, dst->nr + src->nr, dst->alloc)) {
 		memcpy(dst->entries + dst->nr, src->entries,
 		       src->nr * sizeof(*src->entries));
 		dst->nr += src->nr;
@@ -96,8 +94,7 @@ static int add_thread(struct vs_ran_blame *b, const struct vs_ran_entry *ri)
 			break;
 	}
 	if (i == b->nr) {
-		if (vs_grow(&b->threads, &b->alloc, b->nr + 1,
-			    sizeof(*b->threads)))
+		if (ALLOC_GROW(b->threads, b->nr + 1, b->alloc))
 			return -1;
 		t = &b->threads[b->nr++];
 		*t = (struct vs_ran_thread){ .pid = ri->pid, .tid = ri->tid };

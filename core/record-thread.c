@@ -556,7 +556,7 @@ static void *fifo_push(struct vs_fifo *f, size_t size)
 		f->len -= f->head;
 		f->head = 0;
 	}
-	if (vs_grow(&f->buf, &f->alloc, f->len + 1, size))
+	if (vs_alloc_grow(&f->buf, &f->alloc, f->len + 1, size))
 		return NULL;
 	return (char *)f->buf + f->len++ * size;
 }
@@ -736,8 +736,7 @@ void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
 		       const struct vs_wakeup *w)
 {
 	if (judge_wakeup(s, rt, w) &&
-	    vs_grow(&rt->wakes, &rt->cap_wakes, rt->nr_wakes + 1,
-		    sizeof(*rt->wakes)) == 0)
+	    ALLOC_GROW(rt->wakes, rt->nr_wakes + 1, rt->cap_wakes) == 0)
 		rt->wakes[rt->nr_wakes++] = *w;
 }
 
@@ -746,8 +745,7 @@ static void track_wait(struct vs_session *s, struct vs_rthread *rt,
 		       bool out, uint64_t time)
 {
 	if (out) {
-		if (vs_grow(&rt->waits, &rt->cap_waits, rt->nr_waits + 1,
-			    sizeof(*rt->waits)) < 0)
+		if (ALLOC_GROW(rt->waits, rt->nr_waits + 1, rt->cap_waits))
 			return;
 		rt->waits[rt->nr_waits++] = (struct vs_wait){ time, 0 };
 	} else if (rt->nr_waits && !rt->waits[rt->nr_waits - 1].in) {

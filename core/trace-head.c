@@ -16,8 +16,7 @@ static int add_note(struct vs_trace_head *h, size_t *cap, const char *note)
 {
 	char *copy = strdup(note);
 
-	if (!copy || vs_grow(&h->notes, cap, h->nr_notes + 1,
-			     sizeof(*h->notes)) < 0) {
+	if (!copy || ALLOC_GROW(h->notes, h->nr_notes + 1, *cap)) {
 		free(copy);
 		return -1;
 	}

@@ -122,7 +122,7 @@ int vs_task_pack_encode(struct vs_task_pack *p, const struct vs_task *t,
 	uint8_t *b;
 
 	if (!vs_task_packable(t) ||
-	    vs_grow(&p->ids, &p->alloc_ids, t->nr_values, sizeof(*p->ids))) {
+	    ALLOC_GROW(p->ids, t->nr_values, p->alloc_ids)) {
 		errno = vs_task_packable(t) ? ENOMEM : E2BIG;
 		return -1;
 	}
@@ -260,7 +260,7 @@ const char *vs_task_pack_decode(struct vs_task_pack *p, const uint8_t *body,
 	if (same > (size_t)(c.end - c.p))
 		return "record too short";
 	/* room for one more: values is never NULL, as kind 2's are not */
-	if (vs_grow(&p->values, &p->alloc_values, same + 1, sizeof(*p->values)))
+	if (ALLOC_GROW(p->values, same + 1, p->alloc_values))
 		return "out of memory";
 	for (i = 0; i < same; i++) {
 		p->values[i].event = p->ids[i];
@@ -273,9 +273,8 @@ const char *vs_task_pack_decode(struct vs_task_pack *p, const uint8_t *body,
 	if (more > VS_PACK_MAX_VALUES - same ||
 	    more > (size_t)(c.end - c.p) / 2)
 		return "value count overruns its record";
-	if (vs_grow(&p->values, &p->alloc_values, same + more,
-		    sizeof(*p->values)) ||
-	    vs_grow(&p->ids, &p->alloc_ids, same + more, sizeof(*p->ids)))
+	if (ALLOC_GROW(p->values, same + more, p->alloc_values) ||
+	    ALLOC_GROW(p->ids, same + more, p->alloc_ids))
 		return "out of memory";
 	for (i = same; i < same + more; i++) {
 		if ((err = get_varint(&c, &id)))

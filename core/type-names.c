@@ -35,7 +35,7 @@ int vs_type_names_add(struct vs_type_names *tn, uint32_t type,
 	if (vs_id_index_find(&tn->index, type) >= 0 ||
 	    !vs_type_name_valid(name, strnlen(name, VS_TYPE_NAME_MAX + 1)))
 		return 0;
-	if (vs_grow(&tn->names, &tn->cap, tn->nr + 1, sizeof(*tn->names)) ||
+	if (ALLOC_GROW(tn->names, tn->nr + 1, tn->cap) ||
 	    !(copy = strdup(name)))
 		return -1;
 	if (vs_id_index_add(&tn->index, type, tn->nr)) {

@@ -79,7 +79,7 @@ static struct wait_of *waits_of(const struct vs_ft_task *const *tasks,
 
 			if (sym == VS_VTREE_ROOT)
 				continue;
-			if (vs_grow(&w, &cap, *nr + 1, sizeof(*w))) {
+			if (ALLOC_GROW(w, *nr + 1, cap)) {
 				free(w);
 				return NULL;
 			}
