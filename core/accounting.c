@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/accounting.h"
+#include "core/array.h"
 #include "core/pmu.h"
 
 #define VS_STACK_DEPTH		16
@@ -88,7 +89,7 @@ struct vs_acct_thread {
 	struct vs_task task;
 	uint64_t *val;
 	uint8_t *has;
-	unsigned int nr_val;
+	size_t nr_val;			/* capacity of both, zero-filled */
 };
 
 struct vs_acct {
@@ -97,10 +98,10 @@ struct vs_acct {
 	void *ctx;
 	uint32_t epoch;
 	struct vs_shadow_stack *cpu;	/* the paper's CCM */
-	unsigned int nr_cpus;
+	size_t nr_cpus;			/* capacity of @cpu, zero-filled */
 	struct vs_acct_thread *threads[VS_THREAD_BUCKETS];
 	struct vs_value *out;		/* values of the task being emitted */
-	unsigned int nr_out;
+	size_t nr_out;			/* capacity of @out */
 	/* the fixed events */
 	uint16_t run_time, migrations;
 	uint16_t wait_time[3], wait_count[3];
@@ -231,19 +232,11 @@ static bool in_interrupt(struct vs_acct *acct, uint32_t cpu)
 
 static struct vs_shadow_stack *get_stack(struct vs_acct *acct, uint32_t cpu)
 {
-	if (cpu >= acct->nr_cpus) {
-		unsigned int nr = cpu + 1 > 2 * acct->nr_cpus ?
-				  cpu + 1 : 2 * acct->nr_cpus;
-		struct vs_shadow_stack *s;
+	size_t old = acct->nr_cpus;
 
-		s = realloc(acct->cpu, nr * sizeof(*s));
-		if (!s)
-			return NULL;
-		memset(s + acct->nr_cpus, 0,
-		       (nr - acct->nr_cpus) * sizeof(*s));
-		acct->cpu = s;
-		acct->nr_cpus = nr;
-	}
+	if (ALLOC_GROW(acct->cpu, (size_t)cpu + 1, acct->nr_cpus))
+		return NULL;
+	memset(acct->cpu + old, 0, (acct->nr_cpus - old) * sizeof(*acct->cpu));
 	return &acct->cpu[cpu];
 }
 
@@ -253,20 +246,15 @@ static void add(struct vs_acct_thread *th, uint16_t id, uint64_t v)
 	if (id == VS_EVENT_NO_PARENT)
 		return;
 	if (id >= th->nr_val) {
-		unsigned int nr = id < 64 ? 128 : 2 * (unsigned int)id;
-		uint64_t *val = realloc(th->val, nr * sizeof(*val));
-		uint8_t *has;
+		/* both grow alike: one capacity, taken when both have it */
+		size_t old = th->nr_val, alloc_val = old, alloc_has = old;
 
-		if (!val)
+		if (ALLOC_GROW(th->val, (size_t)id + 1, alloc_val) ||
+		    ALLOC_GROW(th->has, (size_t)id + 1, alloc_has))
 			return;
-		th->val = val;
-		has = realloc(th->has, nr);
-		if (!has)
-			return;
-		th->has = has;
-		memset(val + th->nr_val, 0, (nr - th->nr_val) * sizeof(*val));
-		memset(has + th->nr_val, 0, nr - th->nr_val);
-		th->nr_val = nr;
+		memset(th->val + old, 0, (alloc_val - old) * sizeof(*th->val));
+		memset(th->has + old, 0, alloc_has - old);
+		th->nr_val = alloc_val;
 	}
 	th->val[id] += v;
 	th->has[id] = 1;
@@ -418,14 +406,8 @@ static void emit_task(struct vs_acct *acct, struct vs_acct_thread *th,
 
 	stop_running(acct, th, end, &(struct vs_acct_counters){ 0 }, NULL);
 	th->in_task = false;
-	if (nr_cat > acct->nr_out) {
-		struct vs_value *out = realloc(acct->out, nr_cat * sizeof(*out));
-
-		if (!out)
-			return;
-		acct->out = out;
-		acct->nr_out = nr_cat;
-	}
+	if (ALLOC_GROW(acct->out, nr_cat, acct->nr_out))
+		return;
 	for (id = 0; id < nr_cat; id++) {
 		const struct vs_event_def *def = vs_catalog_get(acct->cat, id);
 		bool has = id < th->nr_val && th->has[id];

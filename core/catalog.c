@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/catalog.h"
 
 struct vs_catalog {
 	struct vs_event_def *defs;
-	unsigned int nr, alloc;
+	unsigned int nr;
+	size_t alloc;
 	uint16_t *hash;			/* id + 1, 0 = empty */
 	unsigned int hash_size;		/* power of two, > 2 * nr */
 	vs_catalog_new_fn on_new;
@@ -99,15 +101,8 @@ uint16_t vs_catalog_intern(struct vs_catalog *cat, const char *name,
 		return VS_EVENT_NO_PARENT;
 	if (2 * (cat->nr + 1) >= cat->hash_size && grow_hash(cat))
 		return VS_EVENT_NO_PARENT;
-	if (cat->nr == cat->alloc) {
-		unsigned int alloc = cat->alloc ? 2 * cat->alloc : 64;
-		void *defs = realloc(cat->defs, alloc * sizeof(*def));
-
-		if (!defs)
-			return VS_EVENT_NO_PARENT;
-		cat->defs = defs;
-		cat->alloc = alloc;
-	}
+	if (ALLOC_GROW(cat->defs, cat->nr + 1, cat->alloc))
+		return VS_EVENT_NO_PARENT;
 	def = &cat->defs[cat->nr];
 	def->id = cat->nr;
 	def->parent = parent;

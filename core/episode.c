@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/episode.h"
 #include "core/sort.h"
 #include "arch/x86/syscalls.h"
@@ -254,7 +255,7 @@ static struct vs_episode *candidates(const struct level *prev,
 				     const struct level *singles, size_t *nc,
 				     bool *capped)
 {
-	struct vs_episode *c = NULL, *tmp;
+	struct vs_episode *c = NULL;
 	size_t n = 0, cap = 0, i, j;
 
 	for (i = 0; i < prev->nr && !*capped; i++) {
@@ -268,14 +269,9 @@ static struct vs_episode *candidates(const struct level *prev,
 				*capped = true;
 				break;
 			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				tmp = realloc(c, cap * sizeof(*c));
-				if (!tmp) {
-					free(c);
-					return NULL;
-				}
-				c = tmp;
+			if (ALLOC_GROW(c, n + 1, cap)) {
+				free(c);
+				return NULL;
 			}
 			c[n++] = e;
 		}

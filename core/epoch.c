@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/epoch.h"
 
 struct vs_epoch_schedule {
@@ -35,7 +36,8 @@ struct greedy {
 	unsigned int *missing;	/* per event: partners not met yet */
 	unsigned int *blocks;	/* blocks * k event indices */
 	unsigned char *size;
-	unsigned int len, cap;
+	unsigned int len;
+	size_t alloc_blocks, alloc_size;
 	uint64_t rng;
 };
 
@@ -64,12 +66,10 @@ unsigned int vs_epoch_pairs_lower_bound(unsigned int n, unsigned int k)
 
 static int greedy_grow(struct greedy *g)
 {
-	if (g->len < g->cap)
-		return 0;
-	g->cap = g->cap ? g->cap * 2 : 64;
-	g->blocks = realloc(g->blocks, (size_t)g->cap * g->k * sizeof(*g->blocks));
-	g->size = realloc(g->size, g->cap);
-	return g->blocks && g->size ? 0 : -1;
+	size_t need = (size_t)g->len + 1;
+
+	return ALLOC_GROW(g->blocks, need * g->k, g->alloc_blocks) ||
+	       ALLOC_GROW(g->size, need, g->alloc_size) ? -1 : 0;
 }
 
 /* Append one block to @g; returns the pairs it newly covered. */

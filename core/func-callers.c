@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/func-callers.h"
 #include "core/sort.h"
 
@@ -102,15 +103,8 @@ static int tally_add(struct tally *t, const struct vs_task_samples *ts,
 		}
 	if (t->nr == PATHS_MAX)
 		return 0;
-	if (t->nr == t->cap) {
-		struct path *tmp;
-
-		t->cap = t->cap ? 2 * t->cap : 16;
-		tmp = realloc(t->paths, t->cap * sizeof(*tmp));
-		if (!tmp)
-			return -1;
-		t->paths = tmp;
-	}
+	if (ALLOC_GROW(t->paths, t->nr + 1, t->cap))
+		return -1;
 	t->paths[t->nr++] = p;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/catalog.h"
 #include "core/func-events.h"
 #include "core/trace-head.h"
@@ -27,12 +28,14 @@ struct vs_fs_state {
 	struct vs_func_events *sampled;		/* NULL without samples */
 	struct vs_event_def *defs;	/* the sampled ones, then the others */
 	unsigned int nr_defs, nr_sampled;
+	size_t alloc_defs;
 	uint16_t first_id;
 	bool *probed;			/* by id - first_id */
 	uint16_t *event_of;		/* probe symbol id -> event id */
 	uint32_t nr_symbols;
 	struct fs_type *types;
 	unsigned int nr_types;
+	size_t alloc_types;
 	const struct vs_ft_task **by_id;	/* probed tasks by id */
 	size_t nr_tasks;
 };
@@ -49,10 +52,9 @@ static int event_id(struct vs_fs_state *st, const char *name)
 			return st->defs[i].id;
 	if (st->first_id + st->nr_defs > VS_EVENT_MAX)
 		return -1;
-	defs = realloc(st->defs, (st->nr_defs + 1) * sizeof(*defs));
-	if (!defs)
+	if (ALLOC_GROW(st->defs, st->nr_defs + 1, st->alloc_defs))
 		return -1;
-	st->defs = defs;
+	defs = st->defs;
 	copy = strdup(name);
 	if (!copy)
 		return -1;
@@ -80,11 +82,9 @@ static int type_calls(struct vs_fs_state *st, uint32_t type, uint16_t ev)
 	unsigned int k;
 
 	if (!ft) {
-		ft = realloc(st->types, (st->nr_types + 1) * sizeof(*ft));
-		if (!ft)
+		if (ALLOC_GROW(st->types, st->nr_types + 1, st->alloc_types))
 			return -1;
-		st->types = ft;
-		ft += st->nr_types++;
+		ft = &st->types[st->nr_types++];
 		memset(ft, 0, sizeof(*ft));
 		ft->type = type;
 	}
@@ -169,8 +169,7 @@ struct vs_func_sources *vs_func_sources_new(struct vs_task_samples *samples,
 		if (!st->sampled)
 			goto fail;
 		defs = vs_func_events_defs(st->sampled, &nr);
-		st->defs = malloc((nr + 1) * sizeof(*st->defs));
-		if (!st->defs)
+		if (ALLOC_GROW(st->defs, (size_t)nr + 1, st->alloc_defs))
 			goto fail;
 		if (nr)		/* defs is NULL without sampled functions */
 			memcpy(st->defs, defs, nr * sizeof(*defs));

@@ -90,10 +90,8 @@ static int add_symbol(struct vs_func_times *ft, const struct vs_symbol_def *d)
 
 	if (i < 0) {
 		i = ft->nr_symbols;
-		if (vs_grow(&ft->symbols, &ft->cap_symbols, i + 1,
-			    sizeof(*ft->symbols)) ||
-		    vs_grow(&ft->sources, &ft->cap_sources, i + 1,
-			    sizeof(*ft->sources)) ||
+		if (ALLOC_GROW(ft->symbols, i + 1, ft->cap_symbols) ||
+		    ALLOC_GROW(ft->sources, i + 1, ft->cap_sources) ||
 		    vs_id_index_add(&ft->symbol_index, d->id, i))
 			return -1;
 		ft->symbols[i] = ft->sources[i] = NULL;
@@ -145,16 +143,14 @@ static int collect(struct vs_func_times *ft, struct vs_reader *r,
 		if (vs_attach_map_add(attach, &rec))
 			return -1;
 		if (rec.kind == VS_REC_FUNC) {
-			if (vs_grow(&ft->calls, &ft->cap_calls,
-				    ft->nr_calls + 1, sizeof(*ft->calls)))
+			if (ALLOC_GROW(ft->calls, ft->nr_calls + 1, ft->cap_calls))
 				return -1;
 			ft->calls[ft->nr_calls] = (struct ft_call){
 				rec.func.time, ft->nr_calls, rec.func.tid,
 				rec.func.symbol, rec.func.dir };
 			ft->nr_calls++;
 		} else if (rec.kind == VS_REC_TASK) {
-			if (vs_grow(&ft->tasks, &ft->cap_tasks,
-				    ft->nr_tasks + 1, sizeof(*ft->tasks)))
+			if (ALLOC_GROW(ft->tasks, ft->nr_tasks + 1, ft->cap_tasks))
 				return -1;
 			ft->tasks[ft->nr_tasks++] = (struct vs_ft_task){
 				.id = rec.task.id, .type = rec.task.type,
@@ -170,19 +166,6 @@ static int collect(struct vs_func_times *ft, struct vs_reader *r,
 	return ret;
 }
 
-/*
- * Room for element @n of *@arr, which holds @n: capacities are 16, then
- * the powers of two, so they follow from @n alone.
- */
-static int grow_one(void *arr, uint32_t n, size_t size)
-{
-	size_t cap = n;
-
-	if (n && (n < 16 || (n & (n - 1))))
-		return 0;
-	return vs_grow(arr, &cap, (size_t)n + 1, size);
-}
-
 static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
 {
 	uint32_t i;
@@ -190,7 +173,7 @@ static struct vs_ft_func *task_func(struct vs_ft_task *t, uint32_t symbol)
 	for (i = 0; i < t->nr_funcs; i++)
 		if (t->funcs[i].symbol == symbol)
 			return &t->funcs[i];
-	if (grow_one(&t->funcs, t->nr_funcs, sizeof(*t->funcs)))
+	if (ALLOC_GROW(t->funcs, t->nr_funcs + 1, t->alloc_funcs))
 		return NULL;
 	t->funcs[t->nr_funcs] = (struct vs_ft_func){ .symbol = symbol };
 	return &t->funcs[t->nr_funcs++];
@@ -212,7 +195,7 @@ static struct vs_ft_path *task_path(struct vs_ft_task *t,
 		if (p->depth == depth && j == depth)
 			return p;
 	}
-	if (grow_one(&t->paths, t->nr_paths, sizeof(*t->paths)))
+	if (ALLOC_GROW(t->paths, t->nr_paths + 1, t->alloc_paths))
 		return NULL;
 	p = &t->paths[t->nr_paths++];
 	memset(p, 0, sizeof(*p));

@@ -59,6 +59,7 @@ struct vs_ft_task {
 	uint32_t nr_funcs, nr_paths;
 	struct vs_ft_func *funcs;	/* only the functions called in it */
 	struct vs_ft_path *paths;
+	size_t alloc_funcs, alloc_paths;
 };
 
 struct vs_func_times;

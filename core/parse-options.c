@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/parse-options.h"
 
 const char *vs_cmd_name = "varscope";
@@ -170,25 +171,15 @@ int vs_parse_size(const char *s, uint64_t *bytes)
 
 /*
  * The comma-joined values of VS_OPT_MULTI options live as long as the
- * command; they are kept here so that a third value can grow the string
- * of the second one in place, and so that they stay reachable.
+ * command; they are kept here so that a third value replaces the string
+ * of the second one (freed then), and so that they stay reachable.
  */
 static char **joined;
-static size_t nr_joined;
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		perror("varscope: realloc");
-		exit(1);
-	}
-	return p;
-}
+static size_t nr_joined, alloc_joined;
 
 static void append_string(const char **dst, const char *arg)
 {
-	size_t a, b, i;
+	size_t i;
 	char *s;
 
 	if (!*dst) {
@@ -199,18 +190,19 @@ static void append_string(const char **dst, const char *arg)
 		if (joined[i] == *dst)
 			break;
 	if (i == nr_joined) {
-		joined = xrealloc(joined, ++nr_joined * sizeof(*joined));
-		joined[i] = NULL;
+		if (ALLOC_GROW(joined, nr_joined + 1, alloc_joined))
+			goto oom;
+		joined[nr_joined++] = NULL;
 	}
-	a = strlen(*dst);
-	b = strlen(arg);
-	s = xrealloc(joined[i], a + b + 2);
-	if (!joined[i])
-		memcpy(s, *dst, a);
-	s[a] = ',';
-	memcpy(s + a + 1, arg, b + 1);
+	if (asprintf(&s, "%s,%s", *dst, arg) < 0)
+		goto oom;
+	free(joined[i]);
 	joined[i] = s;
 	*dst = s;
+	return;
+oom:
+	perror("varscope: realloc");
+	exit(1);
 }
 
 static void set_value(const struct vs_option *o, const char *arg)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/record-filter.h"
 #include "core/trace-codec.h"
 
@@ -151,18 +152,8 @@ int vs_slowest_add(struct vs_slowest *s, const struct vs_task *t)
 		sift_down(s, 0, s->nr);
 		return 0;
 	}
-	if (s->nr == s->alloc) {
-		size_t alloc = s->alloc ? 2 * s->alloc : 64;
-		void *p;
-
-		if (alloc > s->max)
-			alloc = s->max;
-		p = realloc(s->heap, alloc * sizeof(*s->heap));
-		if (!p)
-			return -1;
-		s->heap = p;
-		s->alloc = alloc;
-	}
+	if (ALLOC_GROW(s->heap, s->nr + 1, s->alloc))
+		return -1;
 	s->heap[s->nr].values = NULL;
 	if (copy_task(&s->heap[s->nr], t, cand.order))
 		return -1;

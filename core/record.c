@@ -242,11 +242,8 @@ static int open_output(struct vs_recorder *r)
 
 static int keep_fd(struct vs_recorder *r, int fd)
 {
-	int *fds = realloc(r->extra_fds, (r->nr_extra_fds + 1) * sizeof(*fds));
-
-	if (!fds)
+	if (ALLOC_GROW(r->extra_fds, r->nr_extra_fds + 1, r->alloc_extra_fds))
 		return -1;
-	r->extra_fds = fds;
 	r->extra_fds[r->nr_extra_fds++] = fd;
 	return 0;
 }

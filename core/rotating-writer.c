@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/rotating-writer.h"
 #include "core/trace-codec.h"
 
@@ -168,15 +169,8 @@ static int keep(struct vs_rotwriter *rw, const struct vs_record *rec,
 	uint64_t t_min = UINT64_MAX, t_max = 0;
 	struct kept *k;
 
-	if (rw->nr_kept == rw->alloc_kept) {
-		size_t n = rw->alloc_kept ? 2 * rw->alloc_kept : 64;
-
-		k = realloc(rw->kept, n * sizeof(*k));
-		if (!k)
-			return -1;
-		rw->kept = k;
-		rw->alloc_kept = n;
-	}
+	if (ALLOC_GROW(rw->kept, rw->nr_kept + 1, rw->alloc_kept))
+		return -1;
 	k = &rw->kept[rw->nr_kept];
 	k->kind = rec->kind;
 	k->tid = tid;
@@ -245,14 +239,8 @@ static int replay(struct vs_rotwriter *rw)
 		const struct kept *k = &rw->kept[i];
 
 		need = 2 * k->size + 16;
-		if (need > rw->scratch_cap) {
-			void *p = realloc(rw->scratch, need);
-
-			if (!p)
-				return -1;
-			rw->scratch = p;
-			rw->scratch_cap = need;
-		}
+		if (vs_alloc_grow(&rw->scratch, &rw->scratch_cap, need, 1))
+			return -1;
 		memset(&rec, 0, sizeof(rec));
 		if (vs_record_decode(k->kind, k->body, k->size, &rec,
 				     rw->scratch)) {
@@ -294,7 +282,6 @@ static void bound_size(struct vs_rotwriter *rw)
 
 static int close_current(struct vs_rotwriter *rw)
 {
-	struct closed_file *c;
 	struct stat st;
 	uint64_t bytes;
 	int ret, i;
@@ -312,15 +299,8 @@ static int close_current(struct vs_rotwriter *rw)
 	rw->bytes_closed += bytes;
 	if (!rw->o.max_size)
 		return ret;
-	if (rw->nr_closed == rw->alloc_closed) {
-		size_t n = rw->alloc_closed ? 2 * rw->alloc_closed : 16;
-
-		c = realloc(rw->closed, n * sizeof(*c));
-		if (!c)
-			return -1;
-		rw->closed = c;
-		rw->alloc_closed = n;
-	}
+	if (ALLOC_GROW(rw->closed, rw->nr_closed + 1, rw->alloc_closed))
+		return -1;
 	rw->closed[rw->nr_closed++] = (struct closed_file){ rw->number, bytes };
 	rw->closed_bytes += bytes;
 	return ret;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/impact.h"
 #include "core/parse-options.h"
 #include "core/segments.h"
@@ -224,18 +225,9 @@ void vs_segment_release(struct vs_trace_segment *seg)
 int vs_segment_list_add(struct vs_segment_list *list,
 			const struct vs_trace_segment *seg)
 {
-	struct vs_trace_segment *p = list->seg;
-
-	if (list->nr == list->alloc) {
-		size_t n = list->alloc ? 2 * list->alloc : 16;
-
-		p = realloc(list->seg, n * sizeof(*p));
-		if (!p)
-			return -1;
-		list->seg = p;
-		list->alloc = n;
-	}
-	return set_segment(&p[list->nr], seg) ? -1 : (list->nr++, 0);
+	if (ALLOC_GROW(list->seg, list->nr + 1, list->alloc))
+		return -1;
+	return set_segment(&list->seg[list->nr], seg) ? -1 : (list->nr++, 0);
 }
 
 void vs_segment_list_release(struct vs_segment_list *list)
@@ -529,10 +521,9 @@ static int add_types(struct vs_segment_table *tab, const struct vs_taskset *ts)
 		tab->types_wanted = nr + fresh;
 		return -1;
 	}
-	t = realloc(tab->types, (nr + fresh) * sizeof(*t));
-	if (!t)
+	if (ALLOC_GROW(tab->types, nr + fresh, tab->alloc_types))
 		return -1;
-	tab->types = t;
+	t = tab->types;
 	for (i = nr, j = ts->nr_types, k = nr + fresh; j > 0;) {
 		uint32_t type = ts->types[j - 1].type;
 
@@ -601,4 +592,5 @@ void vs_segment_table_release(struct vs_segment_table *tab)
 	vs_type_names_release(&tab->names);
 	tab->types = NULL;
 	tab->nr_types = 0;
+	tab->alloc_types = 0;
 }

@@ -255,6 +255,7 @@ struct vs_segment_table {
 	size_t min_tasks;		/* fewer tasks: a segment not counted */
 	unsigned int nr_types;
 	struct vs_segment_type *types;	/* ascending type */
+	size_t alloc_types;
 	size_t types_wanted;		/* past VS_SEGMENT_FIGURES_MAX: how
 					 * many */
 	struct vs_type_names names;	/* of the segments' task sets */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/sort.h"
 #include "core/symbols.h"
 
@@ -30,7 +31,7 @@ struct vs_dso {
 	char *path;
 	int elf;			/* 0: not ELF, no symbols */
 	struct vs_elf_symbol *syms;
-	size_t nr_syms;
+	size_t nr_syms, alloc_syms;
 	struct segment *segs;
 	size_t nr_segs;
 	uint8_t build_id[VS_BUILD_ID_MAX];
@@ -43,7 +44,7 @@ struct vs_dso {
 	/* code ranges of the FDEs, read at the first vs_dso_func_start() */
 	bool fdes_tried;
 	struct fde_range *fdes;
-	size_t nr_fdes;
+	size_t nr_fdes, alloc_fdes;
 	struct vs_dso *next;
 };
 
@@ -68,9 +69,9 @@ struct vs_symbols {
 	size_t last_proc;
 	struct text_syms kernel;
 	struct text_syms *jits;		/* one per process asked about */
-	size_t nr_jits;
+	size_t nr_jits, alloc_jits;
 	char **stale;			/* paths whose build-id changed */
-	size_t nr_stale;
+	size_t nr_stale, alloc_stale;
 };
 
 /* --- ELF files --- */
@@ -108,15 +109,12 @@ static int read_symtab(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, i;
-	struct vs_elf_symbol *tmp;
 	GElf_Sym sym;
 
 	if (!data || !n)
 		return 0;
-	tmp = realloc(d->syms, (d->nr_syms + n) * sizeof(*tmp));
-	if (!tmp)
+	if (ALLOC_GROW(d->syms, d->nr_syms + n, d->alloc_syms))
 		return -1;
-	d->syms = tmp;
 	for (i = 0; i < n; i++) {
 		const char *name;
 		int type;
@@ -460,7 +458,7 @@ static int read_fdes(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	Elf_Data *data = elf_getdata(scn, NULL);
 	struct { Dwarf_Off off; uint8_t enc; } cies[64];
-	size_t nr_cies = 0, cap = d->nr_fdes, i;
+	size_t nr_cies = 0, i;
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
 	int ret;
@@ -496,15 +494,8 @@ static int read_fdes(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
 		    eh_pointer(enc & 0x0f, p + eh_pointer_size(enc), end, 0,
 			       false, &len) || !len)
 			continue;
-		if (d->nr_fdes == cap) {
-			struct fde_range *tmp;
-
-			cap = cap ? 2 * cap : 256;
-			tmp = realloc(d->fdes, cap * sizeof(*tmp));
-			if (!tmp)
-				return -1;
-			d->fdes = tmp;
-		}
+		if (ALLOC_GROW(d->fdes, d->nr_fdes + 1, d->alloc_fdes))
+			return -1;
 		d->fdes[d->nr_fdes++] = (struct fde_range){ start, start + len };
 	}
 	return 0;
@@ -783,7 +774,6 @@ void vs_symbols_free(struct vs_symbols *s)
 
 static struct proc *find_proc(struct vs_symbols *s, uint32_t pid, int create)
 {
-	struct proc *tmp;
 	size_t i;
 
 	if (s->last_proc < s->nr_procs && s->procs[s->last_proc].pid == pid)
@@ -796,13 +786,8 @@ static struct proc *find_proc(struct vs_symbols *s, uint32_t pid, int create)
 	}
 	if (!create)
 		return NULL;
-	if (s->nr_procs == s->cap_procs) {
-		s->cap_procs = s->cap_procs ? 2 * s->cap_procs : 8;
-		tmp = realloc(s->procs, s->cap_procs * sizeof(*tmp));
-		if (!tmp)
-			return NULL;
-		s->procs = tmp;
-	}
+	if (ALLOC_GROW(s->procs, s->nr_procs + 1, s->cap_procs))
+		return NULL;
 	s->procs[s->nr_procs] = (struct proc){ .pid = pid };
 	s->last_proc = s->nr_procs;
 	return &s->procs[s->nr_procs++];
@@ -810,15 +795,8 @@ static struct proc *find_proc(struct vs_symbols *s, uint32_t pid, int create)
 
 static int proc_add(struct proc *p, const struct vs_map *m)
 {
-	struct vs_map *tmp;
-
-	if (p->nr == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 32;
-		tmp = realloc(p->maps, p->cap * sizeof(*tmp));
-		if (!tmp)
-			return -1;
-		p->maps = tmp;
-	}
+	if (ALLOC_GROW(p->maps, p->nr + 1, p->cap))
+		return -1;
 	p->maps[p->nr++] = *m;
 	return 0;
 }
@@ -833,16 +811,13 @@ int vs_symbols_add_map(struct vs_symbols *s, uint32_t pid, uint64_t start,
 /* Remember @path as changed since the recording; its copy, or NULL. */
 static const char *add_stale(struct vs_symbols *s, const char *path)
 {
-	char **tmp;
 	size_t i;
 
 	for (i = 0; i < s->nr_stale; i++)
 		if (!strcmp(s->stale[i], path))
 			return s->stale[i];
-	tmp = realloc(s->stale, (s->nr_stale + 1) * sizeof(*tmp));
-	if (!tmp)
+	if (ALLOC_GROW(s->stale, s->nr_stale + 1, s->alloc_stale))
 		return NULL;
-	s->stale = tmp;
 	s->stale[s->nr_stale] = strdup(path);
 	return s->stale[s->nr_stale] ? s->stale[s->nr_stale++] : NULL;
 }
@@ -960,15 +935,8 @@ const struct vs_map *vs_symbols_maps(struct vs_symbols *s, uint32_t pid,
 static int add_text_sym(struct text_syms *t, uint64_t addr, uint64_t size,
 			const char *name)
 {
-	struct vs_elf_symbol *tmp;
-
-	if (t->nr == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		tmp = realloc(t->syms, t->cap * sizeof(*tmp));
-		if (!tmp)
-			return -1;
-		t->syms = tmp;
-	}
+	if (ALLOC_GROW(t->syms, t->nr + 1, t->cap))
+		return -1;
 	t->syms[t->nr] = (struct vs_elf_symbol){ addr, size, strdup(name),
 						  STB_GLOBAL };
 	if (!t->syms[t->nr].name)
@@ -1031,7 +999,7 @@ int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
 {
 	char line[1024], name[768];
 	unsigned long long start, size;
-	struct text_syms *t = NULL, *tmp;
+	struct text_syms *t = NULL;
 	size_t i;
 	FILE *f;
 
@@ -1039,10 +1007,8 @@ int vs_symbols_load_jit_map(struct vs_symbols *s, uint32_t pid,
 		if (s->jits[i].pid == pid)
 			t = &s->jits[i];
 	if (!t) {
-		tmp = realloc(s->jits, (s->nr_jits + 1) * sizeof(*tmp));
-		if (!tmp)
+		if (ALLOC_GROW(s->jits, s->nr_jits + 1, s->alloc_jits))
 			return -1;
-		s->jits = tmp;
 		t = &s->jits[s->nr_jits++];
 	} else {
 		free_text_syms(t);

@@ -157,7 +157,7 @@ static int add_event(struct vs_syscall_trace *t, int fd, int cpu,
 {
 	uint64_t id;
 
-	if (vs_grow(&t->fds, &t->cap_fds, t->nr_fds + 1, sizeof(int)) < 0) {
+	if (ALLOC_GROW(t->fds, t->nr_fds + 1, t->cap_fds)) {
 		close(fd);
 		errno = ENOMEM;
 		return -1;
@@ -297,8 +297,8 @@ int vs_syscall_trace_add_probe(struct vs_syscall_trace *t, const char *path,
 
 	if (!t->nr_probe_events)
 		vs_uprobe_remove_stale(VS_UPROBE_GROUP);
-	if (vs_grow(&t->probe_events, &t->cap_probe_events,
-		    t->nr_probe_events + 1, sizeof(*t->probe_events)) < 0) {
+	if (ALLOC_GROW(t->probe_events, t->nr_probe_events + 1,
+		       t->cap_probe_events)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -383,8 +383,7 @@ static int drain(struct ring *r)
 		r->copy_len -= r->pos;
 		r->pos = 0;
 	}
-	if (vs_grow(&r->copy, &r->copy_cap, r->copy_len + r->perf.data_size,
-		    1) < 0)
+	if (ALLOC_GROW(r->copy, r->copy_len + r->perf.data_size, r->copy_cap))
 		return -1;
 	vs_perf_ring_read(&r->perf, copy_record, r);
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "core/array.h"
 #include "core/attach.h"
 #include "core/catalog.h"
 #include "core/sort.h"
@@ -98,24 +99,6 @@ static int table_grow(struct table *t)
 	return 0;
 }
 
-/* Room for @need elements of @size bytes at *@p. */
-static int reserve(void *p, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 256;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*(void **)p, n * size);
-	if (!q)
-		return -1;
-	*(void **)p = q;
-	*alloc = n;
-	return 0;
-}
-
 struct vs_task_samples *vs_task_samples_new(void)
 {
 	struct vs_task_samples *ts = calloc(1, sizeof(*ts));
@@ -152,7 +135,7 @@ int64_t vs_task_samples_symbol(struct vs_task_samples *ts, const char *name,
 		}
 	}
 	if (table_grow(&b->names) ||
-	    reserve(&ts->symbols, &alloc, ts->nr_symbols + 1, sizeof(*sym)))
+	    ALLOC_GROW(ts->symbols, ts->nr_symbols + 1, alloc))
 		return -1;
 	b->alloc_symbols = alloc;
 	sym = &ts->symbols[ts->nr_symbols];
@@ -178,9 +161,8 @@ int vs_task_samples_add_task(struct vs_task_samples *ts,
 	struct vs_ts_build *b = ts->build;
 	size_t alloc = b->alloc_tasks;
 
-	if (reserve(&ts->tasks, &alloc, ts->nr_tasks + 1, sizeof(*ts->tasks)) ||
-	    reserve(&b->cpu_ns, &b->alloc_tasks, ts->nr_tasks + 1,
-		    sizeof(*b->cpu_ns)))
+	if (ALLOC_GROW(ts->tasks, ts->nr_tasks + 1, alloc) ||
+	    ALLOC_GROW(b->cpu_ns, ts->nr_tasks + 1, b->alloc_tasks))
 		return -1;
 	ts->tasks[ts->nr_tasks] = (struct vs_ts_task){
 		.id = t->id, .type = t->type, .pid = t->pid, .tid = t->tid,
@@ -206,12 +188,9 @@ int vs_task_samples_add_sample(struct vs_task_samples *ts,
 
 	if (!nr_frames)
 		return 0;
-	if (reserve(&ts->samples, &alloc, ts->nr_samples + 1,
-		    sizeof(*ts->samples)) ||
-	    reserve(&b->tid, &b->alloc_samples, ts->nr_samples + 1,
-		    sizeof(*b->tid)) ||
-	    reserve(&ts->frames, &falloc, ts->nr_frames + nr_frames,
-		    sizeof(*ts->frames)))
+	if (ALLOC_GROW(ts->samples, ts->nr_samples + 1, alloc) ||
+	    ALLOC_GROW(b->tid, ts->nr_samples + 1, b->alloc_samples) ||
+	    ALLOC_GROW(ts->frames, ts->nr_frames + nr_frames, falloc))
 		return -1;
 	b->alloc_frames = falloc;
 	ts->samples[ts->nr_samples] = (struct vs_ts_sample){
@@ -864,9 +843,11 @@ struct vs_func_events {
 	enum vs_func_estimator est;
 	struct vs_event_def *defs;
 	unsigned int nr_defs;
+	size_t alloc_defs;
 	uint16_t first_id;
 	struct fe_type *types;
 	unsigned int nr_types;
+	size_t alloc_types;
 };
 
 /* @a, @b: indices into @totals */
@@ -903,10 +884,9 @@ static int func_event(struct vs_func_events *fe, const char *name, bool total)
 		}
 	if (fe->first_id + fe->nr_defs > VS_EVENT_MAX)
 		goto fail;
-	defs = realloc(fe->defs, (fe->nr_defs + 1) * sizeof(*defs));
-	if (!defs)
+	if (ALLOC_GROW(fe->defs, fe->nr_defs + 1, fe->alloc_defs))
 		goto fail;
-	fe->defs = defs;
+	defs = fe->defs;
 	defs[fe->nr_defs] = (struct vs_event_def){
 		.id = fe->first_id + fe->nr_defs, .parent = VS_EVENT_NO_PARENT,
 		.group = VS_GROUP_FUNC, .name = full, .unit = "ns",
@@ -1049,11 +1029,9 @@ struct vs_func_events *vs_func_events_new(const struct vs_task_samples *ts,
 		struct fe_type *ft;
 
 		n = vs_task_samples_type(ts, ts->tasks[i].type, &first);
-		ft = realloc(fe->types, (fe->nr_types + 1) * sizeof(*ft));
-		if (!ft)
+		if (ALLOC_GROW(fe->types, fe->nr_types + 1, fe->alloc_types))
 			goto fail;
-		fe->types = ft;
-		ft += fe->nr_types++;
+		ft = &fe->types[fe->nr_types++];
 		memset(ft, 0, sizeof(*ft));
 		ft->type = ts->tasks[i].type;
 		if (choose_type(fe, ft, first, n, self, totals, stamp, caller,

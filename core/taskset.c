@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/attach.h"
 #include "core/bitmap.h"
 #include "core/sort.h"
@@ -82,7 +83,7 @@ struct addition {
  */
 struct task_context {
 	struct epoch_events *epochs;
-	size_t nr_epochs;
+	size_t nr_epochs, alloc_epochs;
 	struct attached *attached;
 	size_t nr_attached, alloc_attached;
 	bool attached_sorted;		/* by the task they serve */
@@ -104,25 +105,6 @@ struct vs_taskset_build {
 	uint64_t seq;
 };
 
-/*
- * Room for @need elements of @size bytes at @p, growing by half.  It
- * starts small: a trace of many task types has many short columns.
- */
-static void *grow(void *p, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc;
-	void *q;
-
-	if (need <= *alloc)
-		return p;
-	while (n < need)
-		n += n / 2 + 4;
-	q = realloc(p, n * size);
-	if (q)
-		*alloc = n;
-	return q;
-}
-
 static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 {
 	struct vs_taskset *ts = l->ts;
@@ -134,11 +116,9 @@ static struct vs_task_type *find_type(struct vs_taskset_build *l, uint32_t type)
 	i = vs_id_index_find(&l->type_index, type);
 	if (i >= 0)
 		return l->last = &ts->types[i];
-	types = grow(ts->types, &l->alloc_types, ts->nr_types + 1,
-		     sizeof(*types));
-	if (!types)
+	if (ALLOC_GROW(ts->types, ts->nr_types + 1, l->alloc_types))
 		return NULL;
-	ts->types = types;
+	types = ts->types;
 	if (vs_id_index_add(&l->type_index, type, ts->nr_types))
 		return NULL;
 	memset(&types[ts->nr_types], 0, sizeof(*types));
@@ -155,11 +135,9 @@ static struct vs_growing_column *find_column(struct vs_task_type *tt,
 
 	if (i >= 0)
 		return &tt->growing[i];
-	gc = grow(tt->growing, &tt->alloc_growing, tt->nr_columns + 1,
-		  sizeof(*gc));
-	if (!gc)
+	if (ALLOC_GROW(tt->growing, tt->nr_columns + 1, tt->alloc_growing))
 		return NULL;
-	tt->growing = gc;
+	gc = tt->growing;
 	if (vs_id_index_add(&tt->column_index, event, tt->nr_columns))
 		return NULL;
 	gc += tt->nr_columns++;
@@ -181,7 +159,6 @@ static int column_append(struct vs_growing_column *gc, size_t task, float value)
 {
 	struct vs_column *col = &gc->col;
 	size_t words = vs_bitmap_words(task + 1), old = gc->alloc_words;
-	void *p;
 
 	if (__builtin_expect(words <= old && col->nr < gc->alloc_values, 1)) {
 		col->values[col->nr++] = value;
@@ -189,19 +166,13 @@ static int column_append(struct vs_growing_column *gc, size_t task, float value)
 		return 0;
 	}
 	if (words > gc->alloc_words) {
-		p = grow(col->present, &gc->alloc_words, words,
-			 sizeof(*col->present));
-		if (!p)
+		if (ALLOC_GROW(col->present, words, gc->alloc_words))
 			return -1;
-		col->present = p;
 		memset(col->present + old, 0,
 		       (gc->alloc_words - old) * sizeof(*col->present));
 	}
-	p = grow(col->values, &gc->alloc_values, col->nr + 1,
-		 sizeof(*col->values));
-	if (!p)
+	if (ALLOC_GROW(col->values, col->nr + 1, gc->alloc_values))
 		return -1;
-	col->values = p;
 	col->values[col->nr++] = value;
 	vs_bit_set(col->present, task);
 	return 0;
@@ -210,12 +181,8 @@ static int column_append(struct vs_growing_column *gc, size_t task, float value)
 static int log_value(struct vs_task_type *tt, size_t task, uint16_t event,
 		     float value)
 {
-	void *p = grow(tt->log, &tt->alloc_log, tt->nr_log + 1,
-		       sizeof(*tt->log));
-
-	if (!p)
+	if (ALLOC_GROW(tt->log, tt->nr_log + 1, tt->alloc_log))
 		return -1;
-	tt->log = p;
 	tt->log[tt->nr_log++] = (struct vs_logged_value){ task, event, value };
 	return 0;
 }
@@ -260,11 +227,9 @@ static int add_epoch(struct task_context *c, const struct vs_epoch *ep)
 {
 	struct epoch_events *e;
 
-	e = realloc(c->epochs, (c->nr_epochs + 1) * sizeof(*e));
-	if (!e)
+	if (ALLOC_GROW(c->epochs, c->nr_epochs + 1, c->alloc_epochs))
 		return -1;
-	c->epochs = e;
-	e += c->nr_epochs;
+	e = &c->epochs[c->nr_epochs];
 	e->epoch = ep->epoch;
 	e->nr = ep->nr_events;
 	e->events = malloc(ep->nr_events * sizeof(*e->events) + 1);
@@ -278,15 +243,12 @@ static int add_epoch(struct task_context *c, const struct vs_epoch *ep)
 static int see_event(struct vs_taskset_build *l, uint16_t event)
 {
 	size_t old = l->alloc_stamp;
-	uint64_t *p;
 
 	if (event < old)
 		return 0;
-	p = grow(l->stamp, &l->alloc_stamp, event + 1, sizeof(*p));
-	if (!p)
+	if (ALLOC_GROW(l->stamp, (size_t)event + 1, l->alloc_stamp))
 		return -1;
-	memset(p + old, 0, (l->alloc_stamp - old) * sizeof(*p));
-	l->stamp = p;
+	memset(l->stamp + old, 0, (l->alloc_stamp - old) * sizeof(*l->stamp));
 	return 0;
 }
 
@@ -314,22 +276,11 @@ static int add_value(struct vs_taskset_build *l, struct vs_task_type *tt, size_t
 static int grow_tasks(const struct vs_taskset_build *l,
 		      struct vs_task_type *tt, size_t need)
 {
-	size_t alloc = tt->alloc_tasks;
-	void *p;
+	size_t alloc_ids = tt->alloc_tasks;	/* grows the same way */
 
-	if (need <= alloc)
-		return 0;
-	if (!l->latency_only) {
-		p = grow(tt->ids, &alloc, need, sizeof(*tt->ids));
-		if (!p)
-			return -1;
-		tt->ids = p;
-	}
-	p = grow(tt->latency, &tt->alloc_tasks, need, sizeof(*tt->latency));
-	if (!p)
+	if (!l->latency_only && ALLOC_GROW(tt->ids, need, alloc_ids))
 		return -1;
-	tt->latency = p;
-	return 0;
+	return ALLOC_GROW(tt->latency, need, tt->alloc_tasks);
 }
 
 static int add_task(struct vs_taskset_build *l, const struct vs_task *t)
@@ -518,18 +469,11 @@ static int add_attached(struct task_context *c, uint64_t serves,
 			const struct vs_task *t)
 {
 	struct attached *a;
-	void *p;
 
-	p = grow(c->attached, &c->alloc_attached, c->nr_attached + 1,
-		 sizeof(*c->attached));
-	if (!p)
+	if (ALLOC_GROW(c->attached, c->nr_attached + 1, c->alloc_attached) ||
+	    ALLOC_GROW(c->att_values, c->nr_att_values + t->nr_values + 1,
+		       c->alloc_att_values))
 		return -1;
-	c->attached = p;
-	p = grow(c->att_values, &c->alloc_att_values,
-		 c->nr_att_values + t->nr_values + 1, sizeof(*c->att_values));
-	if (!p)
-		return -1;
-	c->att_values = p;
 	a = &c->attached[c->nr_attached++];
 	*a = (struct attached){ serves, c->nr_att_values, t->nr_values };
 	memcpy(c->att_values + a->first, t->values,
@@ -667,14 +611,11 @@ static int apply_type(struct vs_taskset *ts, struct vs_task_type *tt)
 			for (i = 0; i < a->nr; i++) {
 				const struct vs_value *v =
 					&c->att_values[a->first + i];
-				void *p = grow(add, &alloc, nr + 1,
-					       sizeof(*add));
 
-				if (!p) {
+				if (ALLOC_GROW(add, nr + 1, alloc)) {
 					free(add);
 					return -1;
 				}
-				add = p;
 				add[nr++] = (struct addition){ v->event, task,
 							       (float)v->value };
 			}
@@ -756,12 +697,11 @@ int vs_taskset_add_event(struct vs_taskset *ts, const struct vs_event_def *def)
 	unsigned int i;
 
 	if (def->id >= ts->nr_events) {
-		e = realloc(ts->events, (def->id + 1) * sizeof(*e));
-		if (!e)
+		if (ALLOC_GROW(ts->events, (size_t)def->id + 1,
+			       ts->alloc_events))
 			return -1;
 		for (i = ts->nr_events; i <= def->id; i++)
-			memset(&e[i], 0, sizeof(*e));
-		ts->events = e;
+			memset(&ts->events[i], 0, sizeof(*ts->events));
 		ts->nr_events = def->id + 1;
 	}
 	e = &ts->events[def->id];
@@ -842,7 +782,6 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 	struct vs_task_type *dt = find_type(l, st->type);
 	size_t na, nb = st->nr_tasks, words, base, sh, w;
 	unsigned int c;
-	void *p;
 
 	if (!dt)
 		return -1;
@@ -871,11 +810,8 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 		if (!gd)
 			return -1;
 		old = gd->alloc_words;
-		p = grow(gd->col.present, &gd->alloc_words, words,
-			 sizeof(*gd->col.present));
-		if (!p)
+		if (ALLOC_GROW(gd->col.present, words, gd->alloc_words))
 			return -1;
-		gd->col.present = p;
 		memset(gd->col.present + old, 0,
 		       (gd->alloc_words - old) * sizeof(uint64_t));
 		/* past its last value a column's bitmap is not there */
@@ -888,11 +824,9 @@ static int merge_type(struct vs_taskset_build *l, struct vs_task_type *st)
 				gd->col.present[base + w + 1] |=
 					x >> (VS_BITS_PER_WORD - sh);
 		}
-		p = grow(gd->col.values, &gd->alloc_values,
-			 gd->col.nr + gs->col.nr + 1, sizeof(*gd->col.values));
-		if (!p)
+		if (ALLOC_GROW(gd->col.values, gd->col.nr + gs->col.nr + 1,
+			       gd->alloc_values))
 			return -1;
-		gd->col.values = p;
 		memcpy(gd->col.values + gd->col.nr, gs->col.values,
 		       gs->col.nr * sizeof(*gd->col.values));
 		gd->col.nr += gs->col.nr;
@@ -1119,13 +1053,10 @@ struct part {
 static int add_extra_values(struct part *p, struct vs_task *t)
 {
 	const struct vs_taskset_opts *o = p->opts;
-	void *v;
 
-	v = grow(p->values, &p->alloc_values, t->nr_values + MAX_EXTRA_VALUES,
-		 sizeof(*p->values));
-	if (!v)
+	if (ALLOC_GROW(p->values, t->nr_values + MAX_EXTRA_VALUES,
+		       p->alloc_values))
 		return -1;
-	p->values = v;
 	memcpy(p->values, t->values, t->nr_values * sizeof(*p->values));
 	t->nr_values += o->task_values(o->task_values_arg, t,
 				       p->values + t->nr_values,

@@ -78,6 +78,7 @@ struct vs_taskset {
 	struct vs_task_type *types;	/* ascending type number */
 	unsigned int nr_events;
 	struct vs_event_def *events;	/* catalog by id; name NULL if unused */
+	size_t alloc_events;		/* capacity of @events */
 	uint64_t first_ns, last_ns;	/* task start and end times seen */
 	uint64_t nr_wakeups;		/* VS_REC_WAKEUP records seen: no
 					 * wake-up analysis needed without */

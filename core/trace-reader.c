@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "core/array.h"
 #include "core/trace-codec.h"
 #include "core/trace-pack.h"
 
@@ -53,10 +54,11 @@ struct vs_reader {
 	struct vs_task_pack pack;	/* the chunk's packed tasks so far */
 
 	struct vs_event_def *events;	/* indexed by id; name NULL: unset */
-	unsigned int events_cap, nr_events;
+	size_t events_cap;		/* zero-filled */
+	unsigned int nr_events;
 
 	struct chunk_index *index;
-	size_t nr_index;
+	size_t nr_index, alloc_index;
 	bool have_index;
 
 	char error[512];
@@ -115,21 +117,6 @@ static int read_at(struct vs_reader *r, void *buf, size_t len, uint64_t off)
 				    n < 0 ? strerror(errno) : "end of file");
 		done += n;
 	}
-	return 0;
-}
-
-static int reserve(void *pp, size_t *cap, size_t need)
-{
-	void **p = pp;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	n = realloc(*p, need);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = need;
 	return 0;
 }
 
@@ -326,8 +313,8 @@ static int inflate_chunk(struct vs_reader *r, const struct vs_chunk_hdr *h)
 {
 	int ret;
 
-	if (reserve(&r->comp, &r->comp_cap, h->comp_len + 1) ||
-	    reserve(&r->raw, &r->raw_cap, h->raw_len + 1))
+	if (ALLOC_GROW(r->comp, (size_t)h->comp_len + 1, r->comp_cap) ||
+	    ALLOC_GROW(r->raw, (size_t)h->raw_len + 1, r->raw_cap))
 		return fail(r, r->chunk_off, "out of memory");
 	if (read_at(r, r->comp, h->comp_len, r->chunk_off + VS_CHUNK_HDR_LEN))
 		return -1;
@@ -392,18 +379,12 @@ static int catalog_add(struct vs_reader *r, const struct vs_event_def *def)
 		return fail(r, r->chunk_off, "event id %u out of range",
 			    def->id);
 	if (def->id >= r->events_cap) {
-		unsigned int cap = r->events_cap * 2;
+		size_t old = r->events_cap;
 
-		if (cap < def->id + 1u)
-			cap = def->id + 1u;
-
-		e = realloc(r->events, cap * sizeof(*e));
-		if (!e)
+		if (ALLOC_GROW(r->events, (size_t)def->id + 1, r->events_cap))
 			return fail(r, r->chunk_off, "out of memory");
-		memset(e + r->events_cap, 0,
-		       (cap - r->events_cap) * sizeof(*e));
-		r->events = e;
-		r->events_cap = cap;
+		memset(r->events + old, 0,
+		       (r->events_cap - old) * sizeof(*r->events));
 	}
 	name = strdup(def->name);
 	unit = strdup(def->unit);
@@ -438,7 +419,7 @@ static const char *decode(struct vs_reader *r, uint16_t kind,
 		rec->kind = VS_REC_TASK;
 		return vs_task_pack_decode(&r->pack, body, size, &rec->task);
 	}
-	if (reserve(&r->scratch, &r->scratch_cap, 2 * size + 16))
+	if (vs_alloc_grow(&r->scratch, &r->scratch_cap, 2 * size + 16, 1))
 		return "out of memory";
 	return vs_record_decode(kind, body, size, rec, r->scratch);
 }
@@ -524,20 +505,12 @@ static int build_index(struct vs_reader *r)
 {
 	struct vs_chunk_hdr h;
 	uint64_t off = r->data_off;
-	size_t cap = 0;
 	int ret;
 
 	r->nr_index = 0;
 	while ((ret = chunk_header(r, off, &h)) == CHUNK_DATA) {
-		if (r->nr_index == cap) {
-			struct chunk_index *n;
-
-			cap = cap ? cap * 2 : 64;
-			n = realloc(r->index, cap * sizeof(*n));
-			if (!n)
-				return fail(r, off, "out of memory");
-			r->index = n;
-		}
+		if (ALLOC_GROW(r->index, r->nr_index + 1, r->alloc_index))
+			return fail(r, off, "out of memory");
 		r->index[r->nr_index++] = (struct chunk_index){
 			off, h.t_min, h.t_max, h.flags,
 		};

@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
+#include "core/array.h"
 #include "core/output-file.h"
 #include "core/trace-codec.h"
 #include "core/trace-pack.h"
@@ -238,22 +239,6 @@ uint64_t vs_writer_nr_written(const struct vs_writer *w, uint16_t kind)
 	return kind < VS_WRITER_KINDS ? w->written[kind] : 0;
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : 4096;
-	uint8_t *p;
-
-	while (n < need)
-		n *= 2;
-	if (n == *cap)
-		return 0;
-	p = realloc(*buf, n);
-	if (!p)
-		return -1;
-	*buf = p;
-	*cap = n;
-	return 0;
-}
 
 static int write_chunk(struct vs_writer *w, const struct vs_chunk_hdr *h,
 		       const uint8_t *data)
@@ -282,7 +267,7 @@ int vs_writer_flush(struct vs_writer *w)
 	if (!w->nr)
 		return 0;
 	bound = deflateBound(&w->zs, w->raw_len);
-	if (grow(&w->comp, &w->comp_cap, bound))
+	if (ALLOC_GROW(w->comp, bound, w->comp_cap))
 		return -1;
 	if (deflateReset(&w->zs) != Z_OK ||
 	    deflateParams(&w->zs, w->level, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -343,7 +328,7 @@ static uint8_t *reserve(struct vs_writer *w, uint16_t kind, size_t size)
 	}
 	if (chunk_full(w, size) && vs_writer_flush(w))
 		return NULL;
-	if (grow(&w->raw, &w->raw_cap, w->raw_len + len))
+	if (ALLOC_GROW(w->raw, w->raw_len + len, w->raw_cap))
 		return NULL;
 	p = w->raw + w->raw_len;
 	vs_put16(p, kind);
@@ -377,7 +362,7 @@ static int add_packed_task(struct vs_writer *w, const struct vs_task *t)
 	uint8_t *body;
 	size_t size;
 
-	if (grow(&w->packed, &w->packed_cap, vs_task_pack_bound(t)) ||
+	if (ALLOC_GROW(w->packed, vs_task_pack_bound(t), w->packed_cap) ||
 	    vs_task_pack_encode(&w->pack, t, w->packed, &size))
 		return -1;
 	if (chunk_full(w, size) &&

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arch/x86/regs.h"
+#include "core/array.h"
 #include "core/symbols.h"
 #include "core/unwind.h"
 
@@ -37,7 +38,7 @@ struct walk {
 struct vs_unwinder {
 	struct vs_symbols *syms;
 	struct proc_dwfl *procs;
-	size_t nr_procs;
+	size_t nr_procs, alloc_procs;
 	struct walk *walk;	/* during vs_unwind() */
 };
 
@@ -174,7 +175,7 @@ static Dwfl *make_dwfl(struct vs_unwinder *uw, uint32_t pid,
 static Dwfl *proc_dwfl(struct vs_unwinder *uw, uint32_t pid)
 {
 	const struct vs_map *maps;
-	struct proc_dwfl *p = NULL, *tmp;
+	struct proc_dwfl *p = NULL;
 	size_t nr, i;
 
 	maps = vs_symbols_maps(uw->syms, pid, &nr);
@@ -182,10 +183,8 @@ static Dwfl *proc_dwfl(struct vs_unwinder *uw, uint32_t pid)
 		if (uw->procs[i].pid == pid)
 			p = &uw->procs[i];
 	if (!p) {
-		tmp = realloc(uw->procs, (uw->nr_procs + 1) * sizeof(*tmp));
-		if (!tmp)
+		if (ALLOC_GROW(uw->procs, uw->nr_procs + 1, uw->alloc_procs))
 			return NULL;
-		uw->procs = tmp;
 		p = &uw->procs[uw->nr_procs++];
 		*p = (struct proc_dwfl){ .pid = pid };
 	} else if (p->nr_maps == nr) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/wakeup.h"
 #include "core/vtree.h"
 
@@ -12,28 +13,19 @@ static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 {
 	struct vs_vtree_node *n;
 
-	if (vt->nr_nodes == vt->alloc_nodes) {
-		unsigned int alloc = vt->alloc_nodes ? 2 * vt->alloc_nodes : 16;
-		void *p = realloc(vt->nodes, alloc * sizeof(*vt->nodes));
-
-		if (!p)
-			return -1;
-		vt->nodes = p;
-		vt->alloc_nodes = alloc;
-	}
+	if (ALLOC_GROW(vt->nodes, vt->nr_nodes + 1, vt->alloc_nodes))
+		return -1;
 	n = &vt->nodes[vt->nr_nodes];
 	memset(n, 0, sizeof(*n));
 	n->symbol = symbol;
 	n->parent = parent;
 	if (vt->nr_nodes) {
 		struct vs_vtree_node *p = &vt->nodes[parent];
-		unsigned int *c = realloc(p->children, (p->nr_children + 1) *
-					  sizeof(*c));
 
-		if (!c)
+		if (ALLOC_GROW(p->children, p->nr_children + 1,
+			       p->alloc_children))
 			return -1;
-		c[p->nr_children++] = vt->nr_nodes;
-		p->children = c;
+		p->children[p->nr_children++] = vt->nr_nodes;
 		n->depth = p->depth + 1;
 	}
 	return vt->nr_nodes++;
@@ -103,26 +95,17 @@ double vs_vtree_time(const struct vs_vtree *vt, unsigned int node,
 /* The slot of task @task, given at its first path; -1: no memory. */
 static int64_t task_slot(struct vs_vtree *vt, size_t task)
 {
-	size_t alloc;
-	void *a, *b, *c;
+	/* the three grow alike: one capacity, taken when all have it */
+	size_t alloc_task_of = vt->alloc_slots, alloc_samples = vt->alloc_slots,
+	       alloc_closed = vt->alloc_slots;
 
 	if (vt->slot_of[task] != UINT32_MAX)
 		return vt->slot_of[task];
-	if (vt->nr_slots == vt->alloc_slots) {
-		alloc = vt->alloc_slots ? 2 * vt->alloc_slots : 64;
-		a = realloc(vt->task_of, alloc * sizeof(*vt->task_of));
-		if (a)
-			vt->task_of = a;
-		b = realloc(vt->samples, alloc * sizeof(*vt->samples));
-		if (b)
-			vt->samples = b;
-		c = realloc(vt->closed, alloc * sizeof(*vt->closed));
-		if (c)
-			vt->closed = c;
-		if (!a || !b || !c)
-			return -1;
-		vt->alloc_slots = alloc;
-	}
+	if (ALLOC_GROW(vt->task_of, vt->nr_slots + 1, alloc_task_of) ||
+	    ALLOC_GROW(vt->samples, vt->nr_slots + 1, alloc_samples) ||
+	    ALLOC_GROW(vt->closed, vt->nr_slots + 1, alloc_closed))
+		return -1;
+	vt->alloc_slots = alloc_closed;
 	vt->task_of[vt->nr_slots] = task;
 	vt->samples[vt->nr_slots] = 0;
 	vt->closed[vt->nr_slots] = false;
@@ -133,19 +116,8 @@ static int64_t task_slot(struct vs_vtree *vt, size_t task)
 /* Node @n's time in @slot, its slots grown to hold it; NULL: no memory. */
 static double *node_slot(struct vs_vtree_node *n, size_t slot)
 {
-	size_t alloc;
-	double *p;
-
-	if (slot >= n->alloc) {
-		alloc = n->alloc ? 2 * n->alloc : 16;
-		while (alloc <= slot)
-			alloc *= 2;
-		p = realloc(n->time, alloc * sizeof(*p));
-		if (!p)
-			return NULL;
-		n->time = p;
-		n->alloc = alloc;
-	}
+	if (ALLOC_GROW(n->time, slot + 1, n->alloc))
+		return NULL;
 	if (slot >= n->len) {
 		memset(n->time + n->len, 0, (slot + 1 - n->len) * sizeof(double));
 		n->len = slot + 1;

@@ -69,6 +69,7 @@ struct vs_vtree_node {
 				   function, an address without a symbol) */
 	unsigned int nr_children;
 	unsigned int *children;	/* node indices */
+	size_t alloc_children;
 	double *time;		/* inclusive ns, per slot (vs_vtree_time()) */
 	size_t len, alloc;	/* slots in @time; 0 ns past them */
 	double noise_sq;	/* sum over tasks of sum w^2 (sampled) */
@@ -106,7 +107,8 @@ struct vs_vtree {
 	double *samples;		/* per slot: its vs_vtree_add()s */
 	bool *closed;			/* per slot: vs_vtree_close_task() */
 	double *latency;		/* per task */
-	unsigned int nr_nodes, alloc_nodes;
+	unsigned int nr_nodes;
+	size_t alloc_nodes;
 	struct vs_vtree_node *nodes;	/* [0] is the root */
 	unsigned int nr_factors;
 	struct vs_vtree_factor *factors;	/* best score first */

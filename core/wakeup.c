@@ -219,8 +219,7 @@ static int add_comm(struct vs_wake_build *b, uint32_t tid, const char *name)
 {
 	char *comm = strdup(name);
 
-	if (!comm || vs_grow(&b->comms, &b->cap_comms, b->nr_comms + 1,
-			     sizeof(*b->comms))) {
+	if (!comm || ALLOC_GROW(b->comms, b->nr_comms + 1, b->cap_comms)) {
 		free(comm);
 		return -1;
 	}
@@ -279,8 +278,7 @@ static struct thread_recs *thread_recs(struct vs_wake_build *b, uint32_t tid)
 	}
 	if ((b->nr_threads + 1) * 2 > b->nr_slots && grow_slots(b))
 		return NULL;
-	if (vs_grow(&b->threads, &b->cap_threads, b->nr_threads + 1,
-		    sizeof(*b->threads)))
+	if (ALLOC_GROW(b->threads, b->nr_threads + 1, b->cap_threads))
 		return NULL;
 	th = &b->threads[b->nr_threads];
 	*th = (struct thread_recs){ .tid = tid };
@@ -310,8 +308,7 @@ static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
 {
 	struct thread_recs *th = thread_recs(b, a->tid);
 
-	if (!th || vs_grow(&th->attach, &th->cap_attach, th->nr_attach + 1,
-			   sizeof(*th->attach)))
+	if (!th || ALLOC_GROW(th->attach, th->nr_attach + 1, th->cap_attach))
 		return -1;
 	th->attach[th->nr_attach++] = (struct attach_at){ th->iv.nr, a->time,
 							  a->task_id };
@@ -356,8 +353,7 @@ static int journal(struct vs_wake_build *b, const struct vs_record *rec)
 {
 	struct ordered *o;
 
-	if (vs_grow(&b->journal, &b->cap_journal, b->nr_journal + 1,
-		    sizeof(*b->journal)))
+	if (ALLOC_GROW(b->journal, b->nr_journal + 1, b->cap_journal))
 		return -1;
 	o = &b->journal[b->nr_journal];
 	o->rec = *rec;
@@ -439,7 +435,7 @@ static int append(void *dst, size_t *nr, size_t *cap, void *src,
 		*(void **)dst = *(void **)src;
 		*cap = *src_cap;
 	} else {
-		if (vs_grow(dst, cap, *nr + n, size))
+		if (vs_alloc_grow(dst, cap, *nr + n, size))
 			return -1;
 		memcpy(*(char **)dst + *nr * size, *(void **)src, n * size);
 		free(*(void **)src);
@@ -620,8 +616,7 @@ static struct vs_wake_type *type_counts(struct vs_wake_build *b,
 
 	if (i >= 0)
 		return &wb->types[i];
-	if (vs_grow(&wb->types, &b->cap_types, wb->nr_types + 1,
-		    sizeof(*wb->types)) ||
+	if (ALLOC_GROW(wb->types, wb->nr_types + 1, b->cap_types) ||
 	    vs_id_index_add(&b->type_index, type, wb->nr_types))
 		return NULL;
 	wb->types[wb->nr_types] = (struct vs_wake_type){ .type = type };
@@ -677,11 +672,9 @@ static struct vs_waker *waker_of(const struct vs_wake_build *b,
 			return w;
 		}
 	}
-	w = realloc(tc->wakers, (tc->nr_wakers + 1) * sizeof(*w));
-	if (!w)
+	if (ALLOC_GROW(tc->wakers, tc->nr_wakers + 1, tc->alloc_wakers))
 		return NULL;
-	tc->wakers = w;
-	w = &w[tc->nr_wakers++];
+	w = &tc->wakers[tc->nr_wakers++];
 	*w = (struct vs_waker){ .tid = tid, .comm = comm_of(b, tid),
 				.kind = kind, .depth = depth };
 	return w;
@@ -697,7 +690,7 @@ static int add_func(struct vs_waker *w, uint32_t symbol, uint64_t ns,
 			w->funcs[i].ns += ns;
 			return 0;
 		}
-	if (vs_grow(&w->funcs, cap, w->nr_funcs + 1, sizeof(*w->funcs)))
+	if (ALLOC_GROW(w->funcs, w->nr_funcs + 1, *cap))
 		return -1;
 	w->funcs[w->nr_funcs++] = (struct vs_wake_func){ symbol, ns };
 	return 0;
@@ -751,22 +744,13 @@ static int blame_samples(const struct vs_wake_build *b, struct vs_waker *w,
 }
 
 /*
- * Append @part to @tc's parts (its waker unranked yet), whose capacity is
- * the power of two at or above their number (at least 16): there is a
- * part per blamed wait, tens of millions in a long trace.
+ * Append @part to @tc's parts (its waker unranked yet): there is a part
+ * per blamed wait, tens of millions in a long trace.
  */
 static int add_part(struct vs_wake_type *tc, struct vs_wake_part part)
 {
-	size_t n = tc->nr_parts;
-
-	if (!n || (n >= 16 && !(n & (n - 1)))) {
-		struct vs_wake_part *p = realloc(tc->parts, (n ? 2 * n : 16) *
-						 sizeof(*p));
-
-		if (!p)
-			return -1;
-		tc->parts = p;
-	}
+	if (ALLOC_GROW(tc->parts, tc->nr_parts + 1, tc->alloc_parts))
+		return -1;
 	tc->parts[tc->nr_parts++] = part;
 	return 0;
 }
@@ -921,6 +905,7 @@ static int rank_type(struct vs_wake_type *tc)
 	}
 	free(tc->wakers);
 	tc->wakers = ranked;
+	tc->alloc_wakers = tc->nr_wakers + 1;
 	for (p = 0; p < tc->nr_parts; p++)
 		tc->parts[p].waker = rank[tc->parts[p].waker];
 	vs_qsort(tc->parts, tc->nr_parts, sizeof(*tc->parts), cmp_part);

@@ -85,9 +85,11 @@ struct vs_wake_type {
 	uint64_t wait_ns;		/* blocked time that others ended */
 	unsigned int nr_wakers;
 	struct vs_waker *wakers;	/* ns descending */
+	size_t alloc_wakers;
 	size_t nr_parts;
 	struct vs_wake_part *parts;	/* by task, then waker; none unless
 					 * asked for (see vs_wake_build_new) */
+	size_t alloc_parts;
 };
 
 struct vs_wake_blame {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/array.h"
 #include "core/plural.h"
 #include "ui/browser.h"
 #include "ui/units.h"
@@ -75,15 +76,8 @@ void list_add(struct list *ls, int ref, const char *fmt, ...)
 	va_list ap;
 	char *text;
 
-	if (ls->nr == ls->alloc) {
-		size_t alloc = ls->alloc ? 2 * ls->alloc : 64;
-		void *p = realloc(ls->l, alloc * sizeof(*ls->l));
-
-		if (!p)
-			return;
-		ls->l = p;
-		ls->alloc = alloc;
-	}
+	if (ALLOC_GROW(ls->l, ls->nr + 1, ls->alloc))
+		return;
 	va_start(ap, fmt);
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = NULL;

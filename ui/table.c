@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "ui/table.h"
 
 struct vs_table {
@@ -14,7 +15,7 @@ struct vs_table {
 	const char **titles;
 	enum vs_align *align;
 	char **cells;		/* nr_rows * nr_columns, NULL if empty */
-	size_t nr_rows, alloc_rows;
+	size_t nr_rows, alloc_cells;
 	unsigned int next;	/* next cell of the open row */
 };
 
@@ -47,16 +48,9 @@ void vs_table_column(struct vs_table *t, unsigned int col, const char *title,
 static char **open_row(struct vs_table *t)
 {
 	if (!t->next) {
-		if (t->nr_rows == t->alloc_rows) {
-			size_t n = t->alloc_rows ? 2 * t->alloc_rows : 16;
-			char **c = realloc(t->cells, n * t->nr_columns *
-					   sizeof(*c));
-
-			if (!c)
-				return NULL;
-			t->cells = c;
-			t->alloc_rows = n;
-		}
+		if (ALLOC_GROW(t->cells, (t->nr_rows + 1) * t->nr_columns,
+			       t->alloc_cells))
+			return NULL;
 		memset(&t->cells[t->nr_rows * t->nr_columns], 0,
 		       t->nr_columns * sizeof(*t->cells));
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/x86/syscalls.h"
+#include "core/array.h"
 #include "core/pmu.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-values.h"
@@ -53,7 +54,7 @@ struct vs_task_values {
 	uint64_t *val;		/* by catalog id */
 	uint8_t *has;
 	struct vs_value *out;
-	unsigned int nr_alloc;
+	size_t nr_alloc;		/* capacity of @val, @has and @out */
 };
 
 static uint16_t intern(struct vs_task_values *tv, const char *name,
@@ -252,30 +253,6 @@ static void take_counters(struct vs_task_values *tv,
 		set(tv, cs->id[i], kv->counter[i]);
 }
 
-/* Room for every catalog id; false when out of memory. */
-static bool grow(struct vs_task_values *tv, unsigned int n)
-{
-	uint64_t *val;
-	uint8_t *has;
-	struct vs_value *out;
-
-	if (n <= tv->nr_alloc)
-		return true;
-	val = realloc(tv->val, n * sizeof(*val));
-	if (val)
-		tv->val = val;
-	has = realloc(tv->has, n);
-	if (has)
-		tv->has = has;
-	out = realloc(tv->out, n * sizeof(*out));
-	if (out)
-		tv->out = out;
-	if (!val || !has || !out)
-		return false;
-	tv->nr_alloc = n;
-	return true;
-}
-
 /*
  * A breakdown by a fixed table of @n names: "<prefix>.<name>.time" and
  * ".count" under the total @sum, which gets the sums; returns the time.
@@ -349,14 +326,20 @@ int vs_task_values_fill(struct vs_task_values *tv,
 	uint64_t wall = task->end > task->start ? task->end - task->start : 0;
 	uint64_t off_cpu = 0, not_run;
 	unsigned int n, id, nr = 0;
+	/* the three grow alike: one capacity, taken when all have it */
+	size_t alloc_val = tv->nr_alloc, alloc_has = tv->nr_alloc,
+	       alloc_out = tv->nr_alloc;
 	int i;
 
 	task->nr_values = 0;
 	task->values = NULL;
 	/* a task makes at most 50 new names (the slot's breakdowns) */
 	n = vs_catalog_size(tv->cat);
-	if (!grow(tv, n + 64))
+	if (ALLOC_GROW(tv->val, n + 64, alloc_val) ||
+	    ALLOC_GROW(tv->has, n + 64, alloc_has) ||
+	    ALLOC_GROW(tv->out, n + 64, alloc_out))
 		return -1;
+	tv->nr_alloc = alloc_out;
 	memset(tv->val, 0, tv->nr_alloc * sizeof(*tv->val));
 	memset(tv->has, 0, tv->nr_alloc);
 	not_run = take_values(tv, kv);

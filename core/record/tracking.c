@@ -51,8 +51,7 @@ static bool command_pid(const struct vs_recorder *r, uint32_t pid)
 
 void vs_record_add_command_pid(struct vs_recorder *r, pid_t pid)
 {
-	if (vs_grow(&r->procs, &r->alloc_procs, r->nr_procs + 1,
-		    sizeof(*r->procs)))
+	if (ALLOC_GROW(r->procs, r->nr_procs + 1, r->alloc_procs))
 		return;
 	r->procs[r->nr_procs++] = (struct command_proc){ pid, 0, 0 };
 }
@@ -386,8 +385,7 @@ static void fill_build_id(struct vs_recorder *r, struct vs_mmap *m)
 		    strcmp(r->build_ids[i].path, m->filename); i++)
 		;
 	if (i == r->nr_build_ids) {
-		if (vs_grow(&r->build_ids, &r->cap_build_ids, i + 1,
-			    sizeof(*b)) < 0)
+		if (ALLOC_GROW(r->build_ids, i + 1, r->cap_build_ids))
 			return;
 		b = &r->build_ids[i];
 		b->path = strdup(m->filename);
@@ -646,8 +644,7 @@ bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
  */
 static void defer_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 {
-	if (vs_grow(&r->exits, &r->cap_exits, r->nr_exits + 1,
-		    sizeof(*r->exits))) {
+	if (ALLOC_GROW(r->exits, r->nr_exits + 1, r->cap_exits)) {
 		vs_record_track_exit(r, tid, time);	/* no memory: at once */
 		return;
 	}
@@ -751,18 +748,8 @@ static void batch_add(void *ctx, const struct perf_event_header *h)
 {
 	struct vs_track_batch *b = ctx;
 
-	if (b->len + h->size > b->alloc) {
-		size_t alloc = b->alloc ? 2 * b->alloc : 65536;
-		char *buf;
-
-		while (alloc < b->len + h->size)
-			alloc *= 2;
-		buf = realloc(b->buf, alloc);
-		if (!buf)
-			return;
-		b->buf = buf;
-		b->alloc = alloc;
-	}
+	if (ALLOC_GROW(b->buf, b->len + h->size, b->alloc))
+		return;
 	memcpy(b->buf + b->len, h, h->size);
 	b->len += h->size;
 }
