@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
-#include "arch/x86/intel-events.h"
+#include "core/arch.h"
 #include "core/parse-options.h"
 #include "core/pmu.h"
 #include "core/trace.h"
@@ -19,44 +19,50 @@ static const char *const list_usage[] = {
 	NULL,
 };
 
-static void notes(const struct vs_x86_event *e, char *buf, size_t len)
+static void notes(const struct vs_arch_event *e, char *buf, size_t len)
 {
+	uint32_t flags = vs_arch_event_flags(e);
+
 	snprintf(buf, len, "%s%s%s%s",
-		 e->flags & VS_X86_EV_FIXED ? " fixed" : "",
-		 e->flags & VS_X86_EV_NOT_RECORDED ? " not-recorded" : "",
-		 e->flags & VS_X86_EV_UNLISTED ? " not-in-intel-list" : "",
-		 e->flags & VS_X86_EV_PEBS ? " pebs" : "");
+		 flags & VS_ARCH_EV_FIXED ? " fixed" : "",
+		 flags & VS_ARCH_EV_NOT_RECORDED ? " not-recorded" : "",
+		 flags & VS_ARCH_EV_UNLISTED ? " not-in-intel-list" : "",
+		 flags & VS_ARCH_EV_PEBS ? " pebs" : "");
 }
 
-static void print_text(const struct vs_x86_event *e)
+static void print_text(const struct vs_arch_event *e)
 {
+	const char *parent = vs_arch_event_parent(e);
 	char enc[96], note[64];
 
-	vs_x86_event_format(e, enc, sizeof(enc));
+	vs_arch_event_format(e, enc, sizeof(enc));
 	notes(e, note, sizeof(note));
-	printf("%-46s %-6s %-5s %-46s %s%s\n", e->vs_name, vs_x86_event_unit(e),
-	       vs_group_name(e->group), e->parent ? e->parent : "-", enc, note);
+	printf("%-46s %-6s %-5s %-46s %s%s\n", vs_arch_event_vs_name(e),
+	       vs_arch_event_unit(e), vs_group_name(vs_arch_event_group(e)),
+	       parent ? parent : "-", enc, note);
 }
 
-static void print_json(struct json_out *j, const struct vs_x86_event *e)
+static void print_json(struct json_out *j, const struct vs_arch_event *e)
 {
+	const char *parent = vs_arch_event_parent(e);
+	uint32_t flags = vs_arch_event_flags(e);
 	struct vs_hw_config hw;
 	char enc[96];
 
-	vs_x86_event_hw(e, &hw);
-	vs_x86_event_format(e, enc, sizeof(enc));
+	vs_arch_event_hw(e, &hw);
+	vs_arch_event_format(e, enc, sizeof(enc));
 	json_begin_object(j);
 	json_key(j, "name");
-	json_string(j, e->vs_name);
+	json_string(j, vs_arch_event_vs_name(e));
 	json_key(j, "intel");
-	json_string(j, e->name);
+	json_string(j, vs_arch_event_name(e));
 	json_key(j, "unit");
-	json_string(j, vs_x86_event_unit(e));
+	json_string(j, vs_arch_event_unit(e));
 	json_key(j, "group");
-	json_string(j, vs_group_name(e->group));
+	json_string(j, vs_group_name(vs_arch_event_group(e)));
 	json_key(j, "parent");
-	if (e->parent)
-		json_string(j, e->parent);
+	if (parent)
+		json_string(j, parent);
 	else
 		json_null(j);
 	json_key(j, "encoding");
@@ -66,27 +72,27 @@ static void print_json(struct json_out *j, const struct vs_x86_event *e)
 	json_key(j, "config");
 	json_u64(j, hw.config);
 	json_key(j, "fixed");
-	json_bool(j, e->flags & VS_X86_EV_FIXED);
+	json_bool(j, flags & VS_ARCH_EV_FIXED);
 	json_key(j, "recorded");
-	json_bool(j, vs_x86_event_recorded(e) || (e->flags & VS_X86_EV_FIXED));
+	json_bool(j, vs_arch_event_recorded(e) || (flags & VS_ARCH_EV_FIXED));
 	json_key(j, "pebs");
-	json_bool(j, e->flags & VS_X86_EV_PEBS);
+	json_bool(j, flags & VS_ARCH_EV_PEBS);
 	json_end_object(j);
 	json_newline(j);
 }
 
 /* Resolve @name in @t: a name, or perf's raw syntax for an event of @t. */
-static const struct vs_x86_event *resolve(const struct vs_x86_table *t,
+static const struct vs_arch_event *resolve(const struct vs_arch_table *t,
 					  const char *name)
 {
-	const struct vs_x86_event *e = vs_x86_event_lookup(t, name);
+	const struct vs_arch_event *e = vs_arch_event_lookup(t, name);
 	struct vs_hw_config hw;
 	char err[160];
 
 	if (e)
 		return e;
-	if (vs_x86_parse_raw(name, &hw, err, sizeof(err)) == 0) {
-		e = vs_x86_event_by_config(t, &hw);
+	if (vs_arch_parse_raw(name, &hw, err, sizeof(err)) == 0) {
+		e = vs_arch_event_by_config(t, &hw);
 		if (!e)
 			fprintf(stderr, "varscope list: '%s' (config 0x%llx) is not "
 				"in the %s table\n", name,
@@ -111,7 +117,7 @@ int cmd_list(int argc, const char **argv)
 			   "of the CPU's"),
 		OPT_END()
 	};
-	const struct vs_x86_table *t;
+	const struct vs_arch_table *t;
 	struct json_out j;
 	struct vs_pmu pmu;
 	char line[256];
@@ -122,7 +128,7 @@ int cmd_list(int argc, const char **argv)
 	n = parse_options(argc, argv, options, list_usage, 0);
 	json = vs_format_option(format, VS_FORMATS_TEXT_JSON) ==
 	       VS_FORMAT_JSON;
-	t = table ? vs_x86_table_by_name(table) : NULL;
+	t = table ? vs_arch_table_by_name(table) : NULL;
 	if (table && !t)
 		option_error("table", "must be skylakex or generic");
 
@@ -134,7 +140,8 @@ int cmd_list(int argc, const char **argv)
 
 	json_init(&j, stdout);
 	for (i = 0; i < (n ? (unsigned int)n : t->nr); i++) {
-		const struct vs_x86_event *e = n ? resolve(t, argv[i]) : &t->events[i];
+		const struct vs_arch_event *e = n ? resolve(t, argv[i]) :
+						    vs_arch_table_event(t, i);
 
 		if (!e) {
 			status = 1;

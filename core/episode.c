@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arch.h"
 #include "core/array.h"
 #include "core/episode.h"
 #include "core/sort.h"
-#include "arch/x86/syscalls.h"
 
 #define NO_CALL		0xffffu
 #define NR_CALLS	0x10000u

@@ -43,27 +43,27 @@ static int add_event(struct vs_hwcount *h, uint16_t id,
 }
 
 static int add_table_event(struct vs_hwcount *h, struct vs_catalog *cat,
-			   const struct vs_x86_table *t,
-			   const struct vs_x86_event *e)
+			   const struct vs_arch_table *t,
+			   const struct vs_arch_event *e)
 {
 	struct vs_hw_config hw;
 
-	vs_x86_event_hw(e, &hw);
+	vs_arch_event_hw(e, &hw);
 	return add_event(h, vs_pmu_intern(cat, t, e), &hw);
 }
 
 /* One -e raw event: the table's if it knows the encoding. */
 static int add_raw(struct vs_hwcount *h, struct vs_catalog *cat,
-		   const struct vs_x86_table *t, const char *raw,
+		   const struct vs_arch_table *t, const char *raw,
 		   char *err, size_t errlen)
 {
-	const struct vs_x86_event *e;
+	const struct vs_arch_event *e;
 	struct vs_hw_config hw;
 	char name[64];
 
-	if (vs_x86_parse_raw(raw, &hw, err, errlen))
+	if (vs_arch_parse_raw(raw, &hw, err, errlen))
 		return -1;
-	e = vs_x86_event_by_config(t, &hw);
+	e = vs_arch_event_by_config(t, &hw);
 	if (e)
 		return add_table_event(h, cat, t, e);
 	snprintf(name, sizeof(name), "hw.raw.0x%llx",
@@ -89,7 +89,7 @@ bool vs_event_list_next(const char **p, char *item, size_t size)
 }
 
 static int add_raws(struct vs_hwcount *h, struct vs_catalog *cat,
-		    const struct vs_x86_table *t, const char *raws,
+		    const struct vs_arch_table *t, const char *raws,
 		    char *err, size_t errlen)
 {
 	char item[256];
@@ -101,7 +101,7 @@ static int add_raws(struct vs_hwcount *h, struct vs_catalog *cat,
 }
 
 struct vs_hwcount *vs_hwcount_new(struct vs_catalog *cat,
-				  const struct vs_x86_table *t,
+				  const struct vs_arch_table *t,
 				  const char *raws, unsigned int width,
 				  char *err, size_t errlen)
 {
@@ -114,18 +114,22 @@ struct vs_hwcount *vs_hwcount_new(struct vs_catalog *cat,
 		return NULL;
 	}
 	for (i = 0; i < t->nr; i++)
-		if ((t->events[i].flags & VS_X86_EV_FIXED) &&
-		    add_table_event(h, cat, t, &t->events[i]))
+		if ((vs_arch_event_flags(vs_arch_table_event(t, i)) &
+		     VS_ARCH_EV_FIXED) &&
+		    add_table_event(h, cat, t, vs_arch_table_event(t, i)))
 			goto fail;
 	h->nr_fixed = h->nr;
 	if (raws && *raws) {
 		if (add_raws(h, cat, t, raws, err, errlen))
 			goto fail;
 	} else {
-		for (i = 0; i < t->nr; i++)
-			if (vs_x86_event_recorded(&t->events[i]) &&
-			    add_table_event(h, cat, t, &t->events[i]))
+		for (i = 0; i < t->nr; i++) {
+			const struct vs_arch_event *e = vs_arch_table_event(t, i);
+
+			if (vs_arch_event_recorded(e) &&
+			    add_table_event(h, cat, t, e))
 				goto fail;
+		}
 	}
 	room = VS_PMU_MAX_GROUP - h->nr_fixed;
 	if (width > room)

@@ -44,7 +44,7 @@ bool vs_event_list_next(const char **p, char *item, size_t size);
  * @t: the CPU's event table (struct vs_pmu.table)
  * @raws: the -e raw events, comma separated in perf's syntax
  *        (vs_record_split_events() output); NULL or "": every event of @t
- *        that vs_x86_event_recorded() accepts.  A raw event @t knows is
+ *        that vs_arch_event_recorded() accepts.  A raw event @t knows is
  *        that event; any other is "hw.raw.0x<config>" (group OTHER).
  * @width: programmable counters per epoch (vs_pmu_epoch_width())
  * @err: one line on failure
@@ -52,7 +52,7 @@ bool vs_event_list_next(const char **p, char *item, size_t size);
  * Returns NULL on a malformed raw event, a full catalog or no memory.
  */
 struct vs_hwcount *vs_hwcount_new(struct vs_catalog *cat,
-				  const struct vs_x86_table *t,
+				  const struct vs_arch_table *t,
 				  const char *raws, unsigned int width,
 				  char *err, size_t errlen);
 void vs_hwcount_free(struct vs_hwcount *h);

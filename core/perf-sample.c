@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "arch/x86/regs.h"
+#include "core/arch.h"
 #include "core/perf-sample.h"
 
 #define KNOWN_FIELDS	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
@@ -25,13 +25,13 @@ static int take(const uint64_t **p, const uint64_t *end, uint64_t *v)
 
 /*
  * REGS_USER: the ABI (0: none, a kernel thread), then a value per bit of
- * vs_x86_regs_user_mask, the registers the sampling event asks for
+ * vs_arch_regs_user_mask, the registers the sampling event asks for
  */
 static int user_regs(const uint64_t **p, const uint64_t *end,
 		     struct vs_sample *out)
 {
 	uint64_t abi;
-	uint32_t n = __builtin_popcountll(vs_x86_regs_user_mask);
+	uint32_t n = __builtin_popcountll(vs_arch_regs_user_mask);
 
 	if (take(p, end, &abi))
 		return -1;
@@ -39,7 +39,7 @@ static int user_regs(const uint64_t **p, const uint64_t *end,
 		return 0;
 	if (n > (uint64_t)(end - *p))
 		return -1;
-	out->regs_mask = vs_x86_regs_user_mask;
+	out->regs_mask = vs_arch_regs_user_mask;
 	out->nr_regs = n;
 	out->regs = *p;
 	*p += n;

@@ -24,7 +24,7 @@
  * @out: filled; its callchain points into @h
  *
  * Knows IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD, CALLCHAIN,
- * REGS_USER (of the registers vs_x86_regs_user_mask names), STACK_USER,
+ * REGS_USER (of the registers vs_arch_regs_user_mask names), STACK_USER,
  * WEIGHT and DATA_SRC, in the kernel's order; a sample with both user
  * registers and stack is flagged VS_SAMPLE_USER_STACK.  Returns 0, or -1 when the record
  * is shorter than its fields or @sample_type has a field not listed.

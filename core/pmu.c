@@ -16,6 +16,15 @@
 #include "core/pmu.h"
 #include "core/trace.h"
 
+/* core/arch.h numbers an event's class as the trace format does. */
+_Static_assert((int)VS_ARCH_GROUP_SOFTWARE == VS_GROUP_SOFTWARE &&
+	       (int)VS_ARCH_GROUP_CYCLE == VS_GROUP_CYCLE &&
+	       (int)VS_ARCH_GROUP_INST == VS_GROUP_INST &&
+	       (int)VS_ARCH_GROUP_CACHE == VS_GROUP_CACHE &&
+	       (int)VS_ARCH_GROUP_UOP == VS_GROUP_UOP &&
+	       (int)VS_ARCH_GROUP_OTHER == VS_GROUP_OTHER,
+	       "enum vs_arch_group is enum vs_event_group's numbers");
+
 /* --- detection --------------------------------------------------------- */
 
 const char *vs_pmu_errno_reason(int err)
@@ -63,11 +72,11 @@ static int probe_pebs(const struct vs_pmu *pmu)
 {
 	struct vs_sample_spec s = {
 		.source = VS_SAMPLE_SRC_PEBS_UOPS,
-		.period = VS_X86_PEBS_DEFAULT_PERIOD,
+		.period = VS_ARCH_PRECISE_PERIOD,
 	};
 	struct perf_event_attr attr;
 
-	if (pmu->table != vs_x86_skylakex())
+	if (!pmu->table->precise)
 		return 0;
 	for (s.precise_ip = 2; s.precise_ip >= 1; s.precise_ip--) {
 		vs_pmu_sample_attr(&attr, &s);
@@ -83,10 +92,10 @@ int vs_pmu_probe(struct vs_pmu *pmu)
 	int err;
 
 	memset(pmu, 0, sizeof(*pmu));
-	if (vs_x86_cpu_detect(&pmu->cpu))
+	if (vs_arch_cpu_detect(&pmu->cpu))
 		snprintf(pmu->cpu.vendor, sizeof(pmu->cpu.vendor), "unknown");
-	pmu->table = vs_x86_table_for(&pmu->cpu);
-	if (vs_x86_cpuid_counters(&pmu->nr_gp, &pmu->nr_fixed) ||
+	pmu->table = vs_arch_table_for(&pmu->cpu);
+	if (vs_arch_cpu_counters(&pmu->nr_gp, &pmu->nr_fixed) ||
 	    !pmu->nr_gp)
 		pmu->nr_gp = VS_PMU_DEFAULT_GP;
 	pmu->nmi_watchdog = read_int_file("/proc/sys/kernel/nmi_watchdog", 0) > 0;
@@ -137,8 +146,8 @@ void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len)
 			 pmu->why);
 		return;
 	}
-	vs_x86_cpu_describe(&pmu->cpu, cpu, sizeof(cpu));
-	if (pmu->table == vs_x86_generic())
+	vs_arch_cpu_describe(&pmu->cpu, cpu, sizeof(cpu));
+	if (pmu->table == vs_arch_generic_table())
 		snprintf(buf, len, "hardware PMU on %s: no event table for this "
 			 "model: fixed counters and generic hardware events only",
 			 cpu);
@@ -149,11 +158,12 @@ void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len)
 			 pmu->nr_fixed, pmu->max_precise ? "yes" : "no");
 }
 
-uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_x86_table *t,
-		       const struct vs_x86_event *e)
+uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_arch_table *t,
+		       const struct vs_arch_event *e)
 {
-	const struct vs_x86_event *p = e->parent ?
-				       vs_x86_event_lookup(t, e->parent) : NULL;
+	const char *parent_name = vs_arch_event_parent(e);
+	const struct vs_arch_event *p = parent_name ?
+		vs_arch_event_lookup(t, parent_name) : NULL;
 	uint16_t parent = VS_EVENT_NO_PARENT;
 
 	/* Parent chains are a few links long (Table 2 nests twice). */
@@ -162,8 +172,9 @@ uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_x86_table *t,
 		if (parent == VS_EVENT_NO_PARENT)
 			return VS_EVENT_NO_PARENT;
 	}
-	return vs_catalog_intern(cat, e->vs_name, vs_x86_event_unit(e),
-				 e->group, parent);
+	return vs_catalog_intern(cat, vs_arch_event_vs_name(e),
+				 vs_arch_event_unit(e), vs_arch_event_group(e),
+				 parent);
 }
 
 /* --- counter groups ---------------------------------------------------- */
@@ -413,21 +424,21 @@ void vs_pmu_sample_choose(const struct vs_pmu *pmu, bool mem,
 			  struct vs_sample_spec *s, char *line, size_t len)
 {
 	memset(s, 0, sizeof(*s));
-	s->period = period ? period : VS_X86_PEBS_DEFAULT_PERIOD;
+	s->period = period ? period : VS_ARCH_PRECISE_PERIOD;
 	s->freq = freq ? freq : VS_SAMPLE_DEFAULT_FREQ;
 	if (line && len)
 		line[0] = '\0';
 	if (pmu->hw && pmu->max_precise) {
 		s->source = mem ? VS_SAMPLE_SRC_PEBS_MEM : VS_SAMPLE_SRC_PEBS_UOPS;
 		s->precise_ip = pmu->max_precise;
-		s->ldlat = VS_X86_LDLAT_DEFAULT;
+		s->ldlat = VS_ARCH_LDLAT_DEFAULT;
 		return;
 	}
 	s->source = VS_SAMPLE_SRC_CPU_CLOCK;
 	if (line && len)
 		snprintf(line, len, "no PEBS (%s): sampling cpu-clock at %llu Hz%s",
 			 !pmu->hw ? pmu->why :
-			 pmu->table == vs_x86_generic() ? "no event table for this CPU" :
+			 pmu->table == vs_arch_generic_table() ? "no event table for this CPU" :
 			 "precise events not supported",
 			 (unsigned long long)s->freq,
 			 mem ? ", without data addresses" : "");
@@ -450,13 +461,13 @@ void vs_pmu_sample_attr(struct perf_event_attr *attr,
 
 	switch (s->source) {
 	case VS_SAMPLE_SRC_PEBS_MEM:
-		vs_x86_event_hw(vs_x86_pebs_load_latency(), &hw);
-		hw.config1 = s->ldlat ? s->ldlat : VS_X86_LDLAT_DEFAULT;
+		vs_arch_event_hw(vs_arch_precise_loads(), &hw);
+		hw.config1 = s->ldlat ? s->ldlat : VS_ARCH_LDLAT_DEFAULT;
 		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
 				     PERF_SAMPLE_DATA_SRC;
 		break;
 	case VS_SAMPLE_SRC_PEBS_UOPS:
-		vs_x86_event_hw(vs_x86_pebs_uops_retired(), &hw);
+		vs_arch_event_hw(vs_arch_precise_uops(), &hw);
 		break;
 	case VS_SAMPLE_SRC_CPU_CLOCK:
 	default:

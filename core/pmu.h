@@ -15,13 +15,13 @@
  *
  *	vs_pmu_probe(&pmu);  vs_pmu_status(&pmu, line, ...);  print line
  *	if (pmu.hw):
- *	    the events: every e of pmu.table with vs_x86_event_recorded(e)
- *	    (or -e NAME / -e cpu/../ through vs_x86_event_lookup() and
- *	    vs_x86_parse_raw()), each interned with vs_pmu_intern()
+ *	    the events: every e of pmu.table with vs_arch_event_recorded(e)
+ *	    (or -e NAME / -e cpu/../ through vs_arch_event_lookup() and
+ *	    vs_arch_parse_raw()), each interned with vs_pmu_intern()
  *	    s = vs_epoch_schedule_new(ids, n, vs_pmu_epoch_width(&pmu))
  *	    each epoch: set = vs_epoch_schedule_set(s, epoch, &nr); per
  *	    thread vs_counter_group_open() of the fixed counters and the
- *	    set (vs_x86_event_hw() gives each vs_hw_config); an epoch
+ *	    set (vs_arch_event_hw() gives each vs_hw_config); an epoch
  *	    record names them
  *	    snapshots: a tracepoint added with vs_counter_group_add_snapshot()
  *	    carries the group's values in each sample (PERF_SAMPLE_READ);
@@ -42,7 +42,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "arch/x86/intel-events.h"
+#include "core/arch.h"
 
 /*
  * Fixed counters + programmable counters + snapshot events of a group
@@ -60,7 +60,7 @@
  * @err: when !@hw, the errno of opening cycles
  * @why: when !@hw, the reason ("cycles not supported")
  * @cpu: the CPU model
- * @table: its event table; vs_x86_generic() when varscope has none
+ * @table: its event table; vs_arch_generic_table() when varscope has none
  * @nr_gp: programmable counters per thread (CPUID 0xA, else 4)
  * @nr_fixed: fixed counters (CPUID 0xA)
  * @nmi_watchdog: the kernel's NMI watchdog holds a counter
@@ -70,8 +70,8 @@ struct vs_pmu {
 	bool hw;
 	int err;
 	char why[128];
-	struct vs_x86_cpu cpu;
-	const struct vs_x86_table *table;
+	struct vs_arch_cpu cpu;
+	const struct vs_arch_table *table;
 	unsigned int nr_gp, nr_fixed;
 	bool nmi_watchdog;
 	int max_precise;
@@ -116,8 +116,8 @@ struct vs_catalog;
  *
  * Returns VS_EVENT_NO_PARENT when the catalog is full.
  */
-uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_x86_table *t,
-		       const struct vs_x86_event *e);
+uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_arch_table *t,
+		       const struct vs_arch_event *e);
 
 /* --- counter groups ---------------------------------------------------- */
 
@@ -312,7 +312,7 @@ struct vs_sample_spec {
 /**
  * vs_pmu_sample_choose - pick the sampling event for @pmu
  * @mem: --sample=mem was asked
- * @period: --sample-period (0: VS_X86_PEBS_DEFAULT_PERIOD)
+ * @period: --sample-period (0: VS_ARCH_PRECISE_PERIOD)
  * @freq: the fallback's frequency (0: VS_SAMPLE_DEFAULT_FREQ)
  * @line: one line for the user when PEBS is not available ("no PEBS
  *        (...): sampling cpu-clock at 4000 Hz"), else empty

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/intel-events.h"
+#include "core/arch.h"
 #include "core/bitmap.h"
 #include "core/ranking.h"
 #include "core/sort.h"

@@ -19,7 +19,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "arch/x86/regs.h"
+#include "core/arch.h"
 #include "core/perf-sample.h"
 #include "core/pmu.h"
 #include "core/record-int.h"
@@ -37,7 +37,7 @@ static void sample_call_graph(struct perf_event_attr *attr,
 	if (o->call_graph != VS_CALL_GRAPH_DWARF)
 		return;
 	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	attr->sample_regs_user = vs_x86_regs_user_mask;
+	attr->sample_regs_user = vs_arch_regs_user_mask;
 	attr->sample_stack_user = o->stack_size ? o->stack_size :
 				  VS_CALL_GRAPH_STACK;
 	attr->exclude_callchain_user = 1;
@@ -91,8 +91,8 @@ int vs_sample_setup(struct vs_session *s, char *err, size_t errlen)
 	snprintf(desc, sizeof(desc), "%s period=%llu%s call-graph=%s",
 		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "cpu-clock" :
 		 spec.source == VS_SAMPLE_SRC_PEBS_MEM ?
-		 vs_x86_pebs_load_latency()->name :
-		 vs_x86_pebs_uops_retired()->name,
+		 vs_arch_event_name(vs_arch_precise_loads()) :
+		 vs_arch_event_name(vs_arch_precise_uops()),
 		 (unsigned long long)s->sample_attr.sample_period,
 		 spec.source == VS_SAMPLE_SRC_CPU_CLOCK ? "ns" : "",
 		 o->call_graph == VS_CALL_GRAPH_FP ? "fp" : "dwarf");

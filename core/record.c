@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/x86/intel-events.h"
+#include "core/arch.h"
 #include "core/pmu.h"
 #include "core/array.h"
 #include "core/plural.h"
@@ -453,12 +453,12 @@ static int probe_tracepoints(struct vs_recorder *r)
  *
  * Tests only (VARSCOPE_TEST_SW_COUNTERS, DEVELOPERS.md): on a machine
  * without a PMU, software events in place of hardware ones
- * (vs_x86_software()), two programmable events an epoch, through the
+ * (vs_arch_software_table()), two programmable events an epoch, through the
  * same schedule, map and programs.
  */
 static int check_pmu(struct vs_recorder *r)
 {
-	const struct vs_x86_table *table;
+	const struct vs_arch_table *table;
 	const char *raws = r->raw_events;
 	struct vs_pmu pmu;
 	unsigned int width;
@@ -479,7 +479,7 @@ static int check_pmu(struct vs_recorder *r)
 		}
 		if (!getenv("VARSCOPE_TEST_SW_COUNTERS"))
 			return 0;
-		table = vs_x86_software();
+		table = vs_arch_software_table();
 		raws = NULL;
 		width = 2;
 	} else {
@@ -909,7 +909,7 @@ int vs_record_split_events(const char *events, char **tps, char **raws,
 		if (strchr(item, ':')) {
 			strcat(tp, *tp ? "," : "");
 			strcat(tp, item);
-		} else if (vs_x86_parse_raw(item, &hw, err, errlen)) {
+		} else if (vs_arch_parse_raw(item, &hw, err, errlen)) {
 			return -1;
 		} else {
 			strcat(raw, *raw ? "," : "");

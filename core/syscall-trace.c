@@ -27,8 +27,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
-#include "arch/x86/regs.h"
-#include "arch/x86/syscalls.h"
+#include "core/arch.h"
 #include "core/array.h"
 #include "core/perf-ring.h"
 #include "core/syscall-trace.h"
@@ -248,7 +247,7 @@ struct vs_syscall_trace *vs_syscall_trace_open(pid_t pid, bool enable_now,
 	if (opts->callchain) {
 		enter->exclude_callchain_kernel = 1;
 		enter->sample_max_stack = MAX_STACK;
-		enter->sample_regs_user = vs_x86_regs_user_mask;
+		enter->sample_regs_user = vs_arch_regs_user_mask;
 		enter->sample_stack_user = vs_sc_stack_size(opts);
 	}
 
@@ -460,7 +459,7 @@ static int parse_sample(struct vs_syscall_trace *t,
 	 * The probes' own trampolines, and exits of no system call (the
 	 * kernel's id -1: the uretprobe trampoline's, a skipped call's)
 	 */
-	if (nr == VS_NR_URETPROBE || nr == VS_NR_UPROBE || nr < 0)
+	if (vs_syscall_by_uprobe(nr) || nr < 0)
 		return 1;
 	ev->nr = (uint16_t)nr;
 	if (exit)
@@ -471,7 +470,7 @@ static int parse_sample(struct vs_syscall_trace *t,
 
 		ev->nr_regs = 0;
 		if (abi) {	/* one per bit of the mask, in bit order */
-			ev->regs_mask = vs_x86_regs_user_mask;
+			ev->regs_mask = vs_arch_regs_user_mask;
 			ev->regs = p;
 			ev->nr_regs = __builtin_popcountll(ev->regs_mask);
 			p += ev->nr_regs;

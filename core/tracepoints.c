@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <event-parse.h>
 
+#include "core/arch.h"
 #include "core/tracepoints.h"
-#include "arch/x86/vectors.h"
 
 #define VS_TRACEFS	"/sys/kernel/tracing"
 
@@ -135,18 +135,18 @@ static int select_item(struct vs_tp_set *set, const char *sys,
 		add_tp(set, sys, "softirq_exit", VS_TP_SOFTIRQ_EXIT, NULL);
 	}
 	if (!strcmp(sys, "irq_vectors")) {
-		for (i = 0; vs_x86_vectors[i]; i++) {
-			snprintf(entry, sizeof(entry), "%s_entry", vs_x86_vectors[i]);
+		for (i = 0; vs_arch_irq_vectors[i]; i++) {
+			snprintf(entry, sizeof(entry), "%s_entry", vs_arch_irq_vectors[i]);
 			snprintf(exit_name, sizeof(exit_name), "%s_exit",
-				 vs_x86_vectors[i]);
+				 vs_arch_irq_vectors[i]);
 			if ((fnmatch(name, entry, 0) &&
 			     fnmatch(name, exit_name, 0)) ||
-			    (by_default && !default_vector(vs_x86_vectors[i])))
+			    (by_default && !default_vector(vs_arch_irq_vectors[i])))
 				continue;
 			if (add_tp(set, sys, entry, VS_TP_VECTOR_ENTRY,
-				   vs_x86_vectors[i]) &&
+				   vs_arch_irq_vectors[i]) &&
 			    add_tp(set, sys, exit_name, VS_TP_VECTOR_EXIT,
-				   vs_x86_vectors[i]))
+				   vs_arch_irq_vectors[i]))
 				found++;
 		}
 	}
@@ -228,10 +228,10 @@ static struct tep_handle *load_formats(void)
 		return NULL;
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		load_format(tep, fixed[i][0], fixed[i][1]);
-	for (i = 0; vs_x86_vectors[i]; i++) {
-		snprintf(name, sizeof(name), "%s_entry", vs_x86_vectors[i]);
+	for (i = 0; vs_arch_irq_vectors[i]; i++) {
+		snprintf(name, sizeof(name), "%s_entry", vs_arch_irq_vectors[i]);
 		load_format(tep, "irq_vectors", name);
-		snprintf(name, sizeof(name), "%s_exit", vs_x86_vectors[i]);
+		snprintf(name, sizeof(name), "%s_exit", vs_arch_irq_vectors[i]);
 		load_format(tep, "irq_vectors", name);
 	}
 	return tep;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/regs.h"
+#include "core/arch.h"
 #include "core/array.h"
 #include "core/symbols.h"
 #include "core/unwind.h"
@@ -26,7 +26,7 @@ struct walk {
 	const struct vs_user_stack *u;
 	uint64_t copy_sp;	/* the copy's first byte is there */
 	uint32_t pid, tid;
-	uint64_t regs[VS_X86_DWARF_REGS];
+	uint64_t regs[VS_ARCH_DWARF_REGS];
 	uint32_t have;		/* bit N: regs[N] was sampled */
 	uint64_t *out;
 	int n, max;
@@ -108,11 +108,11 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	struct walk *w = ((struct vs_unwinder *)arg)->walk;
 	unsigned int i;
 
-	for (i = 0; i < VS_X86_DWARF_REGS; i++)
+	for (i = 0; i < VS_ARCH_DWARF_REGS; i++)
 		if ((w->have & (1u << i)) &&
 		    !dwfl_thread_state_registers(thread, i, 1, &w->regs[i]))
 			return false;
-	dwfl_thread_state_register_pc(thread, w->regs[VS_X86_DWARF_IP]);
+	dwfl_thread_state_register_pc(thread, w->regs[vs_arch_dwarf_ip]);
 	return true;
 }
 
@@ -219,7 +219,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 				      activation ? pc : pc - 1, &hit) == -1)
 		return DWARF_CB_ABORT;
 	w->out[w->n++] = pc;
-	w->bp_known = !dwfl_frame_reg(state, VS_X86_DWARF_BP, &bp);
+	w->bp_known = !dwfl_frame_reg(state, vs_arch_dwarf_fp, &bp);
 	w->bp = bp;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -233,7 +233,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
  */
 static size_t fp_chain_from(const struct walk *w, uint64_t bp)
 {
-	uint64_t fp = w->regs[VS_X86_DWARF_BP], sp = w->copy_sp;
+	uint64_t fp = w->regs[vs_arch_dwarf_fp], sp = w->copy_sp;
 	size_t j;
 
 	for (j = 0; j + 1 < w->u->fp_len; j++) {
@@ -258,21 +258,21 @@ int vs_unwind(struct vs_unwinder *uw, uint32_t pid, uint32_t tid,
 	int ret;
 
 	*cut = false;
-	if (max <= 0 || vs_x86_regs_dwarf(u->regs_mask, u->regs, u->nr_regs,
-					  w.regs, &w.have) ||
-	    !(w.have & (1u << VS_X86_DWARF_IP)) ||
-	    !(w.have & (1u << VS_X86_DWARF_SP)))
+	if (max <= 0 || vs_arch_regs_dwarf(u->regs_mask, u->regs, u->nr_regs,
+					   w.regs, &w.have) ||
+	    !(w.have & (1u << vs_arch_dwarf_ip)) ||
+	    !(w.have & (1u << vs_arch_dwarf_sp)))
 		return 0;
 	dwfl = proc_dwfl(uw, pid);
 	if (!dwfl) {
-		out[0] = w.regs[VS_X86_DWARF_IP];
+		out[0] = w.regs[vs_arch_dwarf_ip];
 		return 1;
 	}
-	w.copy_sp = w.regs[VS_X86_DWARF_SP];
+	w.copy_sp = w.regs[vs_arch_dwarf_sp];
 	uw->walk = &w;
 	ret = dwfl_getthread_frames(dwfl, tid, frame_callback, uw);
 	if (!w.n)
-		out[w.n++] = w.regs[VS_X86_DWARF_IP];
+		out[w.n++] = w.regs[vs_arch_dwarf_ip];
 	/*
 	 * libdw failed past the first frame, no rule and no frame record
 	 * covering it (not a caller refused above): a leaf
@@ -281,8 +281,8 @@ int vs_unwind(struct vs_unwinder *uw, uint32_t pid, uint32_t tid,
 	 * return address is at the stack pointer; go on from its caller.
 	 */
 	if (ret == -1 && w.n == 1 && !w.past_copy && w.n < max &&
-	    memory_read(dwfl, w.copy_sp, &w.regs[VS_X86_DWARF_IP], uw)) {
-		w.regs[VS_X86_DWARF_SP] += 8;
+	    memory_read(dwfl, w.copy_sp, &w.regs[vs_arch_dwarf_ip], uw)) {
+		w.regs[vs_arch_dwarf_sp] += 8;
 		ret = dwfl_getthread_frames(dwfl, tid, frame_callback, uw);
 	}
 	uw->walk = NULL;

@@ -19,7 +19,6 @@
 #endif
 
 #include "arch/x86/intel-events.h"
-#include "core/trace.h"
 
 #define HW(n)	"hw." n
 #define CYC	VS_HW_CYCLES
@@ -28,9 +27,9 @@
 /* One programmable event; trailing designators add cmask/inv/any/edge. */
 #define EV(n, g, ev, um, par, fl, ...)					\
 	{ .name = n, .vs_name = HW(n), .parent = par, .event = ev,	\
-	  .umask = um, .group = VS_GROUP_##g, .flags = fl, __VA_ARGS__ }
+	  .umask = um, .group = VS_ARCH_GROUP_##g, .flags = fl, __VA_ARGS__ }
 
-#define PEBS	VS_X86_EV_PEBS
+#define PEBS	VS_ARCH_EV_PEBS
 
 /*
  * The fixed counters: Intel encodes them as event 0 with a pseudo umask
@@ -38,16 +37,16 @@
  */
 #define FIXED_EVENTS							\
 	{ .name = "INST_RETIRED.ANY", .vs_name = VS_HW_INSTRUCTIONS,	\
-	  .umask = 0x01, .group = VS_GROUP_INST,			\
-	  .flags = VS_X86_EV_FIXED },					\
+	  .umask = 0x01, .group = VS_ARCH_GROUP_INST,			\
+	  .flags = VS_ARCH_EV_FIXED },					\
 	{ .name = "CPU_CLK_UNHALTED.THREAD", .vs_name = VS_HW_CYCLES,	\
-	  .umask = 0x02, .group = VS_GROUP_CYCLE,			\
-	  .flags = VS_X86_EV_FIXED },					\
+	  .umask = 0x02, .group = VS_ARCH_GROUP_CYCLE,			\
+	  .flags = VS_ARCH_EV_FIXED },					\
 	{ .name = "CPU_CLK_UNHALTED.REF_TSC", .vs_name = VS_HW_REF_CYCLES, \
-	  .umask = 0x03, .group = VS_GROUP_CYCLE,			\
-	  .flags = VS_X86_EV_FIXED }
+	  .umask = 0x03, .group = VS_ARCH_GROUP_CYCLE,			\
+	  .flags = VS_ARCH_EV_FIXED }
 
-static const struct vs_x86_event skx_events[] = {
+static const struct vs_arch_event skx_events[] = {
 	FIXED_EVENTS,
 
 	/* Table 1, CACHE */
@@ -126,7 +125,7 @@ static const struct vs_x86_event skx_events[] = {
 	   .cmask = 1),
 	/* Intel's Haswell/Broadwell encoding; no longer in the SKX list. */
 	EV("LOCK_CYCLES.CACHE_LOCK_DURATION", CYCLE, 0x63, 0x02, CYC,
-	   VS_X86_EV_UNLISTED),
+	   VS_ARCH_EV_UNLISTED),
 	/* Intel's first SKL list; 0x80/0x04 is now ICACHE_16B.IFDATA_STALL. */
 	EV("ICACHE_64B.IFDATA_STALL", CYCLE, 0x80, 0x04, CYC, 0),
 	EV("ITLB_MISSES.WALK_PENDING", CYCLE, 0x85, 0x10, CYC, 0),
@@ -167,20 +166,20 @@ static const struct vs_x86_event skx_events[] = {
 
 	/* Table 1, OTHER: counted by the kernel events instead. */
 	EV("HW_INTERRUPTS.RECEIVED", OTHER, 0xcb, 0x01, NULL,
-	   VS_X86_EV_NOT_RECORDED),
+	   VS_ARCH_EV_NOT_RECORDED),
 	/*
 	 * UOP: Table 1 lists none; the one varscope knows is the PEBS
 	 * sampling event of the sampling paper (0xc2/0x01, simple-pebs'
 	 * UOPS_RETIRED_ALL; Skylake takes any event as PEBS).
 	 */
 	EV("UOPS_RETIRED.ALL", UOP, 0xc2, 0x01, NULL,
-	   VS_X86_EV_NOT_RECORDED | PEBS),
+	   VS_ARCH_EV_NOT_RECORDED | PEBS),
 	/* perf's mem-loads: sampled with an ldlat threshold in config1. */
 	EV("MEM_TRANS_RETIRED.LOAD_LATENCY", CACHE, 0xcd, 0x01, NULL,
-	   VS_X86_EV_NOT_RECORDED | PEBS),
+	   VS_ARCH_EV_NOT_RECORDED | PEBS),
 };
 
-static const struct vs_x86_event generic_events[] = {
+static const struct vs_arch_event generic_events[] = {
 	FIXED_EVENTS,
 };
 
@@ -196,74 +195,107 @@ static const struct {
 	[3] = { PERF_COUNT_HW_REF_CPU_CYCLES, "ref-cycles" },
 };
 
-static int fixed_counter(const struct vs_x86_event *e)
+static int fixed_counter(const struct vs_arch_event *e)
 {
-	return (e->flags & VS_X86_EV_FIXED) && e->umask >= 1 &&
+	return (e->flags & VS_ARCH_EV_FIXED) && e->umask >= 1 &&
 	       e->umask < ARRAY_SIZE(fixed_counters) ? e->umask : 0;
 }
 
-static const struct vs_x86_table skx_table = {
+static const struct vs_arch_table skx_table = {
 	.name = "skylakex",
 	.desc = "Skylake-SP server core",
 	.events = skx_events,
 	.nr = ARRAY_SIZE(skx_events),
+	.precise = true,
 };
 
-static const struct vs_x86_event software_events[] = {
+static const struct vs_arch_event software_events[] = {
 	{ .name = "cpu-clock", .vs_name = "cpu-clock",
-	  .event = PERF_COUNT_SW_CPU_CLOCK, .group = VS_GROUP_SOFTWARE,
-	  .flags = VS_X86_EV_FIXED | VS_X86_EV_SOFTWARE },
+	  .event = PERF_COUNT_SW_CPU_CLOCK, .group = VS_ARCH_GROUP_SOFTWARE,
+	  .flags = VS_ARCH_EV_FIXED | VS_ARCH_EV_SOFTWARE },
 	{ .name = "minor-faults", .vs_name = "minor-faults",
-	  .event = PERF_COUNT_SW_PAGE_FAULTS_MIN, .group = VS_GROUP_SOFTWARE,
-	  .flags = VS_X86_EV_SOFTWARE },
+	  .event = PERF_COUNT_SW_PAGE_FAULTS_MIN, .group = VS_ARCH_GROUP_SOFTWARE,
+	  .flags = VS_ARCH_EV_SOFTWARE },
 	{ .name = "major-faults", .vs_name = "major-faults",
-	  .event = PERF_COUNT_SW_PAGE_FAULTS_MAJ, .group = VS_GROUP_SOFTWARE,
-	  .flags = VS_X86_EV_SOFTWARE },
+	  .event = PERF_COUNT_SW_PAGE_FAULTS_MAJ, .group = VS_ARCH_GROUP_SOFTWARE,
+	  .flags = VS_ARCH_EV_SOFTWARE },
 	{ .name = "alignment-faults", .vs_name = "alignment-faults",
-	  .event = PERF_COUNT_SW_ALIGNMENT_FAULTS, .group = VS_GROUP_SOFTWARE,
-	  .flags = VS_X86_EV_SOFTWARE },
+	  .event = PERF_COUNT_SW_ALIGNMENT_FAULTS, .group = VS_ARCH_GROUP_SOFTWARE,
+	  .flags = VS_ARCH_EV_SOFTWARE },
 };
 
-static const struct vs_x86_table software_table = {
+static const struct vs_arch_table software_table = {
 	.name = "software",
 	.desc = "software events in place of a PMU's (tests)",
 	.events = software_events,
 	.nr = ARRAY_SIZE(software_events),
 };
 
-static const struct vs_x86_table generic_table = {
+static const struct vs_arch_table generic_table = {
 	.name = "generic",
 	.desc = "fixed counters only",
 	.events = generic_events,
 	.nr = ARRAY_SIZE(generic_events),
 };
 
-const struct vs_x86_table *vs_x86_skylakex(void)
+const struct vs_arch_event *vs_arch_table_event(const struct vs_arch_table *t,
+						unsigned int i)
+{
+	return &t->events[i];
+}
+
+const char *vs_arch_event_name(const struct vs_arch_event *e)
+{
+	return e->name;
+}
+
+const char *vs_arch_event_vs_name(const struct vs_arch_event *e)
+{
+	return e->vs_name;
+}
+
+const char *vs_arch_event_parent(const struct vs_arch_event *e)
+{
+	return e->parent;
+}
+
+enum vs_arch_group vs_arch_event_group(const struct vs_arch_event *e)
+{
+	return e->group;
+}
+
+uint32_t vs_arch_event_flags(const struct vs_arch_event *e)
+{
+	return e->flags;
+}
+
+const struct vs_arch_table *vs_x86_skylakex(void)
 {
 	return &skx_table;
 }
 
-const struct vs_x86_table *vs_x86_generic(void)
+const struct vs_arch_table *vs_arch_generic_table(void)
 {
 	return &generic_table;
 }
 
-const struct vs_x86_table *vs_x86_software(void)
+const struct vs_arch_table *vs_arch_software_table(void)
 {
 	return &software_table;
 }
 
-const struct vs_x86_event *vs_x86_pebs_uops_retired(void)
+const struct vs_arch_event *vs_arch_precise_uops(void)
 {
-	return vs_x86_event_lookup(&skx_table, "UOPS_RETIRED.ALL");
+	return vs_arch_event_lookup(&skx_table, "UOPS_RETIRED.ALL");
 }
 
-const struct vs_x86_event *vs_x86_pebs_load_latency(void)
+const struct vs_arch_event *vs_arch_precise_loads(void)
 {
-	return vs_x86_event_lookup(&skx_table, "MEM_TRANS_RETIRED.LOAD_LATENCY");
+	return vs_arch_event_lookup(&skx_table,
+				    "MEM_TRANS_RETIRED.LOAD_LATENCY");
 }
 
-const struct vs_x86_table *vs_x86_table_by_name(const char *name)
+const struct vs_arch_table *vs_arch_table_by_name(const char *name)
 {
 	if (!strcmp(name, skx_table.name))
 		return &skx_table;
@@ -272,7 +304,7 @@ const struct vs_x86_table *vs_x86_table_by_name(const char *name)
 	return NULL;
 }
 
-const struct vs_x86_table *vs_x86_table_for(const struct vs_x86_cpu *cpu)
+const struct vs_arch_table *vs_arch_table_for(const struct vs_arch_cpu *cpu)
 {
 	if (!strcmp(cpu->vendor, "GenuineIntel") && cpu->family == 6 &&
 	    cpu->model == 0x55)
@@ -280,7 +312,7 @@ const struct vs_x86_table *vs_x86_table_for(const struct vs_x86_cpu *cpu)
 	return &generic_table;
 }
 
-void vs_x86_cpu_describe(const struct vs_x86_cpu *cpu, char *buf, size_t len)
+void vs_arch_cpu_describe(const struct vs_arch_cpu *cpu, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s family %u model 0x%x stepping %u",
 		 cpu->vendor[0] ? cpu->vendor : "unknown", cpu->family,
@@ -333,7 +365,7 @@ static int cpuinfo_uint(const char *text, const char *key, unsigned int *v)
 	return 0;
 }
 
-int vs_x86_cpu_parse_cpuinfo(const char *text, struct vs_x86_cpu *cpu)
+int vs_x86_cpu_parse_cpuinfo(const char *text, struct vs_arch_cpu *cpu)
 {
 	memset(cpu, 0, sizeof(*cpu));
 	if (cpuinfo_field(text, "vendor_id", cpu->vendor, sizeof(cpu->vendor)) ||
@@ -345,7 +377,7 @@ int vs_x86_cpu_parse_cpuinfo(const char *text, struct vs_x86_cpu *cpu)
 	return 0;
 }
 
-static int cpu_detect_cpuinfo(struct vs_x86_cpu *cpu)
+static int cpu_detect_cpuinfo(struct vs_arch_cpu *cpu)
 {
 	char text[8192];
 	size_t n;
@@ -359,7 +391,7 @@ static int cpu_detect_cpuinfo(struct vs_x86_cpu *cpu)
 	return vs_x86_cpu_parse_cpuinfo(text, cpu);
 }
 
-int vs_x86_cpu_detect(struct vs_x86_cpu *cpu)
+int vs_arch_cpu_detect(struct vs_arch_cpu *cpu)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned int a, b, c, d, family, model;
@@ -396,7 +428,7 @@ unsigned int vs_x86_pmu_counters(uint32_t eax, uint32_t edx,
 	return version;
 }
 
-int vs_x86_cpuid_counters(unsigned int *nr_gp, unsigned int *nr_fixed)
+int vs_arch_cpu_counters(unsigned int *nr_gp, unsigned int *nr_fixed)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned int a, b, c, d;
@@ -410,13 +442,13 @@ int vs_x86_cpuid_counters(unsigned int *nr_gp, unsigned int *nr_fixed)
 	return -1;
 }
 
-const struct vs_x86_event *vs_x86_event_lookup(const struct vs_x86_table *t,
-					       const char *name)
+const struct vs_arch_event *vs_arch_event_lookup(const struct vs_arch_table *t,
+						 const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < t->nr; i++) {
-		const struct vs_x86_event *e = &t->events[i];
+		const struct vs_arch_event *e = &t->events[i];
 		int f = fixed_counter(e);
 
 		if (!strcmp(e->vs_name, name) || !strcasecmp(e->name, name) ||
@@ -430,19 +462,19 @@ const struct vs_x86_event *vs_x86_event_lookup(const struct vs_x86_table *t,
 	return NULL;
 }
 
-uint64_t vs_x86_event_config(const struct vs_x86_event *e)
+uint64_t vs_x86_event_config(const struct vs_arch_event *e)
 {
 	return (uint64_t)e->event | (uint64_t)e->umask << 8 |
 	       (uint64_t)e->edge << 18 | (uint64_t)e->any << 21 |
 	       (uint64_t)e->inv << 23 | (uint64_t)e->cmask << 24;
 }
 
-void vs_x86_event_hw(const struct vs_x86_event *e, struct vs_hw_config *hw)
+void vs_arch_event_hw(const struct vs_arch_event *e, struct vs_hw_config *hw)
 {
 	int f = fixed_counter(e);
 
 	hw->config1 = 0;
-	if (e->flags & VS_X86_EV_SOFTWARE) {
+	if (e->flags & VS_ARCH_EV_SOFTWARE) {
 		hw->type = PERF_TYPE_SOFTWARE;
 		hw->config = e->event;
 	} else if (f) {
@@ -454,30 +486,31 @@ void vs_x86_event_hw(const struct vs_x86_event *e, struct vs_hw_config *hw)
 	}
 }
 
-const struct vs_x86_event *vs_x86_event_by_config(const struct vs_x86_table *t,
-						  const struct vs_hw_config *hw)
+const struct vs_arch_event *
+vs_arch_event_by_config(const struct vs_arch_table *t,
+			const struct vs_hw_config *hw)
 {
 	unsigned int i;
 
 	for (i = 0; i < t->nr; i++) {
 		struct vs_hw_config c;
 
-		vs_x86_event_hw(&t->events[i], &c);
+		vs_arch_event_hw(&t->events[i], &c);
 		if (c.type == hw->type && c.config == hw->config)
 			return &t->events[i];
 	}
 	return NULL;
 }
 
-const char *vs_x86_event_unit(const struct vs_x86_event *e)
+const char *vs_arch_event_unit(const struct vs_arch_event *e)
 {
-	if ((e->flags & VS_X86_EV_SOFTWARE) &&
+	if ((e->flags & VS_ARCH_EV_SOFTWARE) &&
 	    e->event == PERF_COUNT_SW_CPU_CLOCK)
 		return "ns";
-	return e->group == VS_GROUP_CYCLE ? "cycles" : "count";
+	return e->group == VS_ARCH_GROUP_CYCLE ? "cycles" : "count";
 }
 
-void vs_x86_event_format(const struct vs_x86_event *e, char *buf, size_t len)
+void vs_arch_event_format(const struct vs_arch_event *e, char *buf, size_t len)
 {
 	int f = fixed_counter(e);
 	char cmask[16] = "";
@@ -493,31 +526,32 @@ void vs_x86_event_format(const struct vs_x86_event *e, char *buf, size_t len)
 		 e->edge ? ",edge" : "");
 }
 
-bool vs_x86_event_is_ancestor(const struct vs_x86_table *t,
-			      const struct vs_x86_event *child,
-			      const struct vs_x86_event *parent)
+bool vs_x86_event_is_ancestor(const struct vs_arch_table *t,
+			      const struct vs_arch_event *child,
+			      const struct vs_arch_event *parent)
 {
-	const struct vs_x86_event *e = child;
+	const struct vs_arch_event *e = child;
 	unsigned int depth;
 
 	/* Parent links form a forest; the bound only guards a bad table. */
 	for (depth = 0; e && e->parent && depth < t->nr; depth++) {
-		e = vs_x86_event_lookup(t, e->parent);
+		e = vs_arch_event_lookup(t, e->parent);
 		if (e == parent)
 			return true;
 	}
 	return false;
 }
 
-bool vs_x86_event_recorded(const struct vs_x86_event *e)
+bool vs_arch_event_recorded(const struct vs_arch_event *e)
 {
-	if (e->flags & (VS_X86_EV_FIXED | VS_X86_EV_NOT_RECORDED |
-			VS_X86_EV_UNLISTED))
+	if (e->flags & (VS_ARCH_EV_FIXED | VS_ARCH_EV_NOT_RECORDED |
+			VS_ARCH_EV_UNLISTED))
 		return false;
-	if (e->flags & VS_X86_EV_SOFTWARE)
+	if (e->flags & VS_ARCH_EV_SOFTWARE)
 		return true;
-	return e->group == VS_GROUP_CYCLE || e->group == VS_GROUP_INST ||
-	       e->group == VS_GROUP_CACHE;
+	return e->group == VS_ARCH_GROUP_CYCLE ||
+	       e->group == VS_ARCH_GROUP_INST ||
+	       e->group == VS_ARCH_GROUP_CACHE;
 }
 
 /* --- perf's raw event syntax ------------------------------------------- */
@@ -616,8 +650,8 @@ static int parse_cpu_terms(const char *terms, struct vs_hw_config *hw,
 	return 0;
 }
 
-int vs_x86_parse_raw(const char *s, struct vs_hw_config *hw,
-		     char *err, size_t errlen)
+int vs_arch_parse_raw(const char *s, struct vs_hw_config *hw,
+		      char *err, size_t errlen)
 {
 	memset(hw, 0, sizeof(*hw));
 	hw->type = PERF_TYPE_RAW;

@@ -22,3 +22,8 @@ int vs_syscall_number(const char *name)
 			return nr;
 	return -1;
 }
+
+bool vs_syscall_by_uprobe(long nr)
+{
+	return nr == VS_NR_URETPROBE || nr == VS_NR_UPROBE;
+}

@@ -6,9 +6,9 @@
  */
 #include <stddef.h>
 
-#include "arch/x86/vectors.h"
+#include "core/arch.h"
 
-const char *const vs_x86_vectors[] = {
+const char *const vs_arch_irq_vectors[] = {
 	"local_timer",
 	"reschedule",
 	"call_function",

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-#include "arch/x86/intel-events.h"
+#include "core/arch.h"
 #include "core/record/task-slot.h"
 
 struct vs_bpf_engine;

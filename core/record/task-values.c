@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/syscalls.h"
+#include "core/arch.h"
 #include "core/array.h"
 #include "core/pmu.h"
 #include "core/record/bpf-engine.h"

@@ -81,7 +81,7 @@ static void test_cover(unsigned int n, unsigned int k, double slack)
 
 static void test_table1(void)
 {
-	const struct vs_x86_table *t = vs_x86_skylakex();
+	const struct vs_arch_table *t = vs_x86_skylakex();
 	uint16_t events[MAX_N];
 	unsigned int i, n = 0, len, lb, nr0, nrw;
 	struct vs_epoch_schedule *s, *again;
@@ -89,7 +89,7 @@ static void test_table1(void)
 	bool same = true;
 
 	for (i = 0; i < t->nr; i++)
-		if (vs_x86_event_recorded(&t->events[i]))
+		if (vs_arch_event_recorded(&t->events[i]))
 			events[n++] = i;
 	s = vs_epoch_schedule_new(events, n, 4);
 	again = vs_epoch_schedule_new(events, n, 4);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/intel-events.h"
 #include "core/accounting.h"
 #include "core/hwcount.h"
 #include "t/unit/acct-tasks.h"
@@ -33,7 +34,7 @@ static void emit(void *ctx, const struct vs_task *task)
 
 static void test_events_and_epochs(void)
 {
-	const struct vs_x86_table *t = vs_x86_skylakex();
+	const struct vs_arch_table *t = vs_x86_skylakex();
 	const struct vs_hw_config *cfg;
 	const uint16_t *ids, *ids1;
 	unsigned int n, n1, e, i, j, nprog = 0, len;
@@ -62,7 +63,7 @@ static void test_events_and_epochs(void)
 
 	/* every recorded Table 1 event is scheduled, every pair meets */
 	for (i = 0; i < t->nr; i++)
-		if (vs_x86_event_recorded(&t->events[i]))
+		if (vs_arch_event_recorded(&t->events[i]))
 			prog[nprog++] = vs_catalog_find(cat, t->events[i].vs_name);
 	len = vs_hwcount_cycle(hw);
 	memset(met, 0, sizeof(met));

@@ -69,28 +69,28 @@ static const char *const table2[][2] = {
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static void test_table1(const struct vs_x86_table *t)
+static void test_table1(const struct vs_arch_table *t)
 {
 	unsigned int i, j, groups[VS_GROUP__MAX] = { 0 }, recorded = 0;
 	unsigned int fixed = 0, unlisted = 0, not_recorded = 0;
 	bool unique = true, names_ok = true, parents_ok = true;
 
 	for (i = 0; i < t->nr; i++) {
-		const struct vs_x86_event *e = &t->events[i];
+		const struct vs_arch_event *e = &t->events[i];
 		char want[96];
 
-		if (e->flags & VS_X86_EV_FIXED)
+		if (e->flags & VS_ARCH_EV_FIXED)
 			fixed++;
-		else if (e->flags & VS_X86_EV_NOT_RECORDED)
+		else if (e->flags & VS_ARCH_EV_NOT_RECORDED)
 			not_recorded++;
 		else
 			groups[e->group]++;
-		unlisted += !!(e->flags & VS_X86_EV_UNLISTED);
-		recorded += vs_x86_event_recorded(e);
+		unlisted += !!(e->flags & VS_ARCH_EV_UNLISTED);
+		recorded += vs_arch_event_recorded(e);
 		snprintf(want, sizeof(want), "hw.%s", e->name);
-		if (!(e->flags & VS_X86_EV_FIXED) && strcmp(e->vs_name, want))
+		if (!(e->flags & VS_ARCH_EV_FIXED) && strcmp(e->vs_name, want))
 			names_ok = false;
-		if (e->parent && !vs_x86_event_lookup(t, e->parent))
+		if (e->parent && !vs_arch_event_lookup(t, e->parent))
 			parents_ok = false;
 		for (j = 0; j < i; j++)
 			if (!strcmp(e->name, t->events[j].name) ||
@@ -116,14 +116,14 @@ static void test_table1(const struct vs_x86_table *t)
 	ok(parents_ok, "every parent is an event of the table");
 }
 
-static void test_encodings(const struct vs_x86_table *t)
+static void test_encodings(const struct vs_arch_table *t)
 {
 	unsigned int i;
 	bool all = true, back = true;
 
 	for (i = 0; i < ARRAY_SIZE(known_configs); i++) {
-		const struct vs_x86_event *e =
-			vs_x86_event_lookup(t, known_configs[i].name);
+		const struct vs_arch_event *e =
+			vs_arch_event_lookup(t, known_configs[i].name);
 		struct vs_hw_config hw;
 
 		if (!e || vs_x86_event_config(e) != known_configs[i].config) {
@@ -133,7 +133,7 @@ static void test_encodings(const struct vs_x86_table *t)
 			       (unsigned long long)known_configs[i].config);
 			continue;
 		}
-		vs_x86_event_hw(e, &hw);
+		vs_arch_event_hw(e, &hw);
 		if (hw.type != PERF_TYPE_RAW || hw.config != known_configs[i].config)
 			all = false;
 	}
@@ -143,48 +143,48 @@ static void test_encodings(const struct vs_x86_table *t)
 	for (i = 0; i < t->nr; i++) {
 		struct vs_hw_config hw;
 
-		vs_x86_event_hw(&t->events[i], &hw);
-		if (vs_x86_event_by_config(t, &hw) != &t->events[i])
+		vs_arch_event_hw(&t->events[i], &hw);
+		if (vs_arch_event_by_config(t, &hw) != &t->events[i])
 			back = false;
 	}
 	ok(back, "every event is found again by its perf config");
 }
 
-static void test_format(const struct vs_x86_table *t)
+static void test_format(const struct vs_arch_table *t)
 {
 	unsigned int i;
 	bool round = true;
 	char buf[96];
 
 	for (i = 0; i < t->nr; i++) {
-		const struct vs_x86_event *e = &t->events[i];
+		const struct vs_arch_event *e = &t->events[i];
 		struct vs_hw_config hw, want;
 
-		vs_x86_event_format(e, buf, sizeof(buf));
-		vs_x86_event_hw(e, &want);
-		if (e->flags & VS_X86_EV_FIXED) {
-			if (vs_x86_event_lookup(t, buf) != e)
+		vs_arch_event_format(e, buf, sizeof(buf));
+		vs_arch_event_hw(e, &want);
+		if (e->flags & VS_ARCH_EV_FIXED) {
+			if (vs_arch_event_lookup(t, buf) != e)
 				round = false;
-		} else if (vs_x86_parse_raw(buf, &hw, NULL, 0) ||
+		} else if (vs_arch_parse_raw(buf, &hw, NULL, 0) ||
 			   hw.config != want.config) {
 			round = false;
 			printf("# %s: %s\n", e->name, buf);
 		}
 	}
 	ok(round, "every event's printed encoding parses back to its config");
-	vs_x86_event_format(vs_x86_event_lookup(t, "L1D_PEND_MISS.PENDING_CYCLES_ANY"),
+	vs_arch_event_format(vs_arch_event_lookup(t, "L1D_PEND_MISS.PENDING_CYCLES_ANY"),
 			    buf, sizeof(buf));
 	is_str(buf, "cpu/event=0x48,umask=0x01,cmask=1,any/",
 	       "an encoding with cmask and any, in perf's syntax");
-	ok(!strcmp(vs_x86_event_unit(vs_x86_event_lookup(t, "hw.cycles")), "cycles") &&
-	   !strcmp(vs_x86_event_unit(vs_x86_event_lookup(t, "L1D.REPLACEMENT")), "count"),
+	ok(!strcmp(vs_arch_event_unit(vs_arch_event_lookup(t, "hw.cycles")), "cycles") &&
+	   !strcmp(vs_arch_event_unit(vs_arch_event_lookup(t, "L1D.REPLACEMENT")), "count"),
 	   "CYCLE events count cycles, the others counts");
-	ok(vs_x86_table_by_name("skylakex") == t &&
-	   vs_x86_table_by_name("generic") == vs_x86_generic() &&
-	   !vs_x86_table_by_name("haswell"), "tables by name");
+	ok(vs_arch_table_by_name("skylakex") == t &&
+	   vs_arch_table_by_name("generic") == vs_arch_generic_table() &&
+	   !vs_arch_table_by_name("haswell"), "tables by name");
 }
 
-static void test_fixed(const struct vs_x86_table *t)
+static void test_fixed(const struct vs_arch_table *t)
 {
 	static const struct {
 		const char *name;
@@ -197,51 +197,51 @@ static void test_fixed(const struct vs_x86_table *t)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fixed); i++) {
-		const struct vs_x86_event *e = vs_x86_event_lookup(t, fixed[i].name);
+		const struct vs_arch_event *e = vs_arch_event_lookup(t, fixed[i].name);
 		struct vs_hw_config hw = { 0 };
 
 		if (e)
-			vs_x86_event_hw(e, &hw);
-		ok(e && (e->flags & VS_X86_EV_FIXED) &&
+			vs_arch_event_hw(e, &hw);
+		ok(e && (e->flags & VS_ARCH_EV_FIXED) &&
 		   hw.type == PERF_TYPE_HARDWARE && hw.config == fixed[i].config &&
-		   !vs_x86_event_recorded(e),
+		   !vs_arch_event_recorded(e),
 		   "%s is a fixed counter opened as a generic hardware event",
 		   fixed[i].name);
 	}
-	ok(vs_x86_event_lookup(t, "cycles") == vs_x86_event_lookup(t, VS_HW_CYCLES) &&
-	   vs_x86_event_lookup(t, "instructions") ==
-	   vs_x86_event_lookup(t, VS_HW_INSTRUCTIONS),
+	ok(vs_arch_event_lookup(t, "cycles") == vs_arch_event_lookup(t, VS_HW_CYCLES) &&
+	   vs_arch_event_lookup(t, "instructions") ==
+	   vs_arch_event_lookup(t, VS_HW_INSTRUCTIONS),
 	   "fixed counters are found by perf's names");
-	ok(!strcmp(vs_x86_event_lookup(t, "INST_RETIRED.ANY")->vs_name,
+	ok(!strcmp(vs_arch_event_lookup(t, "INST_RETIRED.ANY")->vs_name,
 		   VS_HW_INSTRUCTIONS) &&
-	   !strcmp(vs_x86_event_lookup(t, "cpu_clk_unhalted.ref_tsc")->vs_name,
+	   !strcmp(vs_arch_event_lookup(t, "cpu_clk_unhalted.ref_tsc")->vs_name,
 		   VS_HW_REF_CYCLES),
 	   "fixed counters are found by their Intel names, any case");
 }
 
-static void test_lookup(const struct vs_x86_table *t)
+static void test_lookup(const struct vs_arch_table *t)
 {
-	const struct vs_x86_event *e = vs_x86_event_lookup(t, "hw.L1D.REPLACEMENT");
+	const struct vs_arch_event *e = vs_arch_event_lookup(t, "hw.L1D.REPLACEMENT");
 
-	ok(e && e == vs_x86_event_lookup(t, "L1D.REPLACEMENT") &&
-	   e == vs_x86_event_lookup(t, "l1d.replacement") &&
-	   e == vs_x86_event_lookup(t, "hw.l1d.replacement"),
+	ok(e && e == vs_arch_event_lookup(t, "L1D.REPLACEMENT") &&
+	   e == vs_arch_event_lookup(t, "l1d.replacement") &&
+	   e == vs_arch_event_lookup(t, "hw.l1d.replacement"),
 	   "lookup by varscope name, Intel name, any case");
-	ok(!vs_x86_event_lookup(t, "hw.NO_SUCH.EVENT") &&
-	   !vs_x86_event_lookup(t, "") && !vs_x86_event_lookup(t, "hw."),
+	ok(!vs_arch_event_lookup(t, "hw.NO_SUCH.EVENT") &&
+	   !vs_arch_event_lookup(t, "") && !vs_arch_event_lookup(t, "hw."),
 	   "unknown names are not found");
 }
 
-static void test_table2(const struct vs_x86_table *t)
+static void test_table2(const struct vs_arch_table *t)
 {
-	const struct vs_x86_event *cycles = vs_x86_event_lookup(t, VS_HW_CYCLES);
-	const struct vs_x86_event *insts = vs_x86_event_lookup(t, VS_HW_INSTRUCTIONS);
+	const struct vs_arch_event *cycles = vs_arch_event_lookup(t, VS_HW_CYCLES);
+	const struct vs_arch_event *insts = vs_arch_event_lookup(t, VS_HW_INSTRUCTIONS);
 	unsigned int i;
 	bool pairs = true, implied = true, cache = true;
 
 	for (i = 0; i < ARRAY_SIZE(table2); i++) {
-		const struct vs_x86_event *c = vs_x86_event_lookup(t, table2[i][0]);
-		const struct vs_x86_event *p = vs_x86_event_lookup(t, table2[i][1]);
+		const struct vs_arch_event *c = vs_arch_event_lookup(t, table2[i][0]);
+		const struct vs_arch_event *p = vs_arch_event_lookup(t, table2[i][1]);
 
 		if (!c || !p || !vs_x86_event_is_ancestor(t, c, p) ||
 		    vs_x86_event_is_ancestor(t, p, c)) {
@@ -252,9 +252,9 @@ static void test_table2(const struct vs_x86_table *t)
 	ok(pairs, "the %zu pairs of Table 2, one way only", ARRAY_SIZE(table2));
 
 	for (i = 0; i < t->nr; i++) {
-		const struct vs_x86_event *e = &t->events[i];
+		const struct vs_arch_event *e = &t->events[i];
 
-		if (e->flags & (VS_X86_EV_FIXED | VS_X86_EV_NOT_RECORDED))
+		if (e->flags & (VS_ARCH_EV_FIXED | VS_ARCH_EV_NOT_RECORDED))
 			continue;
 		if (e->group == VS_GROUP_CYCLE &&
 		    !vs_x86_event_is_ancestor(t, e, cycles))
@@ -307,7 +307,7 @@ static void test_raw(void)
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		struct vs_hw_config hw;
 		char err[128] = "";
-		int r = vs_x86_parse_raw(good[i].s, &hw, err, sizeof(err));
+		int r = vs_arch_parse_raw(good[i].s, &hw, err, sizeof(err));
 
 		ok(!r && hw.type == PERF_TYPE_RAW && hw.config == good[i].config &&
 		   hw.config1 == good[i].config1,
@@ -317,7 +317,7 @@ static void test_raw(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct vs_hw_config hw;
 		char err[128] = "";
-		int r = vs_x86_parse_raw(bad[i], &hw, err, sizeof(err));
+		int r = vs_arch_parse_raw(bad[i], &hw, err, sizeof(err));
 
 		ok(r == -1 && err[0] && !strchr(err, '\n'),
 		   "raw '%s' is refused: %s", bad[i], err);
@@ -343,7 +343,7 @@ static void test_cpu(void)
 		"model\t\t: 2\nmodel name\t: AMD EPYC\nstepping\t: 1\n";
 	static const char skl_client[] =
 		"vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 94\n";
-	struct vs_x86_cpu cpu;
+	struct vs_arch_cpu cpu;
 	char desc[96];
 
 	ok(!vs_x86_cpu_parse_cpuinfo(skx, &cpu) && cpu.family == 6 &&
@@ -351,28 +351,28 @@ static void test_cpu(void)
 	   !strcmp(cpu.vendor, "GenuineIntel"),
 	   "cpuinfo of a Xeon Silver 4114: family 6 model 0x55 stepping 4, "
 	   "first processor only");
-	ok(vs_x86_table_for(&cpu) == vs_x86_skylakex(),
+	ok(vs_arch_table_for(&cpu) == vs_x86_skylakex(),
 	   "it selects the Skylake-SP table");
-	vs_x86_cpu_describe(&cpu, desc, sizeof(desc));
+	vs_arch_cpu_describe(&cpu, desc, sizeof(desc));
 	is_str(desc, "GenuineIntel family 6 model 0x55 stepping 4",
 	       "the model is described in one phrase");
 	cpu.stepping = 7;
-	ok(vs_x86_table_for(&cpu) == vs_x86_skylakex(),
+	ok(vs_arch_table_for(&cpu) == vs_x86_skylakex(),
 	   "Cascade Lake-SP (stepping 7) has the same core events");
 	ok(!vs_x86_cpu_parse_cpuinfo(amd, &cpu) && cpu.family == 26 &&
-	   vs_x86_table_for(&cpu) == vs_x86_generic(),
+	   vs_arch_table_for(&cpu) == vs_arch_generic_table(),
 	   "an AMD EPYC gets the generic table");
 	ok(!vs_x86_cpu_parse_cpuinfo(skl_client, &cpu) &&
-	   vs_x86_table_for(&cpu) == vs_x86_generic() && cpu.stepping == 0,
+	   vs_arch_table_for(&cpu) == vs_arch_generic_table() && cpu.stepping == 0,
 	   "a Skylake client (model 0x5e) gets the generic table");
 	ok(vs_x86_cpu_parse_cpuinfo("vendor_id\t: GenuineIntel\n", &cpu) == -1 &&
 	   vs_x86_cpu_parse_cpuinfo("cpu family\t: six\nmodel : 1\n", &cpu) == -1 &&
 	   vs_x86_cpu_parse_cpuinfo("", &cpu) == -1,
 	   "cpuinfo without family or model is refused");
-	ok(vs_x86_generic()->nr == 3 &&
-	   vs_x86_event_lookup(vs_x86_generic(), VS_HW_CYCLES),
+	ok(vs_arch_generic_table()->nr == 3 &&
+	   vs_arch_event_lookup(vs_arch_generic_table(), VS_HW_CYCLES),
 	   "the generic table holds the fixed counters alone");
-	ok(!vs_x86_cpu_detect(&cpu) && cpu.vendor[0],
+	ok(!vs_arch_cpu_detect(&cpu) && cpu.vendor[0],
 	   "this machine's CPU is detected");
 }
 
@@ -394,19 +394,19 @@ static void test_cpuid(void)
 
 static void test_pebs_events(void)
 {
-	const struct vs_x86_event *u = vs_x86_pebs_uops_retired();
-	const struct vs_x86_event *m = vs_x86_pebs_load_latency();
+	const struct vs_arch_event *u = vs_arch_precise_uops();
+	const struct vs_arch_event *m = vs_arch_precise_loads();
 
-	ok(u && u->group == VS_GROUP_UOP && (u->flags & VS_X86_EV_PEBS) &&
+	ok(u && u->group == VS_GROUP_UOP && (u->flags & VS_ARCH_EV_PEBS) &&
 	   vs_x86_event_config(u) == 0x1c2,
 	   "the PEBS event of the sampling paper is UOPS_RETIRED.ALL, 0x1c2");
-	ok(m && (m->flags & VS_X86_EV_PEBS) && vs_x86_event_config(m) == 0x1cd,
+	ok(m && (m->flags & VS_ARCH_EV_PEBS) && vs_x86_event_config(m) == 0x1cd,
 	   "memory sampling uses MEM_TRANS_RETIRED.LOAD_LATENCY, 0x1cd");
 }
 
 int main(void)
 {
-	const struct vs_x86_table *t = vs_x86_skylakex();
+	const struct vs_arch_table *t = vs_x86_skylakex();
 
 	test_table1(t);
 	test_encodings(t);

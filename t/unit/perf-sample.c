@@ -8,7 +8,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "arch/x86/regs.h"
+#include "core/arch.h"
 #include "core/perf-sample.h"
 #include "core/pmu.h"
 #include "t/unit/tap.h"
@@ -49,7 +49,7 @@ static void build(struct raw *r, uint64_t type, uint16_t misc)
 		r->w[n++] = 0x401000;
 	}
 	if (type & PERF_SAMPLE_REGS_USER) {
-		unsigned int i, nr = __builtin_popcountll(vs_x86_regs_user_mask);
+		unsigned int i, nr = __builtin_popcountll(vs_arch_regs_user_mask);
 
 		r->w[n++] = PERF_SAMPLE_REGS_ABI_64;
 		for (i = 0; i < nr; i++)
@@ -117,7 +117,7 @@ int main(void)
 	ok(!vs_perf_sample_parse(&r.h, type, 0, &s),
 	   "a sample with user registers and stack decodes");
 	is_u64(s.flags, VS_SAMPLE_USER_STACK, "flagged USER_STACK");
-	is_u64(s.regs_mask, vs_x86_regs_user_mask, "the registers asked for");
+	is_u64(s.regs_mask, vs_arch_regs_user_mask, "the registers asked for");
 	is_u64(s.nr_regs, 17, "17 registers");
 	ok(s.regs && s.regs[0] == 0x1000 && s.regs[16] == 0x1010,
 	   "registers in bit order");

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "arch/x86/intel-events.h"
 #include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/pmu.h"
@@ -152,14 +153,14 @@ static void test_period_flags(void)
 
 static void test_intern(void)
 {
-	const struct vs_x86_table *t = vs_x86_skylakex();
+	const struct vs_arch_table *t = vs_x86_skylakex();
 	struct vs_catalog *cat = vs_catalog_new(NULL, NULL);
 	const struct vs_event_def *d, *p, *pp;
 	uint16_t id;
 	unsigned int i;
 	bool all = true;
 
-	id = vs_pmu_intern(cat, t, vs_x86_event_lookup(t,
+	id = vs_pmu_intern(cat, t, vs_arch_event_lookup(t,
 				"CYCLE_ACTIVITY.STALLS_L2_MISS"));
 	d = vs_catalog_get(cat, id);
 	p = d ? vs_catalog_get(cat, d->parent) : NULL;
@@ -192,7 +193,7 @@ static void test_sampling(void)
 {
 	struct vs_pmu none = { .hw = false, .err = ENOENT,
 			       .why = "cycles not supported",
-			       .table = vs_x86_generic() };
+			       .table = vs_arch_generic_table() };
 	struct vs_pmu skx = { .hw = true, .table = vs_x86_skylakex(),
 			      .max_precise = 2 };
 	struct vs_sample_spec s;
@@ -208,7 +209,7 @@ static void test_sampling(void)
 	vs_pmu_sample_attr(&a, &s);
 	ok(s.source == VS_SAMPLE_SRC_PEBS_UOPS && !line[0] &&
 	   a.type == PERF_TYPE_RAW && a.config == 0x1c2 && a.precise_ip == 2 &&
-	   a.sample_period == VS_X86_PEBS_DEFAULT_PERIOD && !a.freq &&
+	   a.sample_period == VS_ARCH_PRECISE_PERIOD && !a.freq &&
 	   a.sample_type == base && a.disabled && a.use_clockid &&
 	   a.clockid == CLOCK_MONOTONIC,
 	   "PEBS: UOPS_RETIRED.ALL, precise_ip 2, reset value 8000, "
@@ -219,7 +220,7 @@ static void test_sampling(void)
 	vs_pmu_sample_choose(&skx, true, 0, 0, &s, line, sizeof(line));
 	vs_pmu_sample_attr(&a, &s);
 	ok(s.source == VS_SAMPLE_SRC_PEBS_MEM && a.config == 0x1cd &&
-	   a.config1 == VS_X86_LDLAT_DEFAULT && a.sample_type == (base | mem),
+	   a.config1 == VS_ARCH_LDLAT_DEFAULT && a.sample_type == (base | mem),
 	   "--sample=mem: load latency with ldlat 3, plus addr/weight/data_src");
 
 	vs_pmu_sample_choose(&none, false, 0, 0, &s, line, sizeof(line));
@@ -264,7 +265,7 @@ static void test_status(void)
 	       "(Skylake-SP server core): 3 programmable counters per epoch, "
 	       "3 fixed, PEBS yes", "a Skylake-SP with the NMI watchdog on");
 	ok(vs_pmu_epoch_width(&p) == 3, "the NMI watchdog holds one counter");
-	p.table = vs_x86_generic();
+	p.table = vs_arch_generic_table();
 	vs_pmu_status(&p, line, sizeof(line));
 	ok(strstr(line, "no event table for this model: fixed counters and "
 		  "generic hardware events only") != NULL,
