@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "arch/x86/syscalls.h"
+#include "cmd/builtin.h"
+#include "core/arch.h"
 #include "core/cluster.h"
 #include "core/output-file.h"
 #include "core/parse-options.h"

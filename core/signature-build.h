@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86/syscalls.h"
+#include "core/arch.h"
 #include "core/signature.h"
 
 enum vs_sig_method {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/syscalls.h"
+#include "core/arch.h"
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/id-index.h"

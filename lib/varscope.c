@@ -90,8 +90,8 @@
 #include <linux/bpf.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
+#include <varscope.h>
 
-#include "varscope.h"
 #include "core/task-ring.h"
 #include "core/trace.h"
 

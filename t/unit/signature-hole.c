@@ -15,7 +15,7 @@
 
 #include "core/signature.h"
 
-#include "tap.h"
+#include "t/unit/tap.h"
 
 #define US	1000ull
 #define MS	1000000ull
