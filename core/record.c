@@ -692,8 +692,29 @@ static void stop_recording(struct vs_recorder *r)
 }
 
 /* --syscalls: every system call and context switch of the command. */
-#define VS_SYSCALL_PAGES	1024
 #define VS_SYSCALL_STACK	512	/* --syscall-stacks: a few frames */
+
+/*
+ * Each CPU's ring of --syscalls holds what the recorder may be late by on
+ * a loaded machine: t7030's overlap wrote 32 MB/s a CPU with two CPU hogs
+ * beside it, and the recorder's 10 ms poll returned 40 to 450 ms late, so
+ * that rings of 4 MiB lost records in half the runs.  32 MiB a CPU, less
+ * past 4 CPUs (128 MiB in all), 4 MiB at least.
+ */
+#define VS_SYSCALL_PAGES_MAX	8192
+#define VS_SYSCALL_PAGES_MIN	1024
+#define VS_SYSCALL_PAGES_ALL	32768
+
+static unsigned int syscall_ring_pages(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned int pages = VS_SYSCALL_PAGES_MAX;
+
+	while (pages > VS_SYSCALL_PAGES_MIN && cpus > 0 &&
+	       (long)pages * cpus > VS_SYSCALL_PAGES_ALL)
+		pages /= 2;
+	return pages;
+}
 
 static void write_syscall_record(void *s, const struct vs_record *rec)
 {
@@ -706,7 +727,7 @@ static void write_syscall_record(void *s, const struct vs_record *rec)
  */
 static int open_syscalls(struct vs_recorder *r)
 {
-	struct vs_sc_opts sc = { .switches = true, .pages = VS_SYSCALL_PAGES,
+	struct vs_sc_opts sc = { .switches = true, .pages = syscall_ring_pages(),
 				 .callchain = r->opts->syscall_stacks,
 				 .long_calls = r->opts->syscall_stacks,
 				 .stack_size = VS_SYSCALL_STACK };
