@@ -999,13 +999,8 @@ static int setup(struct vs_recorder *r)
 	r->s.acct = vs_acct_new(r->s.cat, on_task, &r->s);
 	if (!r->s.cat || !r->s.acct)
 		return -1;
-	/*
-	 * Function tasks have no per-thread group to read the software
-	 * counters from: leave them out of the catalog, and so out of the
-	 * epochs, rather than have every task read them as 0.
-	 */
-	if (!vs_probe_tasks(&r->s))
-		vs_rthread_sw_counters(&r->s);
+	/* the engine gives every task them, function tasks too */
+	vs_rthread_sw_counters(&r->s);
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
 	vs_probe_name_types(&r->s);
