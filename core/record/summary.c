@@ -40,10 +40,12 @@ static void left_running(struct vs_recorder *r)
 			n > 1 ? ", ..." : "");
 }
 
-/* One summary line: "varscope record: N thing(s) @what". */
+/* One summary line, "varscope record: N thing(s) @what", unless @n is 0. */
 static void count_line(unsigned long long n, const char *one,
 		       const char *many, const char *what)
 {
+	if (!n)
+		return;
 	fprintf(stderr, "varscope record: %llu %s %s\n", n,
 		vs_plural(n, one, many), what);
 }
@@ -114,18 +116,16 @@ void vs_record_summary(struct vs_recorder *r)
 		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_FUNC),
 			   "--probe function enter or exit",
 			   "--probe function enters and exits", "written");
-	if (vs_probe_funcs_left(&r->s))
-		count_line(vs_probe_funcs_left(&r->s), "--probe call",
-			   "--probe calls", "left without returning (longjmp): "
-			   "their exits written at the first event past their "
-			   "frame");
+	count_line(vs_probe_funcs_left(&r->s), "--probe call",
+		   "--probe calls", "left without returning (longjmp): "
+		   "their exits written at the first event past their "
+		   "frame");
 	if (r->s.sampling)
 		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_SAMPLE),
 			   "sample", "samples", "written");
-	if (r->lost_tracking)
-		count_line(r->lost_tracking, "process, mapping or wake-up record",
-			   "process, mapping and wake-up records",
-			   "lost (ring full)");
+	count_line(r->lost_tracking, "process, mapping or wake-up record",
+		   "process, mapping and wake-up records",
+		   "lost (ring full)");
 	if (r->resyncs)
 		fprintf(stderr, "varscope record: the tracking rings were "
 			"full: the names and mappings of the command's "
@@ -144,72 +144,60 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.lost_events, "event", "events"),
 			(unsigned long long)a->lost_tasks,
 			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
-	if (r->s.stats.dropped_tasks)
-		count_line(r->s.stats.dropped_tasks, "task", "tasks",
-			   "dropped (task ring full)");
+	count_line(r->s.stats.dropped_tasks, "task", "tasks",
+		   "dropped (task ring full)");
 	if (r->s.stats.unmatched_ends)
 		fprintf(stderr, "varscope record: %llu vs_task_end() without begin "
 			"ignored\n", (unsigned long long)r->s.stats.unmatched_ends);
-	if (r->s.stats.bad_threads)
-		count_line(r->s.stats.bad_threads, "thread", "threads",
-			   "wrote impossible values into its task ring (its "
-			   "head, its counts): its later tasks were not read");
-	if (r->s.stats.bad_tasks)
-		count_line(r->s.stats.bad_tasks, "task", "tasks",
-			   "dropped as impossible (ending before they began, "
-			   "outside their thread's time, or out of order)");
+	count_line(r->s.stats.bad_threads, "thread", "threads",
+		   "wrote impossible values into its task ring (its "
+		   "head, its counts): its later tasks were not read");
+	count_line(r->s.stats.bad_tasks, "task", "tasks",
+		   "dropped as impossible (ending before they began, "
+		   "outside their thread's time, or out of order)");
 	if (r->s.engine && r->s.probe) {
 		struct vs_bpf_call_stats cs;
 
 		vs_bpf_engine_call_stats(r->s.engine, &cs);
-		if (cs.drops)
-			count_line(cs.drops, "task or --probe record",
-				   "task and --probe records",
-				   "lost (the engine's calls ring full)");
-		if (cs.no_slot)
-			count_line(cs.no_slot, "function task", "function tasks",
-				   "not recorded: every slot of the engine taken");
-		if (cs.no_thread)
-			count_line(cs.no_thread, "thread", "threads",
-				   "not traced: the engine's map of threads full");
-		if (cs.too_deep)
-			count_line(cs.too_deep, "probed call", "probed calls",
-				   "nested more than 16 deep: counted only by "
-				   "their depth");
+		count_line(cs.drops, "task or --probe record",
+			   "task and --probe records",
+			   "lost (the engine's calls ring full)");
+		count_line(cs.no_slot, "function task", "function tasks",
+			   "not recorded: every slot of the engine taken");
+		count_line(cs.no_thread, "thread", "threads",
+			   "not traced: the engine's map of threads full");
+		count_line(cs.too_deep, "probed call", "probed calls",
+			   "nested more than 16 deep: counted only by "
+			   "their depth");
 	}
 	if (r->s.engine) {
 		struct vs_bpf_engine_stats st;
 
 		vs_bpf_engine_stats(r->s.engine, &st);
-		if (st.event_drops)
-			count_line(st.event_drops, "wake-up or switch record",
-				   "wake-up and switch records",
-				   "lost (the engine's ring full)");
+		count_line(st.event_drops, "wake-up or switch record",
+			   "wake-up and switch records",
+			   "lost (the engine's ring full)");
 	}
-	if (r->s.stats.unseen_switch_tasks)
-		count_line(r->s.stats.unseen_switch_tasks, "task", "tasks",
-			   "had a switch the kernel did not trace (its wait "
-			   "ended unseen): the wait was closed from the "
-			   "thread's CPU time, without who ran instead");
+	count_line(r->s.stats.unseen_switch_tasks, "task", "tasks",
+		   "had a switch the kernel did not trace (its wait "
+		   "ended unseen): the wait was closed from the "
+		   "thread's CPU time, without who ran instead");
 	if (r->s.values) {
 		const struct vs_counters_left_out *lo =
 			vs_task_values_left_out(r->s.values);
 
-		if (lo->distorted)
-			count_line(lo->distorted, "task", "tasks",
-				   "left without counter values: their reads "
-				   "failed the DTE filter (flagged distorted)");
-		if (lo->unmarked)
-			count_line(lo->unmarked, "task", "tasks",
-				   "left without counter values: a read "
-				   "failed, the counters changed in it, or "
-				   "its begin or end was not marked");
+		count_line(lo->distorted, "task", "tasks",
+			   "left without counter values: their reads "
+			   "failed the DTE filter (flagged distorted)");
+		count_line(lo->unmarked, "task", "tasks",
+			   "left without counter values: a read "
+			   "failed, the counters changed in it, or "
+			   "its begin or end was not marked");
 	}
-	if (r->s.stats.fds_closed)
-		count_line(r->s.stats.fds_closed, "thread", "threads",
-			   "closed the descriptors the recorder passed them (a "
-			   "program that closes every descriptor): their later "
-			   "tasks were not recorded");
+	count_line(r->s.stats.fds_closed, "thread", "threads",
+		   "closed the descriptors the recorder passed them (a "
+		   "program that closes every descriptor): their later "
+		   "tasks were not recorded");
 	if (r->s.hw_failures)
 		fprintf(stderr, "varscope record: %llu hardware counter %s "
 			"could not be opened (%s): tasks of those threads lack "
@@ -229,26 +217,21 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.refused, "thread", "threads"),
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
-	if (r->s.stats.strangers)
-		count_line(r->s.stats.strangers, "connection", "connections",
-			   "to the registration socket from outside the "
-			   "command closed unread");
-	if (r->s.stats.silent)
-		count_line(r->s.stats.silent, "connection", "connections",
-			   "of the command to the registration socket sent "
-			   "nothing in time: closed");
-	if (r->s.stats.misnamed)
-		count_line(r->s.stats.misnamed, "registration", "registrations",
-			   "refused: sent by a thread other than the one "
-			   "named");
-	if (r->late_threads)
-		count_line(r->late_threads, "thread", "threads",
-			   "began after the output error: not recorded");
-	if (r->s.stats.names_refused)
-		count_line(r->s.stats.names_refused, "task type name",
-			   "task type names", "refused (not 1 to 64 printable "
-			   "characters, all digits, a second name of a type, "
-			   "or past 4096 types)");
+	count_line(r->s.stats.strangers, "connection", "connections",
+		   "to the registration socket from outside the "
+		   "command closed unread");
+	count_line(r->s.stats.silent, "connection", "connections",
+		   "of the command to the registration socket sent "
+		   "nothing in time: closed");
+	count_line(r->s.stats.misnamed, "registration", "registrations",
+		   "refused: sent by a thread other than the one "
+		   "named");
+	count_line(r->late_threads, "thread", "threads",
+		   "began after the output error: not recorded");
+	count_line(r->s.stats.names_refused, "task type name",
+		   "task type names", "refused (not 1 to 64 printable "
+		   "characters, all digits, a second name of a type, "
+		   "or past 4096 types)");
 	fprintf(stderr, "varscope record: %s\n", vs_fault_time_note);
 	left_running(r);
 }
