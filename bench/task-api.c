@@ -6,8 +6,10 @@
  * Run alone it measures the path outside "varscope record" (a few ns, the
  * API's promise); run under "varscope record --rate R -- build/bench/
  * task-api" it measures the recorded path, where the library selects,
- * reads counters, resumes and pauses the thread's perf ring and pushes a
- * task record.  bench/record-overhead runs it both ways.
+ * stores the task into its slot of the in-kernel engine, reads the slot's
+ * values at the end and pushes a task record (with hardware counters, one
+ * system call more at begin and at end).  bench/record-overhead runs it
+ * both ways.
  *
  * It prints the mean cost of a pair in a tight loop, then the
  * distribution of begin and of end timed one by one with clock reads (the
