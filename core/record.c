@@ -520,22 +520,6 @@ static void write_metas(struct vs_recorder *r)
 
 /* --- the in-kernel engine ------------------------------------------------ */
 
-static const char no_waking_note[] =
-	"sched:sched_waking: no format in tracefs: no wake-up edges";
-
-/*
- * Whether the engine accounts the tasks: always now that it counts the
- * hardware events too (per CPU, read at each transition of a task's
- * thread; t2920 holds that path to ground truth with software events in
- * place of the PMU's).  The per-thread perf event groups stay until they
- * are removed.
- */
-static bool use_engine(const struct vs_recorder *r)
-{
-	(void)r;
-	return true;
-}
-
 /* What the engine accounts, from the tracepoints selected (-e). */
 static unsigned int engine_what(const struct vs_tp_set *set)
 {
@@ -571,15 +555,6 @@ static int open_engine(struct vs_recorder *r)
 	char err[256];
 	int fd;
 
-	if (!use_engine(r)) {
-		/* the engine's sched_waking needs no format in tracefs */
-		if (r->s.waking.id < 0) {
-			fprintf(stderr, "varscope record: %s\n",
-				no_waking_note);
-			vs_session_write_meta(&r->s, "note", no_waking_note);
-		}
-		return 0;
-	}
 	r->s.engine = vs_bpf_engine_open(engine_what(&r->s.tps) |
 					 (r->s.probe ? VS_BPF_CALLS : 0) |
 					 (r->s.sampling ? VS_BPF_SAMPLES : 0),
