@@ -199,10 +199,12 @@ static int columnize(struct vs_task_type *tt)
 {
 	const struct vs_logged_value *v;
 	struct vs_growing_column *gc;
+	size_t i;
 
 	if (tt->columnar)
 		return 0;
-	for (v = tt->log; v < tt->log + tt->nr_log; v++) {
+	for (i = 0; i < tt->nr_log; i++) {	/* no log yet: NULL */
+		v = &tt->log[i];
 		gc = find_column(tt, v->event);
 		if (!gc || column_append(gc, v->task, v->value))
 			return -1;
