@@ -72,7 +72,4 @@ static inline int vs_alloc_grow(void *arr, size_t *alloc, size_t nr,
 #define ALLOC_GROW(x, nr, alloc) \
 	vs_alloc_grow(&(x), &(alloc), (nr), sizeof(*(x)))
 
-/* The old name, until the signature files take ALLOC_GROW(). */
-#define vs_grow vs_alloc_grow
-
 #endif /* VS_CORE_ARRAY_H */

@@ -123,7 +123,7 @@ static struct thread *find_thread(struct build *b, uint32_t tid)
 	for (i = 0; i < b->nth; i++)
 		if (b->th[i]->tid == tid)
 			return b->th[i];
-	if (vs_grow(&b->th, &b->cap, b->nth + 1, sizeof(*b->th)) < 0)
+	if (ALLOC_GROW(b->th, b->nth + 1, b->cap) < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -291,9 +291,8 @@ static void finish_call(struct build *b, struct thread *t, uint64_t exit)
 			o->exec = t->cur[i].exec;
 			o->first = t->enter;
 		}
-		if (vs_grow(&o->nr, &o->cap_nr, o->n + 1, sizeof(*o->nr)) < 0 ||
-		    vs_grow(&o->gap, &o->cap_gap, o->n + 1,
-			    sizeof(*o->gap)) < 0) {
+		if (ALLOC_GROW(o->nr, o->n + 1, o->cap_nr) < 0 ||
+		    ALLOC_GROW(o->gap, o->n + 1, o->cap_gap) < 0) {
 			b->failed = 1;
 			return;
 		}
@@ -340,8 +339,7 @@ static int add_pid(struct build *b, pid_t pid)
 {
 	if (traced(b, pid))
 		return 0;
-	if (vs_grow(&b->pids, &b->cap_pids, b->nr_pids + 1,
-		    sizeof(*b->pids)) < 0)
+	if (ALLOC_GROW(b->pids, b->nr_pids + 1, b->cap_pids) < 0)
 		return -1;
 	b->pids[b->nr_pids++] = pid;
 	return 0;

@@ -133,14 +133,10 @@ fail:
 
 static int add_function(struct vs_signatures *s, const struct vs_sig_func *f)
 {
-	struct vs_sig_function *tmp;
-
 	if (f->id != s->nr)
 		return -1;	/* ids are dense and in order */
-	tmp = realloc(s->funcs, (s->nr + 1) * sizeof(*tmp));
-	if (!tmp)
+	if (ALLOC_GROW(s->funcs, s->nr + 1, s->alloc_funcs) < 0)
 		return -1;
-	s->funcs = tmp;
 	memset(&s->funcs[s->nr], 0, sizeof(*s->funcs));
 	s->funcs[s->nr].name = strdup(f->name);
 	s->funcs[s->nr].executions = f->executions;
@@ -153,9 +149,7 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 {
 	struct vs_sig_function *f;
 	struct vs_episode ep = { .support = e->support };
-	struct vs_episode *tmp;
 	uint32_t i;
-	size_t n;
 
 	if (e->func >= s->nr)
 		return -1;
@@ -173,14 +167,8 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 	}
 	if (!ep.len)
 		return -1;
-	/* room doubles at each power of two: no realloc per episode */
-	n = f->nr_episodes;
-	if (!(n & (n - 1))) {
-		tmp = realloc(f->episodes, (n ? 2 * n : 1) * sizeof(*tmp));
-		if (!tmp)
-			return -1;
-		f->episodes = tmp;
-	}
+	if (ALLOC_GROW(f->episodes, f->nr_episodes + 1, f->alloc_episodes) < 0)
+		return -1;
 	f->episodes[f->nr_episodes++] = ep;
 	return 0;
 }
@@ -281,8 +269,11 @@ struct vs_signatures *vs_signatures_read(const char *path, char *err,
 
 struct call_reader {
 	struct vs_thread_calls *th;
-	size_t n, cap;
-	size_t *call_cap, *off_cap;
+	size_t n, alloc_th;
+	struct {			/* th[i]'s arrays' capacities */
+		size_t calls, off;
+	} *caps;
+	size_t alloc_caps;
 	struct vs_id_index index;	/* tid -> th[]: no scan per record */
 	uint64_t end;			/* the last time seen */
 	struct vs_cpu_times cpus;	/* when records of a ring were lost */
@@ -295,28 +286,12 @@ static struct vs_thread_calls *reader_thread(struct call_reader *cr,
 
 	if (i >= 0)
 		return &cr->th[i];
-	if (cr->n == cr->cap) {
-		size_t cap = cr->cap ? 2 * cr->cap : 64;
-		void *a = realloc(cr->th, cap * sizeof(*cr->th));
-		void *b, *c;
-
-		if (!a)
-			return NULL;
-		cr->th = a;
-		b = realloc(cr->call_cap, cap * sizeof(size_t));
-		if (!b)
-			return NULL;
-		cr->call_cap = b;
-		c = realloc(cr->off_cap, cap * sizeof(size_t));
-		if (!c)
-			return NULL;
-		cr->off_cap = c;
-		cr->cap = cap;
-	}
-	if (vs_id_index_add(&cr->index, tid, cr->n))
+	if (ALLOC_GROW(cr->th, cr->n + 1, cr->alloc_th) < 0 ||
+	    ALLOC_GROW(cr->caps, cr->n + 1, cr->alloc_caps) < 0 ||
+	    vs_id_index_add(&cr->index, tid, cr->n))
 		return NULL;
 	memset(&cr->th[cr->n], 0, sizeof(*cr->th));
-	cr->call_cap[cr->n] = cr->off_cap[cr->n] = 0;
+	cr->caps[cr->n].calls = cr->caps[cr->n].off = 0;
 	cr->th[cr->n].tid = tid;
 	return &cr->th[cr->n++];
 }
@@ -338,8 +313,7 @@ static int read_syscall(struct call_reader *cr, const struct vs_syscall *sc)
 		return 0;
 	}
 	i = t - cr->th;
-	if (vs_grow(&t->calls, &cr->call_cap[i], t->nr_calls + 1,
-		       sizeof(*t->calls)) < 0)
+	if (ALLOC_GROW(t->calls, t->nr_calls + 1, cr->caps[i].calls) < 0)
 		return -1;
 	t->calls[t->nr_calls++] = (struct vs_call){
 		.enter = sc->time, .cpu = sc->cpu, .nr = sc->nr };
@@ -360,8 +334,7 @@ static int read_switch(struct call_reader *cr, const struct vs_switch *sw)
 		return 0;
 	}
 	i = t - cr->th;
-	if (vs_grow(&t->off, &cr->off_cap[i], t->nr_off + 1,
-		       sizeof(*t->off)) < 0)
+	if (ALLOC_GROW(t->off, t->nr_off + 1, cr->caps[i].off) < 0)
 		return -1;
 	t->off[t->nr_off++] = (struct vs_offcpu){ .start = sw->time };
 	return 0;
@@ -374,7 +347,7 @@ static int read_lost(struct call_reader *cr, const struct vs_lost *lost)
 	size_t t;
 
 	for (t = 0; t < cr->n; t++)
-		if (vs_thread_calls_hole(&cr->th[t], &cr->off_cap[t], from,
+		if (vs_thread_calls_hole(&cr->th[t], &cr->caps[t].off, from,
 					 lost->time) < 0)
 			return -1;
 	return 0;
@@ -446,8 +419,7 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
 	if (ret < 0 && vs_reader_error(r))
 		snprintf(err, errlen, "%s", vs_reader_error(r));
 	vs_reader_close(r);
-	free(cr.call_cap);
-	free(cr.off_cap);
+	free(cr.caps);
 	vs_id_index_release(&cr.index);
 	vs_cpu_times_release(&cr.cpus);
 	if (ret < 0) {
@@ -490,7 +462,7 @@ int vs_thread_calls_hole(struct vs_thread_calls *th, size_t *off_cap,
 	if (to <= from || (th->nr_off && !th->off[th->nr_off - 1].end &&
 			   th->off[th->nr_off - 1].start <= from))
 		return 0;
-	if (vs_grow(&th->off, off_cap, th->nr_off + 1, sizeof(*th->off)) < 0)
+	if (ALLOC_GROW(th->off, th->nr_off + 1, *off_cap) < 0)
 		return -1;
 	/* by start time: after the spans that began before it */
 	for (k = th->nr_off; k > 0 && th->off[k - 1].start > from; k--)
@@ -513,7 +485,7 @@ int vs_cpu_times_see(struct vs_cpu_times *c, uint32_t cpu, uint64_t time)
 	if (cpu >= c->cap) {
 		size_t old = c->cap;
 
-		if (vs_grow(&c->time, &c->cap, cpu + 1, sizeof(*c->time)) < 0)
+		if (ALLOC_GROW(c->time, cpu + 1, c->cap) < 0)
 			return -1;
 		memset(c->time + old, 0, (c->cap - old) * sizeof(*c->time));
 	}

@@ -200,7 +200,7 @@ static struct wthread *find_thread(struct vs_sig_watch *w, uint32_t pid,
 	for (i = w->nth; i-- > 0;)
 		if (w->th[i]->tid == tid)
 			return w->th[i];
-	if (vs_grow(&w->th, &w->cap_th, w->nth + 1, sizeof(*w->th)) < 0)
+	if (ALLOC_GROW(w->th, w->nth + 1, w->cap_th) < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -249,8 +249,7 @@ static int enter_call(struct vs_sig_watch *w, struct wthread *t,
 {
 	struct vs_thread_calls *c = &t->calls;
 
-	if (vs_grow(&c->calls, &t->cap_calls, c->nr_calls + 1,
-		    sizeof(*c->calls)) < 0)
+	if (ALLOC_GROW(c->calls, c->nr_calls + 1, t->cap_calls) < 0)
 		return -1;
 	c->calls[c->nr_calls++] = (struct vs_call){
 		.enter = ev->time, .cpu = ev->cpu, .nr = ev->nr };
@@ -289,7 +288,7 @@ static int switch_out(struct wthread *t, const struct vs_sc_event *ev)
 {
 	struct vs_thread_calls *c = &t->calls;
 
-	if (vs_grow(&c->off, &t->cap_off, c->nr_off + 1, sizeof(*c->off)) < 0)
+	if (ALLOC_GROW(c->off, c->nr_off + 1, t->cap_off) < 0)
 		return -1;
 	c->off[c->nr_off++] = (struct vs_offcpu){ .start = ev->time };
 	return 0;
@@ -520,7 +519,7 @@ static int wait_jobs(struct vs_sig_watch *w)
 static int add_named(struct window_job *j, size_t *cap,
 		     const struct wthread *t, uint64_t enter)
 {
-	if (vs_grow(&j->named, cap, j->nr_named + 1, sizeof(*j->named)) < 0)
+	if (ALLOC_GROW(j->named, j->nr_named + 1, *cap) < 0)
 		return -1;
 	j->named[j->nr_named].tid = t->tid;
 	j->named[j->nr_named].enter = enter;
@@ -578,8 +577,7 @@ static int close_window(struct vs_sig_watch *w, uint64_t end,
 		/* a call in progress is in the window, open to its end */
 		if (t->pend.on && (!c->nr_calls ||
 		    c->calls[c->nr_calls - 1].enter != t->pend.enter)) {
-			if (vs_grow(&c->calls, &t->cap_calls, c->nr_calls + 1,
-				    sizeof(*c->calls)) < 0)
+			if (ALLOC_GROW(c->calls, c->nr_calls + 1, t->cap_calls) < 0)
 				goto out;
 			c->calls[c->nr_calls++] = (struct vs_call){
 				.enter = t->pend.enter, .cpu = t->pend.cpu,

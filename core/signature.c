@@ -112,7 +112,7 @@ static struct prof_func *profile_func(struct vs_profile *p, const char *name)
 			return f;
 		h = (h + 1) & p->mask;
 	}
-	if (vs_grow(&p->f, &p->cap, p->n + 1, sizeof(*p->f)) < 0)
+	if (ALLOC_GROW(p->f, p->n + 1, p->cap) < 0)
 		return NULL;
 	f = &p->f[p->n];
 	memset(f, 0, sizeof(*f));
@@ -131,10 +131,9 @@ int vs_profile_add_execution(struct vs_profile *p, const char *func,
 {
 	struct prof_func *f = profile_func(p, func);
 
-	if (!f || vs_grow(&f->start, &f->cap_start, f->nexec + 1,
-			  sizeof(*f->start)) < 0 ||
-	    vs_grow(&f->nr, &f->cap_nr, f->n + n, sizeof(*f->nr)) < 0 ||
-	    vs_grow(&f->gap, &f->cap_gap, f->n + n, sizeof(*f->gap)) < 0)
+	if (!f || ALLOC_GROW(f->start, f->nexec + 1, f->cap_start) < 0 ||
+	    ALLOC_GROW(f->nr, f->n + n, f->cap_nr) < 0 ||
+	    ALLOC_GROW(f->gap, f->n + n, f->cap_gap) < 0)
 		return -1;
 	f->start[f->nexec++] = f->n;
 	memcpy(f->nr + f->n, nr, n * sizeof(*nr));
@@ -315,7 +314,7 @@ static struct unit *split_units(const struct vs_thread_calls *th, size_t nt,
 			if (i + 1 < th[t].nr_calls && (g < 0 ||
 						       (uint64_t)g <= limit))
 				continue;
-			if (vs_grow(&u, &cap, n + 1, sizeof(*u)) < 0) {
+			if (ALLOC_GROW(u, n + 1, cap) < 0) {
 				free(u);
 				return NULL;
 			}
@@ -594,8 +593,7 @@ static int add_episode(struct vs_infer_function *f, struct matched_index *mi,
 			f->episodes[i].ep = *m->ep;
 		return 0;
 	}
-	if (vs_grow(&f->episodes, &mi->alloc, f->nr_episodes + 1,
-		    sizeof(*f->episodes)) < 0 ||
+	if (ALLOC_GROW(f->episodes, f->nr_episodes + 1, mi->alloc) < 0 ||
 	    vs_id_index_add(&mi->where, m->episode, f->nr_episodes) < 0)
 		return -1;
 	f->episodes[f->nr_episodes++] = (struct vs_infer_episode){
@@ -695,7 +693,7 @@ static int match_unit(struct infer *in, const struct unit *u,
 			f->matched++;
 			f->unit_total += ep[i].support;
 			f->sig_total += e->support;
-			if (vs_grow(&m, &mcap, nm + 1, sizeof(*m)) < 0)
+			if (ALLOC_GROW(m, nm + 1, mcap) < 0)
 				goto out;
 			m[nm++] = (struct match){ e->func, e->support,
 						  e->functions, e->episode,

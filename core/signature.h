@@ -85,12 +85,12 @@ struct vs_sig_function {
 	uint32_t executions;
 	uint64_t mean_ns;
 	size_t nr_calls;		/* N of its minimum support */
-	size_t nr_episodes;
+	size_t nr_episodes, alloc_episodes;
 	struct vs_episode *episodes;
 };
 
 struct vs_signatures {
-	size_t nr;
+	size_t nr, alloc_funcs;
 	struct vs_sig_function *funcs;
 	size_t nr_capped;		/* functions mined with more candidates
 					 * of a length than VS_EPISODE_MAX_COUNTED

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/perf-ring.h"
+#include "core/array.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-acct.skel.h"
 
@@ -32,7 +33,7 @@ struct vs_bpf_engine {
 	struct bpf_link *call_link[VS_CALL_FUNCS][2];
 	/* the sample filter on each CPU's sampling event */
 	struct bpf_link **sample_link;
-	size_t nr_sample_links;
+	size_t nr_sample_links, alloc_sample_links;
 	/* the counters: VS_SLOT_COUNTERS per CPU, as the map holds them */
 	int *counter_fd;
 	int nr_cpus;
@@ -496,16 +497,14 @@ void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
 
 int vs_bpf_engine_filter_samples(struct vs_bpf_engine *e, int fd)
 {
-	struct bpf_link **links, *link;
+	struct bpf_link *link;
 	int err;
 
-	links = realloc(e->sample_link,
-			(e->nr_sample_links + 1) * sizeof(*links));
-	if (!links) {
+	if (ALLOC_GROW(e->sample_link, e->nr_sample_links + 1,
+		       e->alloc_sample_links) < 0) {
 		close(fd);
 		return -1;
 	}
-	e->sample_link = links;
 	link = bpf_program__attach_perf_event(e->skel->progs.vs_sample_filter,
 					      fd);
 	if (!link) {
