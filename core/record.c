@@ -1068,7 +1068,10 @@ int vs_record(const struct vs_record_opts *opts)
 	loop(r);
 	if (!r->attached)
 		vs_workload_terminal_back(&r->workload);
-	vs_record_registrations(r, true);
+	/* the names sent last: at most VS_MAX_TYPE_NAMES connections */
+	for (i = 0; i < VS_MAX_TYPE_NAMES / VS_REG_ACCEPTS + 1; i++)
+		if (vs_record_registrations(r, true) < VS_REG_ACCEPTS)
+			break;
 	finish(r);
 	vs_record_summary(r);
 	status = exit_status(r);

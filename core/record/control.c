@@ -356,7 +356,7 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-void vs_record_registrations(struct vs_recorder *r, bool names_only)
+unsigned int vs_record_registrations(struct vs_recorder *r, bool names_only)
 {
 	uint64_t now = monotonic_ns();
 	struct vs_reg_conn *c;
@@ -380,7 +380,7 @@ void vs_record_registrations(struct vs_recorder *r, bool names_only)
 		fd = accept4(r->listen_fd, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
-			return;
+			break;
 		if (!from_command(r, fd)) {
 			close(fd);
 			r->s.stats.strangers++;
@@ -396,6 +396,7 @@ void vs_record_registrations(struct vs_recorder *r, bool names_only)
 		r->reg_waiting[r->nr_reg_waiting++] = (struct vs_reg_conn){
 			fd, now + VS_REG_WAIT_NS };
 	}
+	return i;
 }
 
 int vs_record_open_socket(struct vs_recorder *r)

@@ -172,9 +172,9 @@ int vs_record_open_socket(struct vs_recorder *r);
  * no.  A connection from outside the command is closed unread and
  * counted; one whose message has not come waits (never the loop) for
  * VS_REG_WAIT_NS at most, among VS_REG_WAITING, and is retried at each
- * call.
+ * call.  Returns the number of connections accepted.
  */
-void vs_record_registrations(struct vs_recorder *r, bool names_only);
+unsigned int vs_record_registrations(struct vs_recorder *r, bool names_only);
 
 /**
  * vs_record_summary - the end of record's lines on stderr: what was
