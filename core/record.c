@@ -150,7 +150,7 @@ static int engine_counters(struct vs_recorder *r)
 				 err);
 		return -1;
 	}
-	vs_task_values_counters(r->s.values, gen, ids, n);
+	vs_task_values_counters(r->s.values, gen, r->epoch, ids, n);
 	return 0;
 }
 

@@ -103,7 +103,8 @@ RECORD_OPTS="--epoch 3600s"
 }
 
 @test "epochs swap the programmable counters: each task has its epoch's, named" {
-	RECORD_OPTS="--epoch 100ms" record_if -n 100 --types fault --pages 1000
+	# 300 tasks: three epochs at least on a fast machine
+	RECORD_OPTS="--epoch 100ms" record_if -n 300 --types fault --pages 1000
 	python3 - <<-'EOF2'
 	import json
 	R = [json.loads(l) for l in open("t.json")]

@@ -47,6 +47,7 @@ struct vs_task_values {
 	/* the counter sets of the two last generations (a task's counter_gen) */
 	struct vs_counter_set {
 		uint32_t gen;	/* 0: none */
+		uint32_t epoch;	/* the trace's epoch of this set */
 		unsigned int nr;
 		uint16_t id[VS_SLOT_COUNTERS];
 	} counters[2];
@@ -203,11 +204,13 @@ static struct vs_id_pair *syscall_ids(struct vs_task_values *tv, uint32_t wait,
 }
 
 void vs_task_values_counters(struct vs_task_values *tv, uint32_t gen,
-			     const uint16_t *ids, unsigned int nr)
+			     uint32_t epoch, const uint16_t *ids,
+			     unsigned int nr)
 {
 	struct vs_counter_set *cs = &tv->counters[gen / 2 % 2];
 
 	cs->gen = gen;
+	cs->epoch = epoch;
 	cs->nr = nr < VS_SLOT_COUNTERS ? nr : VS_SLOT_COUNTERS;
 	memcpy(cs->id, ids, cs->nr * sizeof(*ids));
 }
@@ -226,8 +229,9 @@ vs_task_values_left_out(const struct vs_task_values *tv)
  * reads flag the task (the values are kept, unscaled).
  */
 static void take_counters(struct vs_task_values *tv,
-			  const struct vs_slot_values *kv, uint32_t *flags)
+			  const struct vs_slot_values *kv, struct vs_task *task)
 {
+	uint32_t *flags = &task->flags;
 	const struct vs_counter_set *cs = NULL;
 	unsigned int i;
 
@@ -251,6 +255,7 @@ static void take_counters(struct vs_task_values *tv,
 		*flags |= VS_TASK_MULTIPLEXED;
 	for (i = 0; i < cs->nr; i++)
 		set(tv, cs->id[i], kv->counter[i]);
+	task->epoch = cs->epoch;
 }
 
 /*
@@ -349,7 +354,7 @@ int vs_task_values_fill(struct vs_task_values *tv,
 		task->flags |= VS_TASK_DISTORTED;
 	/* on-CPU time: run.time without the interrupts, task-clock with */
 	set(tv, tv->run_time, not_run > wall ? 0 : wall - not_run);
-	take_counters(tv, kv, &task->flags);
+	take_counters(tv, kv, task);
 	set(tv, tv->sw[0], off_cpu > wall ? 0 : wall - off_cpu);
 	n = vs_catalog_size(tv->cat);
 	if (n > tv->nr_alloc)

@@ -30,12 +30,15 @@ void vs_task_values_free(struct vs_task_values *tv);
 
 /**
  * vs_task_values_counters - the engine's counter set of generation @gen
- * (vs_bpf_engine_counters()) counts the catalog's events @ids, in order;
- * the tasks of this set and of the one before take their counter values
- * by it, those of older sets none
+ * (vs_bpf_engine_counters()) counts the catalog's events @ids, in order,
+ * from trace epoch @epoch on; the tasks of this set and of the one before
+ * take their counter values by it, and its epoch (a task drained after
+ * the next swap is still of the epoch whose events it carries), those of
+ * older sets none
  */
 void vs_task_values_counters(struct vs_task_values *tv, uint32_t gen,
-			     const uint16_t *ids, unsigned int nr);
+			     uint32_t epoch, const uint16_t *ids,
+			     unsigned int nr);
 
 /* Tasks whose counter values were left out, and why. */
 struct vs_counters_left_out {

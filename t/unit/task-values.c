@@ -46,7 +46,8 @@ static void fill(struct vs_slot_values *kv, uint32_t gen, uint64_t skew)
 
 static struct vs_task run(const struct vs_slot_values *kv)
 {
-	struct vs_task task = { .start = 1000000, .end = 1100000 };
+	/* drained in epoch 9, whatever set its values are of */
+	struct vs_task task = { .start = 1000000, .end = 1100000, .epoch = 9 };
 
 	if (vs_task_values_fill(tv, kv, &task))
 		task.nr_values = 0;
@@ -75,7 +76,7 @@ int main(void)
 	ok(value(&task, clock_id) == -1,
 	   "no counter set given: no counter values");
 
-	vs_task_values_counters(tv, 2, ids, 2);
+	vs_task_values_counters(tv, 2, 1, ids, 2);
 	task = run(&kv);
 	ok(value(&task, clock_id) == 90000 && value(&task, faults_id) == 7 &&
 	   task.flags == 0, "a task of the set, marked, steady: its values");
@@ -130,15 +131,16 @@ int main(void)
 	/* the next set: the tasks of the one before still take theirs */
 	ids[0] = faults_id;
 	ids[1] = clock_id;
-	vs_task_values_counters(tv, 4, ids, 2);
+	vs_task_values_counters(tv, 4, 2, ids, 2);
 	fill(&kv, 2, 0);
 	task = run(&kv);
 	ok(value(&task, clock_id) == 90000, "a task of the set before: its names");
+	is_u64(task.epoch, 1, "and its epoch, not the one it was read in");
 	fill(&kv, 4, 0);
 	task = run(&kv);
-	ok(value(&task, clock_id) == 7 && value(&task, faults_id) == 90000,
-	   "a task of the new set: the new set's names");
-	vs_task_values_counters(tv, 6, ids, 2);
+	ok(value(&task, clock_id) == 7 && value(&task, faults_id) == 90000 &&
+	   task.epoch == 2, "a task of the new set: the new set's names");
+	vs_task_values_counters(tv, 6, 3, ids, 2);
 	fill(&kv, 2, 0);
 	task = run(&kv);
 	ok(value(&task, clock_id) == -1, "two sets back: left out");
