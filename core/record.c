@@ -974,8 +974,16 @@ static int setup(struct vs_recorder *r)
 	r->s.acct = vs_acct_new(r->s.cat, on_task, &r->s);
 	if (!r->s.cat || !r->s.acct)
 		return -1;
-	/* the engine gives every task them, function tasks too */
-	vs_rthread_sw_counters(&r->s);
+	/*
+	 * Function tasks are named by the engine's own events only: with
+	 * context-switches beside sched.*.count, the ranking put the count
+	 * first (t2045).  Their ids are then none, never 0 (run.time's).
+	 */
+	if (!vs_probe_tasks(&r->s))
+		vs_rthread_sw_counters(&r->s);
+	else
+		for (i = 0; i < VS_NR_SW_COUNTERS; i++)
+			r->s.sw_ids[i] = VS_EVENT_NO_PARENT;
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
 	vs_probe_name_types(&r->s);
