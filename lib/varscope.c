@@ -605,16 +605,17 @@ static uint64_t vs_thread_cpu_time(void)
 }
 
 /*
- * The engine's values of the task that ended at @end, into @v.  A wait
- * still open in the slot is one whose switch-in no program saw (see
- * core/record/task-slot.h): it ended when the thread began to run again,
- * which its CPU time tells (one system call, in that case only).
+ * The engine's values of the task that ended at @end, into @v, read at
+ * once after @end.  A wait still open in the slot is one whose switch-in
+ * no program saw (see core/record/task-slot.h): it ended when the thread
+ * began to run again, which its CPU time tells (one system call, in that
+ * case only), less what it ran since @end (it has run all along).
  */
 static void vs_slot_take(struct vs_thread *t, uint64_t end,
 			 struct vs_slot_values *v, uint32_t *flags)
 {
 	struct vs_slot_open_wait wait;
-	uint64_t wait_end;
+	uint64_t wait_end, cpu, since_end;
 
 	if (!vs_slot_read(t->slot, t->seq, v, &wait)) {
 		*flags |= VS_TASK_DISTORTED;
@@ -622,7 +623,11 @@ static void vs_slot_take(struct vs_thread *t, uint64_t end,
 	}
 	if (wait.task != t->seq || !wait.since)
 		return;
-	wait_end = vs_slot_wait_end(&wait, end, vs_thread_cpu_time());
+	cpu = vs_thread_cpu_time();
+	since_end = vs_now() - end;
+	if (cpu < since_end)
+		return;
+	wait_end = vs_slot_wait_end(&wait, end, cpu - since_end);
 	if (!wait_end)
 		return;
 	vs_slot_add_wait(v, &wait, wait_end - wait.since);
@@ -668,12 +673,16 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	uint64_t counters[VS_MAX_SW_COUNTERS];
 	uint64_t end, head;
 	struct vs_ring_task *slot;
+	struct vs_slot_values kernel;
+	uint32_t kernel_flags = 0;
 	struct vs_hw_read hw;
 	bool have_hw = false;
 
 	if (t->slot)
 		vs_slot_close(t);
 	end = vs_now();
+	if (t->slot)
+		vs_slot_take(t, end, &kernel, &kernel_flags);
 	if (t->hw_begun)
 		have_hw = vs_hw_read(t, &hw);
 	/*
@@ -709,8 +718,10 @@ static void vs_finish(struct vs_thread *t, uint32_t flags, bool pause)
 	slot->nr_counters = t->nr_counters;
 	memcpy(slot->counters, counters, t->nr_counters * sizeof(*counters));
 	vs_hw_push(t, &hw, have_hw, slot);
-	if (t->slot)
-		vs_slot_take(t, end, &slot->kernel, &slot->flags);
+	if (t->slot) {
+		slot->kernel = kernel;
+		slot->flags |= kernel_flags;
+	}
 	__atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 
