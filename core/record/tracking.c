@@ -592,12 +592,6 @@ int vs_record_attach(struct vs_recorder *r, pid_t pid)
 		return pid == r->opts->pid ? vs_record_attach_lost(pid) : 0;
 	write_proc_state(r, pid);
 	vs_record_add_command_pid(r, pid);
-	if (r->s.probe && vs_probe_trace(&r->s, pid)) {
-		fprintf(stderr, "varscope record: cannot trace process %d: %s\n",
-			pid, strerror(errno));
-		closedir(dir);
-		return -1;
-	}
 	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 
@@ -607,6 +601,12 @@ int vs_record_attach(struct vs_recorder *r, pid_t pid)
 		}
 	}
 	closedir(dir);
+	/* its calls after its threads' system calls: a call has them all */
+	if (r->s.probe && vs_probe_trace(&r->s, pid)) {
+		fprintf(stderr, "varscope record: cannot trace process %d: %s\n",
+			pid, strerror(errno));
+		return -1;
+	}
 	if (for_each_child(r, pid, vs_record_attach))
 		return -1;
 	if (pid == r->opts->pid && vs_record_process_gone(pid))
