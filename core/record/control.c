@@ -227,38 +227,33 @@ static void out_of_fds(struct vs_recorder *r, int err)
 }
 
 /*
- * The message of connection @fd, if it came (false: not yet; @fd is then
- * still open).  A thread registers: check that it belongs to the command
- * (the peer's credentials, its thread group), open its events, pass the
- * descriptors.  The ids it sends are its own pid namespace's; the peer's
+ * The message of connection @fd from @pid, a process of the command
+ * (command_peer()), if it came (false: not yet; @fd is then still open).
+ * A thread registers: check that it is a thread of @pid, open its events,
+ * pass the descriptors.  The ids it sends are its own pid namespace's; the peer's
  * pid is ours.  Or a program names a task type (vs_task_type_name()).
  * @names_only at the end of the recording: the names sent last are
  * written, and a thread registering then is told no.  @fd is closed.
  */
-static bool take_message(struct vs_recorder *r, int fd, bool names_only)
+static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
+			 bool names_only)
 {
 	union {
 		struct vs_reg_request req;
 		struct vs_type_name_msg name;
 	} msg;
 	struct vs_reg_request *req = &msg.req;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	struct vs_rthread *rt, *old;
 	int fds[VS_REG_MAX_FDS];
 	unsigned int nr_fds;
-	pid_t pid = 0, tid = 0;
+	pid_t tid = 0;
 	ssize_t n;
 
 	n = recv(fd, &msg, sizeof(msg), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return false;
 	if (n == sizeof(msg.name) && msg.name.magic == VS_NAME_MAGIC) {
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-		    !in_command(r, cred.pid))
-			r->s.stats.names_refused++;
-		else
-			vs_session_name_type_msg(&r->s, &msg.name);
+		vs_session_name_type_msg(&r->s, &msg.name);
 		close(fd);
 		return true;
 	}
@@ -268,9 +263,7 @@ static bool take_message(struct vs_recorder *r, int fd, bool names_only)
 		return true;
 	}
 	if (n != sizeof(*req) || req->magic != VS_REG_MAGIC ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    !(tid = peer_tid(cred.pid, req->pid, req->tid)) ||
-	    !in_command(r, pid = cred.pid)) {
+	    !(tid = peer_tid(pid, req->pid, req->tid))) {
 		reply(fd, EPERM, NULL, 0, 0, 0, 0);
 		r->s.stats.refused++;
 		close(fd);
@@ -339,13 +332,14 @@ static bool take_message(struct vs_recorder *r, int fd, bool names_only)
 }
 
 /* Connection @fd comes from the command's processes (the kernel's word). */
-static bool from_command(struct vs_recorder *r, int fd)
+/* The peer of connection @fd when the command is (the kernel's word), or 0. */
+static pid_t command_peer(struct vs_recorder *r, int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
 	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
-	       in_command(r, cred.pid);
+	       in_command(r, cred.pid) ? cred.pid : 0;
 }
 
 static uint64_t monotonic_ns(void)
@@ -361,12 +355,13 @@ unsigned int vs_record_registrations(struct vs_recorder *r, bool names_only)
 	uint64_t now = monotonic_ns();
 	struct vs_reg_conn *c;
 	unsigned int i;
+	pid_t pid;
 	int fd;
 
 	/* those whose message had not come, until their time is up */
 	for (i = 0; i < r->nr_reg_waiting;) {
 		c = &r->reg_waiting[i];
-		if (!take_message(r, c->fd, names_only)) {
+		if (!take_message(r, c->fd, c->pid, names_only)) {
 			if (now < c->deadline && !names_only) {
 				i++;
 				continue;
@@ -381,12 +376,13 @@ unsigned int vs_record_registrations(struct vs_recorder *r, bool names_only)
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			break;
-		if (!from_command(r, fd)) {
+		pid = command_peer(r, fd);
+		if (!pid) {
 			close(fd);
 			r->s.stats.strangers++;
 			continue;
 		}
-		if (take_message(r, fd, names_only))
+		if (take_message(r, fd, pid, names_only))
 			continue;
 		if (names_only || r->nr_reg_waiting == VS_REG_WAITING) {
 			close(fd);
@@ -394,7 +390,7 @@ unsigned int vs_record_registrations(struct vs_recorder *r, bool names_only)
 			continue;
 		}
 		r->reg_waiting[r->nr_reg_waiting++] = (struct vs_reg_conn){
-			fd, now + VS_REG_WAIT_NS };
+			fd, pid, now + VS_REG_WAIT_NS };
 	}
 	return i;
 }

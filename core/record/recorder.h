@@ -32,6 +32,7 @@
 /* A connection of the command's whose message has not come yet. */
 struct vs_reg_conn {
 	int fd;
+	pid_t pid;		/* its peer, checked to be the command's */
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns */
 };
 
