@@ -115,6 +115,7 @@ struct vs_record_stats {
 };
 
 struct vs_rthread;
+struct vs_slot_values;
 
 struct vs_session {
 	const struct vs_record_opts *opts;
@@ -233,6 +234,14 @@ void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
  */
 void vs_rthread_close(struct vs_session *s, struct vs_rthread *rt,
 		      uint64_t time, bool exited);
+
+/**
+ * vs_record_engine_task - write @task, of the engine's values @kv (an
+ * annotated task's slot or a function task's record): its values, the
+ * threads that ran instead during its run-queue waits, the task
+ */
+void vs_record_engine_task(struct vs_session *s, struct vs_task *task,
+			   const struct vs_slot_values *kv);
 
 uint32_t vs_rthread_tid(const struct vs_rthread *rt);
 

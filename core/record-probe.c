@@ -252,8 +252,7 @@ static void on_call(void *ctx, const struct vs_call_record *c, size_t size)
 	task.epoch = s->epoch;
 	if (c->end_ns > s->last_time)
 		s->last_time = c->end_ns;
-	if (vs_task_values_fill(s->values, &c->v, &task) == 0)
-		vs_session_task(s, &task);
+	vs_record_engine_task(s, &task, &c->v);
 }
 
 int vs_probe_attach(struct vs_session *s, char *err, size_t errlen)

@@ -1085,6 +1085,18 @@ static void write_ran_instead(struct vs_session *s, const struct vs_task *task,
 	vs_session_write(s, &rec);
 }
 
+void vs_record_engine_task(struct vs_session *s, struct vs_task *task,
+			   const struct vs_slot_values *kv)
+{
+	/* the names first (event definitions), then who ran, then the task */
+	if (kv->unseen_switch_ins)
+		s->stats.unseen_switch_tasks++;
+	if (vs_task_values_fill(s->values, kv, task) == 0) {
+		write_ran_instead(s, task, kv);
+		vs_session_task(s, task);
+	}
+}
+
 /*
  * A task of @rt from the engine's values @kv, written with its values;
  * an attached interval (@attach_id) between its attach and, if it was
@@ -1101,13 +1113,7 @@ static void write_slot_task(struct vs_session *s, struct vs_rthread *rt,
 	task->epoch = s->epoch;
 	if (attach_id)
 		write_attach(s, rt, task->start, VS_ATTACH, attach_id);
-	/* the names first (event definitions), then who ran, then the task */
-	if (kv->unseen_switch_ins)
-		s->stats.unseen_switch_tasks++;
-	if (vs_task_values_fill(s->values, kv, task) == 0) {
-		write_ran_instead(s, task, kv);
-		vs_session_task(s, task);
-	}
+	vs_record_engine_task(s, task, kv);
 	if (attach_id && ended)
 		write_attach(s, rt, task->end, VS_DETACH, attach_id);
 }

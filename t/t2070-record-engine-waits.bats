@@ -211,8 +211,10 @@ load record-lib
 	EOF2
 }
 
-@test "a real-time co-runner on the task's CPU is named first in ran_instead" {
-	require_cmd "$VS_CC"
+# corun.c: 20 tasks of 20 ms on CPU 0 (SCHED_FIFO 5) beside a SCHED_FIFO
+# 10 co-runner that spins 2 ms every 5 ms there: annotated, or with
+# -DTASK_FUNC calls of one_request() to record with --task-func
+write_corun() {
 	cat > corun.c <<-'EOF2'
 	#define _GNU_SOURCE
 	#include <pthread.h>
@@ -253,6 +255,13 @@ load record-lib
 		}
 		return arg;
 	}
+	/* 20 ms of spinning */
+	__attribute__((noinline)) void one_request(void)
+	{
+		double t0 = now_ms();
+		while (now_ms() - t0 < 20)
+			;
+	}
 	int main(void)
 	{
 		/* real-time too, below the co-runner: no other thread of the
@@ -265,17 +274,24 @@ load record-lib
 			perror("tasks: SCHED_FIFO");
 		usleep(20000);
 		for (int i = 0; i < 20; i++) {
+	#ifdef TASK_FUNC
+			one_request();
+	#else
 			vs_task_begin(1);
-			double t0 = now_ms();
-			while (now_ms() - t0 < 20)
-				;
+			one_request();
 			vs_task_end(1);
+	#endif
 		}
 		done = 1;
 		pthread_join(t, NULL);
 		return 0;
 	}
 	EOF2
+}
+
+# record corun (RECORD_OPTS, VS_APP_CFLAGS): the co-runner is first in
+# the ran_instead of each task that waited
+check_corun_ran_instead() {
 	record_app corun
 	assert_success
 	corunner=$(sed -n 's/^corunner tid=//p' <<<"$output")
@@ -296,4 +312,17 @@ load record-lib
 	    assert len([r for r in ran if r["tid"]]) <= 4, ran
 	    assert sum(r["time_ns"] for r in ran) <= t["values"]["sched.runnable.time"] * 1.01, t
 	EOF2
+}
+
+@test "a real-time co-runner on the task's CPU is named first in ran_instead" {
+	require_cmd "$VS_CC"
+	write_corun
+	check_corun_ran_instead
+}
+
+@test "--task-func: the real-time co-runner is named in ran_instead too" {
+	require_cmd "$VS_CC"
+	require_uprobes
+	write_corun
+	VS_APP_CFLAGS="${VS_APP_CFLAGS-} -DTASK_FUNC" RECORD_OPTS="--task-func one_request" check_corun_ran_instead
 }
