@@ -39,6 +39,11 @@ no_probes_left() {
 	done
 }
 
+# the C library a dynamic program $1 loads
+libc_of() {
+	ldd "$1" | awk '/libc.so/ { print $3 }'
+}
+
 @test "--task-func one_task: every call a task, its kernel values attributed" {
 	require_uprobes
 	run "$VARSCOPE" record -o t.data --task-func one_task -- "$IF" -n 20 --types sleep,fault --sleep-us 5000 --pages 256
@@ -101,14 +106,31 @@ no_probes_left() {
 
 @test "--task-func on a shared library function: nanosleep in libc" {
 	require_uprobes
-	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
-	[ -f "$libc" ]
-	run "$VARSCOPE" record -o t.data --task-func "nanosleep@$libc" -- "$IF" -n 10 --types sleep --sleep-us 2000
+	run "$VARSCOPE" record -o t.data --task-func "nanosleep@$(libc_of "$IF")" -- "$IF" -n 10 --types sleep --sleep-us 2000
 	assert_success
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check 'T["1"]["tasks"] == 10'
 	check 'T["1"]["min"]["sched.blocked.time"] >= 1800000'
 	no_probes_left
+}
+
+@test "--task-func: a wait whose switch-in went unseen is closed at the return" {
+	require_uprobes
+	# every switch-in unseen (fault injection, as this VM's agent thread
+	# does): each sleep is still open when the call returns
+	VARSCOPE_TEST_UNSEEN_SWITCH_IN=1 run "$VARSCOPE" record -o t.data --task-func "nanosleep@$(libc_of "$IF")" -- "$IF" -n 10 --types sleep --sleep-us 2000
+	assert_success
+	assert_output --partial "had a switch the kernel did not trace"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	python3 - <<-'EOF2'
+	import json
+	tasks = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	assert len(tasks) == 10, len(tasks)
+	for t in tasks:
+	    v = t["values"]
+	    assert v["sched.blocked.count"] == 1, t
+	    assert 1.8e6 <= v["sched.blocked.time"] <= t["latency_ns"], t
+	EOF2
 }
 
 @test "--task-func: the calls open when the recording stops are tasks flagged TRUNCATED" {
@@ -154,7 +176,7 @@ no_probes_left() {
 
 @test "--task-func of two nested functions: the inner calls are counted" {
 	require_uprobes
-	libc=$(ldd "$IF" | awk '/libc.so/ { print $3 }')
+	libc=$(libc_of "$IF")
 	# one_task sleeps in nanosleep: the outer call is the task, and the
 	# summary says where the calls of the second type went
 	run "$VARSCOPE" record -o t.data --task-func "one_task,nanosleep@$libc" -- "$IF" -n 10 --types sleep --sleep-us 2000

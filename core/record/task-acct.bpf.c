@@ -1360,6 +1360,35 @@ int BPF_KPROBE(vs_call_entry)
 	return 0;
 }
 
+/*
+ * Thread @cur returns from the call of task @ct at @now with a wait of
+ * the task still open: its switch-in went unseen. Closed, as the library
+ * closes it at vs_task_end(), from the thread's CPU time; the kernel
+ * brings that up to date at ticks and switches only, so what the thread
+ * ran since the last (at most a tick) is counted in the wait.
+ */
+static __always_inline void close_wait_at_return(struct task_struct *cur,
+						 struct vs_call_thread *ct,
+						 __u32 tid, __u64 now)
+{
+	struct vs_thread_state *ts = thread_of(cur);
+	struct vs_slot *slot;
+	__u32 idx = ct->slot;
+
+	if (!ct->open || !ts || !ts->wait.since || ts->wait.task != ct->seq)
+		return;
+	slot = bpf_map_lookup_elem(&slots, &idx);
+	if (!slot || idx == VS_SLOT_HEADER)
+		return;
+	values_open(slot, ct->seq);
+	close_unseen_wait(ts, slot, tid, now,
+			  BPF_CORE_READ(cur, se.sum_exec_runtime));
+	ts->wait.since = 0;
+	ts->queued_since = 0;
+	slot->wait.task = 0;
+	values_done(slot);
+}
+
 SEC("uretprobe")
 int BPF_KRETPROBE(vs_call_return)
 {
@@ -1381,8 +1410,10 @@ int BPF_KRETPROBE(vs_call_return)
 	}
 	depth = ct->tasks.depth;
 	pop_return(&ct->tasks, sp);
-	if (depth && !ct->tasks.depth)
+	if (depth && !ct->tasks.depth) {
+		close_wait_at_return(cur, ct, tid, now);
 		task_end(ct, pid, tid, now, 0);
+	}
 	return 0;
 }
 
