@@ -193,21 +193,26 @@ load record-lib
 	record_if -n 100 --types sleep --sleep-us 2000
 	kill "${hogs[@]}"
 	check 'T["1"]["tasks"] == 100'
-	# each task is one sleep: its blocked wait holds at least the 2 ms
-	# asked, and the hogs' preemptions are run-queue waits; nothing is
-	# lost: the parts sum to the task's latency
+	# each task is one sleep: one blocked wait, and the hogs' preemptions
+	# are run-queue waits; nothing is lost: the parts sum to the task's
+	# latency.  The wait holds the 2 ms asked, less what passed between
+	# the timer's arming and the switch-out: nothing on a quiet machine,
+	# but a VM's host may take the CPU there, time the guest counts as
+	# the thread's run (seen once in CI: 115 us short, with 294 us of
+	# run.time in a sleep): within issue 14's 10% always, whole nearly
+	# always (a recorder that cut waits would cut most)
 	python3 - <<-'EOF2'
 	import json
 	parts = ("run.time", "sched.runnable.time", "sched.blocked.time",
 	         "sched.iowait.time", "irq.hard.time", "irq.soft.time",
 	         "irq.vector.time")
-	for l in open("t.json"):
-	    r = json.loads(l)
-	    if r["kind"] != "task":
-	        continue
+	tasks = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	for r in tasks:
 	    v = r["values"]
-	    assert v["sched.blocked.count"] == 1 and v["sched.blocked.time"] >= 2000000, r
+	    assert v["sched.blocked.count"] == 1 and v["sched.blocked.time"] >= 0.9 * 2000000, r
 	    assert abs(sum(v[p] for p in parts) - r["latency_ns"]) <= 0.01 * r["latency_ns"], r
+	short = [r for r in tasks if r["values"]["sched.blocked.time"] < 2000000]
+	assert len(short) <= 0.05 * len(tasks), short
 	EOF2
 }
 
