@@ -98,6 +98,7 @@ struct vs_record_stats {
 	uint64_t misnamed;		/* refused: they named a thread that
 					 * did not send them */
 	uint64_t lost_events;		/* kernel events lost (ring full) */
+	uint64_t lost_samples;		/* samples lost (a CPU's ring full) */
 	uint64_t lost_uncounted;	/* threads that ended with their ring
 					 * full: their last drops' LOST never
 					 * written */

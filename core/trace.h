@@ -91,7 +91,7 @@ enum vs_record_kind {
 
 #define VS_LOST_KERNEL_RING	0	/* perf ring overflowed */
 #define VS_LOST_TASKS		1	/* task records dropped in the library */
-#define VS_LOST_SAMPLES		2	/* samples throttled */
+#define VS_LOST_SAMPLES		2	/* samples a CPU's sample ring lost */
 #define VS_LOST_OUTPUT		3	/* output error (disk full) */
 
 #define VS_SYSCALL_ENTER	0

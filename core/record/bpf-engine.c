@@ -472,27 +472,54 @@ int vs_bpf_engine_read_events(struct vs_bpf_engine *e, vs_engine_event_fn fn,
 	return ring_buffer__consume(e->events);
 }
 
-void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
-			 struct vs_bpf_engine_stats *st)
+/* The engine's per-CPU counts (a calloc'd array of them), or NULL. */
+static struct vs_engine_stats *stats_per_cpu(const struct vs_bpf_engine *e,
+					     int *nr)
 {
-	int nr = libbpf_num_possible_cpus(), i;
 	struct vs_engine_stats *per_cpu;
 	uint32_t zero = 0;
 
+	*nr = libbpf_num_possible_cpus();
+	if (*nr <= 0)
+		return NULL;
+	per_cpu = calloc(*nr, sizeof(*per_cpu));
+	if (per_cpu && bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.engine_stats),
+					   &zero, per_cpu)) {
+		free(per_cpu);
+		return NULL;
+	}
+	return per_cpu;
+}
+
+void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
+			 struct vs_bpf_engine_stats *st)
+{
+	struct vs_engine_stats *per_cpu;
+	int nr, i;
+
 	memset(st, 0, sizeof(*st));
-	if (nr <= 0)
-		return;
-	per_cpu = calloc(nr, sizeof(*per_cpu));
-	if (!per_cpu)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.engine_stats),
-				 &zero, per_cpu))
-		for (i = 0; i < nr; i++) {
-			st->event_drops += per_cpu[i].event_drops;
-			st->stack_overflows += per_cpu[i].stack_overflows;
-			st->unmatched_exits += per_cpu[i].unmatched_exits;
-		}
+	per_cpu = stats_per_cpu(e, &nr);
+	for (i = 0; per_cpu && i < nr; i++) {
+		st->event_drops += per_cpu[i].event_drops;
+		st->stack_overflows += per_cpu[i].stack_overflows;
+		st->unmatched_exits += per_cpu[i].unmatched_exits;
+	}
 	free(per_cpu);
+}
+
+int vs_bpf_engine_samples_passed(const struct vs_bpf_engine *e,
+				 uint64_t *passed, int nr_cpus)
+{
+	struct vs_engine_stats *per_cpu;
+	int nr, i;
+
+	per_cpu = stats_per_cpu(e, &nr);
+	if (!per_cpu)
+		return -1;
+	for (i = 0; i < nr_cpus; i++)
+		passed[i] = i < nr ? per_cpu[i].samples_passed : 0;
+	free(per_cpu);
+	return 0;
 }
 
 int vs_bpf_engine_filter_samples(struct vs_bpf_engine *e, int fd)

@@ -118,6 +118,15 @@ void vs_bpf_engine_stats(const struct vs_bpf_engine *e,
 			 struct vs_bpf_engine_stats *st);
 
 /**
+ * vs_bpf_engine_samples_passed - the samples the filter kept on each CPU
+ * (vs_bpf_engine_filter_samples()), into @passed[0..@nr_cpus)
+ *
+ * Returns 0, or -1 with errno set.
+ */
+int vs_bpf_engine_samples_passed(const struct vs_bpf_engine *e,
+				 uint64_t *passed, int nr_cpus);
+
+/**
  * vs_bpf_engine_filter_samples - attach the sample filter (the engine was
  * opened with VS_BPF_SAMPLES) to the sampling event @fd of one CPU: it
  * keeps the samples of threads inside a task only.  The engine owns @fd

@@ -60,6 +60,8 @@ struct vs_recorder {
 	struct vs_perf_ring track[VS_MAX_CPUS];
 	/* with the engine, each CPU's samples (kept by its filter) */
 	struct vs_perf_ring samples[VS_MAX_CPUS];
+	uint64_t samples_read[VS_MAX_CPUS];	/* samples read from them */
+	uint64_t samples_lost[VS_MAX_CPUS];	/* and counted lost */
 	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
 						 * thread: apart, so that a
 						 * flood cannot drop tracking */

@@ -144,6 +144,9 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.lost_events, "event", "events"),
 			(unsigned long long)a->lost_tasks,
 			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
+	count_line(r->s.stats.lost_samples, "sample", "samples",
+		   "lost (a CPU's sample ring was full); a larger "
+		   "--mmap-pages helps");
 	count_line(r->s.stats.dropped_tasks, "task", "tasks",
 		   "dropped (task ring full)");
 	if (r->s.stats.unmatched_ends)

@@ -1528,10 +1528,21 @@ int vs_counters_mark(void *ctx)
  * --sample: attached to each CPU's sampling event, keeps the samples of
  * threads inside a task; any other is dropped here, before the ring.
  */
+/*
+ * A sample of the CPU's sampling event: kept when its thread is in a
+ * task, and counted, so that the recorder can tell the samples a full
+ * ring lost without the kernel's PERF_RECORD_LOST (it comes with the
+ * ring's next record, which a ring full at the end never gets).
+ */
 SEC("perf_event")
 int vs_sample_filter(struct bpf_perf_event_data *ctx)
 {
-	if (!any_task_open())
+	struct vs_engine_stats *st;
+
+	if (!any_task_open() || !in_task(bpf_get_current_task_btf()))
 		return 0;
-	return in_task(bpf_get_current_task_btf());
+	st = stats();
+	if (st)
+		st->samples_passed++;
+	return 1;
 }

@@ -316,6 +316,7 @@ struct vs_engine_stats {
 	__u64 event_drops;	/* events the ring buffer had no room for */
 	__u64 stack_overflows;	/* interrupts nested deeper than the stack */
 	__u64 unmatched_exits;	/* an exit that was not the top level's */
+	__u64 samples_passed;	/* samples the filter kept on this CPU */
 };
 
 #endif /* VS_CORE_RECORD_TASK_SLOT_H */

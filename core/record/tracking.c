@@ -721,23 +721,58 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 	vs_session_write(&r->s, &rec);
 }
 
+struct sample_read {
+	struct vs_recorder *r;
+	int cpu;		/* whose ring */
+};
+
+/* Samples of @cpu's ring lost at @time: a LOST record, and counted. */
+static void samples_lost(struct vs_recorder *r, int cpu, uint64_t time,
+			 uint64_t count)
+{
+	struct vs_record rec = { .kind = VS_REC_LOST };
+
+	rec.lost = (struct vs_lost){ time, 0, cpu, VS_LOST_SAMPLES, count };
+	r->samples_lost[cpu] += count;
+	r->s.stats.lost_samples += count;
+	vs_session_write(&r->s, &rec);
+}
+
 /*
  * A record of a CPU's sample ring (the engine's filter kept it): a sample,
  * or the count of those the ring had no room for.
  */
 static void on_cpu_sample(void *ctx, const struct perf_event_header *h)
 {
-	struct vs_recorder *r = ctx;
-	const struct vs_sample_id *sid = vs_sample_id_of(h);
-	struct vs_record rec = { .kind = VS_REC_LOST };
+	const struct sample_read *sr = ctx;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		vs_sample_write(&r->s, h);
+		sr->r->samples_read[sr->cpu]++;
+		vs_sample_write(&sr->r->s, h);
 	} else if (h->type == PERF_RECORD_LOST) {
-		rec.lost = (struct vs_lost){ sid->time, 0, sid->cpu,
-			VS_LOST_KERNEL_RING, ((const uint64_t *)(h + 1))[1] };
-		r->s.stats.lost_events += rec.lost.count;
-		vs_session_write(&r->s, &rec);
+		samples_lost(sr->r, sr->cpu, vs_sample_id_of(h)->time,
+			     ((const uint64_t *)(h + 1))[1]);
+	}
+}
+
+/*
+ * The last read: the samples each CPU's filter kept that were neither
+ * read nor counted lost were lost in a ring found full at its end (the
+ * kernel counts them out in a PERF_RECORD_LOST at the ring's next record,
+ * which never comes).  Counted here, at @time.
+ */
+static void settle_samples(struct vs_recorder *r, uint64_t time)
+{
+	uint64_t passed[VS_MAX_CPUS], seen;
+	int cpu;
+
+	if (!r->s.engine || !r->s.sampling ||
+	    vs_bpf_engine_samples_passed(r->s.engine, passed, r->nr_cpus))
+		return;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		seen = r->samples_read[cpu] + r->samples_lost[cpu];
+		if (r->samples[cpu].base && passed[cpu] > seen)
+			samples_lost(r, cpu, time, passed[cpu] - seen);
 	}
 }
 
@@ -917,7 +952,10 @@ void vs_record_drain_tracking(struct vs_recorder *r, bool all)
 	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		vs_perf_ring_read(&r->samples[cpu], on_cpu_sample, r);
+		vs_perf_ring_read(&r->samples[cpu], on_cpu_sample,
+				  &(struct sample_read){ r, cpu });
+	if (all)
+		settle_samples(r, read_time);
 	/* wake-ups first: a thread's EXIT in this batch would drop its last */
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		vs_perf_ring_read(&r->wake[cpu], wake_add,
