@@ -331,7 +331,6 @@ static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
 	return true;
 }
 
-/* Connection @fd comes from the command's processes (the kernel's word). */
 /* The peer of connection @fd when the command is (the kernel's word), or 0. */
 static pid_t command_peer(struct vs_recorder *r, int fd)
 {
