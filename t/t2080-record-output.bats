@@ -79,12 +79,15 @@ plant_link() {
 	"$VARSCOPE" record -o t.data -- "$IF" -n 100000 --types sleep \
 		--sleep-us 1000 >/dev/null 2>&1 &
 	pid=$!
-	for i in $(seq 100); do
-		[ -s t.data ] && break
+	# the command runs (a slow start, under ASan on a loaded machine,
+	# may write the file's head a second before it) and the file has
+	# its head
+	for i in $(seq 300); do
+		target=$(pgrep -P $pid) && [ -s t.data ] && break
 		sleep 0.1
 	done
+	[ -n "$target" ] || fail "no command after 30 s"
 	sleep 1
-	target=$(pgrep -P $pid)
 	kill -KILL $pid
 	wait $pid || true
 	kill $target 2>/dev/null || true
