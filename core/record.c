@@ -1043,6 +1043,9 @@ int vs_record(const struct vs_record_opts *opts)
 		/* first: vs_record_attach() adds the threads and children to it */
 		if ((opts->syscalls && open_syscalls(r)) || vs_record_attach(r, opts->pid))
 			goto out;
+		fprintf(stderr, "varscope record: attached to process %d "
+			"(%s): recording until it exits or an interrupt\n",
+			(int)opts->pid, vs_record_command_name(r));
 	} else if (start_child(r)) {
 		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
 			opts->argv[0], strerror(errno));

@@ -681,13 +681,16 @@ pg_stop() {
 	require_uprobes
 	# a parent that never reaps: its child stays a zombie, which kill(2)
 	# still finds; the first child has exited already, the second exits
-	# a few s into the recording (no EXIT record reaches a recorder that
+	# once it is recorded (no EXIT record reaches a recorder that
 	# attached to a zombie, and none may be waited for)
 	python3 -c 'import os, sys, time
-for delay in (0, 4):
+for second in (False, True):
     pid = os.fork()
     if pid == 0:
-        time.sleep(delay)
+        for _ in range(1200):
+            if not second or os.path.exists("go"):
+                break
+            time.sleep(0.05)
         os._exit(0)
     print(pid, flush=True)
 time.sleep(60)' > pids &
@@ -702,11 +705,19 @@ time.sleep(60)' > pids &
 		-p "$(sed -n 1p pids)"
 	assert_failure 1
 	assert_output "varscope record: process $(sed -n 1p pids) has exited (its parent has not reaped it yet)"
-	run timeout 30 "$VARSCOPE" record -o t.data --task-func "one_task@$IF" \
-		-p "$(sed -n 2p pids)"
+	timeout 60 "$VARSCOPE" record -o t.data --task-func "one_task@$IF" \
+		-p "$(sed -n 2p pids)" 2> err &
+	rec=$!
+	for _ in $(seq 300); do
+		grep -q "attached to process $(sed -n 2p pids) " err && break
+		sleep 0.1
+	done
+	touch go
+	status=0
+	wait $rec || status=$?
 	kill $parent
 	# ended by itself when the process exited, not by timeout (124)
-	assert_success
+	[ $status = 0 ] || fail "status $status: $(cat err)"
 	"$VARSCOPE" script -i t.data > /dev/null
 	no_probes_left
 }
