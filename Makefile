@@ -13,8 +13,9 @@
 #   make SANITIZE=1 build with -fsanitize=address,undefined into build-asan
 #                   (binary build-asan/varscope); with test, tests that one
 #
-# Sources are found by wildcard: a new .c in cmd/, core/, arch/x86/, ui/,
-# lib/, examples/, t/unit/ or bench/ needs no Makefile change.
+# Sources are found by wildcard: a new .c in cmd/, core/ (or a folder of
+# it), arch/x86/, ui/, lib/, examples/, t/unit/ or bench/ needs no Makefile
+# change.
 # Missing Debian packages are installed on the first build (as root) by
 # scripts/install-deps.sh, again whenever that script changes.
 
@@ -30,9 +31,10 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 CFLAGS     ?= -O2 -g
 WERROR     := -Werror
 WARN        = -Wall -Wextra $(WERROR) -Wno-unused-parameter
-# Includes are root-relative, "core/trace.h", "ui/json.h", "arch/x86/regs.h"
-# (-I.); the public API is <varscope.h> (-Iinclude), as its users write it;
-# the generated BPF skeletons "core/record/NAME.skel.h" come from -I$(BUILD).
+# Includes are root-relative, "core/trace/trace.h", "ui/json.h",
+# "arch/x86/regs.h" (-I.); the public API is <varscope.h> (-Iinclude), as
+# its users write it; the generated BPF skeletons "core/record/NAME.skel.h"
+# come from -I$(BUILD).
 ALL_CFLAGS  = $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 	      -I. -Iinclude -DVARSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
@@ -102,10 +104,11 @@ DEP_CFLAGS  = $(LIBPERF_CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS    = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
 # --- sources ---------------------------------------------------------------
+# core/ and its sub-systems, one folder deep (core/trace/, core/record/...).
 # core/record/ is the recording engine: its BPF programs (NAME.bpf.c) sit
 # beside their loader and are built below, not compiled as tool sources.
 TOOL_SRC   := varscope.c $(filter-out %.bpf.c,$(wildcard cmd/*.c core/*.c \
-	      core/record/*.c arch/x86/*.c ui/*.c))
+	      core/*/*.c arch/x86/*.c ui/*.c))
 TOOL_OBJ   := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ   := $(filter-out $(BUILD)/varscope.o $(BUILD)/cmd/%,$(TOOL_OBJ))
 LIB_SRC    := $(wildcard lib/*.c)

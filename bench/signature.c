@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "core/signature.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define NR_CALLS	1500000
 #define NR_THREADS	16

@@ -21,7 +21,7 @@
 #include "core/ranking.h"
 #include "core/segments.h"
 #include "core/session.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 #include "ui/diff-print.h"
 #include "ui/output-format.h"
 #include "ui/progress.h"

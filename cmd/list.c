@@ -10,7 +10,7 @@
 #include "core/arch.h"
 #include "core/parse-options.h"
 #include "core/pmu.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "ui/json.h"
 #include "ui/output-format.h"
 

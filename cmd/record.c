@@ -12,7 +12,7 @@
 #include "core/output-file.h"
 #include "core/parse-options.h"
 #include "core/record.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 static const char *const record_usage[] = {
 	"varscope record [<options>] [--] COMMAND [ARGS]",

@@ -2,7 +2,7 @@
 /*
  * script.c - varscope script: dump the records of a trace as text or
  * JSON, all of them or those the filters of perf script select
- * (core/record-filter.h).
+ * (core/trace/record-filter.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@
 
 #include "cmd/builtin.h"
 #include "core/parse-options.h"
-#include "core/record-filter.h"
-#include "core/trace.h"
-#include "core/type-names.h"
+#include "core/trace/record-filter.h"
+#include "core/trace/trace.h"
+#include "core/trace/type-names.h"
 #include "ui/output-format.h"
 #include "ui/record-print.h"
 

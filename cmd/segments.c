@@ -17,7 +17,7 @@
 #include "core/parse-options.h"
 #include "core/segments.h"
 #include "core/session.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 #include "ui/json.h"
 #include "ui/output-format.h"
 #include "ui/progress.h"

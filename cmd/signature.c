@@ -23,7 +23,7 @@
 #include "core/signature-watch.h"
 #include "core/signature.h"
 #include "core/syscall-trace.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "ui/json.h"
 #include "ui/output-format.h"
 

@@ -15,7 +15,7 @@
 #include "core/ranking.h"
 #include "core/session.h"
 #include "core/segments.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 #include "core/vtree.h"
 #include "core/wakeup.h"
 #include "ui/browser.h"

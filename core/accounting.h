@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "core/catalog.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 enum vs_acct_kind {
 	VS_ACCT_TASK_BEGIN,	/* type, id, pid, flags */

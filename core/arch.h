@@ -49,7 +49,7 @@ struct vs_hw_config {
 
 /*
  * The class of an event in VarMRI's Table 1: the numbers of the trace
- * format's enum vs_event_group (core/trace.h), which core/pmu.c holds
+ * format's enum vs_event_group (core/trace/trace.h), which core/pmu.c holds
  * them to, so that arch/ needs no format header.
  */
 enum vs_arch_group {

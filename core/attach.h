@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct vs_attach_map;
 

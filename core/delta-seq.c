@@ -13,7 +13,7 @@
 #include "core/array.h"
 #include "core/delta-seq.h"
 #include "core/sort.h"
-#include "core/varint.h"
+#include "core/trace/varint.h"
 
 void vs_dseq_init(struct vs_dseq *s, unsigned int nr_fields)
 {

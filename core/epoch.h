@@ -23,7 +23,7 @@ struct vs_epoch_schedule;
 
 /**
  * vs_epoch_schedule_new - build the schedule of @n events, @k per epoch
- * @events: event ids (catalog ids of core/trace.h), copied
+ * @events: event ids (catalog ids of core/trace/trace.h), copied
  * @n: number of events (0 gives one empty epoch)
  * @k: programmable counters per epoch, at least 2 (1 when @n <= 1)
  *

@@ -15,7 +15,7 @@
 #include "core/array.h"
 #include "core/catalog.h"
 #include "core/func-events.h"
-#include "core/trace-head.h"
+#include "core/trace/trace-head.h"
 
 /* The probed events called in some task of one type. */
 struct fs_type {

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define VS_FT_MAX_DEPTH		32	/* deeper calls are cut to the root 32 */
 

@@ -27,7 +27,7 @@
 #include "core/accounting.h"
 #include "core/catalog.h"
 #include "core/pmu.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct vs_hwcount;
 

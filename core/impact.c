@@ -9,7 +9,7 @@
 
 #include "core/bitmap.h"
 #include "core/impact.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 size_t vs_rank(size_t n, double p)
 {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /**
  * vs_perf_sample_parse - decode sample record @h of an event whose

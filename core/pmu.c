@@ -14,7 +14,7 @@
 #include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/pmu.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /* core/arch.h numbers an event's class as the trace format does. */
 _Static_assert((int)VS_ARCH_GROUP_SOFTWARE == VS_GROUP_SOFTWARE &&

@@ -269,7 +269,7 @@ bool vs_counter_multiplexed(const struct vs_counter_read *a,
  * accounting takes those snapshots where a task starts and stops running,
  * leaving interrupts out, and sums the deltas)
  *
- * Returns VS_TASK_MULTIPLEXED (core/trace.h) when the group was off the
+ * Returns VS_TASK_MULTIPLEXED (core/trace/trace.h) when the group was off the
  * PMU for part of the period, VS_TASK_DISTORTED when the two reads fail
  * the DTE filter or a value went backwards (the group was reset), 0 when
  * the deltas can be trusted.  Nothing is scaled.

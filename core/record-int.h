@@ -18,11 +18,11 @@
 #include "core/record.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-values.h"
-#include "core/rotating-writer.h"
+#include "core/trace/rotating-writer.h"
 #include "core/task-ring.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "core/tracepoints.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 
 /* epoll data of the recorder's descriptors */
 #define VS_WAKE_LISTEN		0	/* a thread registers */

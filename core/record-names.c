@@ -4,7 +4,7 @@
  * program gives with vs_task_type_name(), and the functions of
  * --task-func types.
  *
- * A program's name is untrusted: it is checked as core/type-names.h
+ * A program's name is untrusted: it is checked as core/trace/type-names.h
  * says (length, printable, not all digits), a type keeps its first name
  * (the same name again is no news, another is refused), and at most
  * VS_MAX_TYPE_NAMES types are named, so that a flood of

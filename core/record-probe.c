@@ -37,7 +37,7 @@
 
 #include "core/probe-cost.h"
 #include "core/record-int.h"
-#include "core/trace-head.h"
+#include "core/trace/trace-head.h"
 #include "core/uprobe.h"
 
 #define VS_MAX_FUNCS	(VS_MAX_TASK_FUNCS + VS_MAX_PROBE_FUNCS)

@@ -11,7 +11,7 @@
 
 #include "core/func-events.h"
 #include "core/session.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 #include "core/wakeup.h"
 
 unsigned int vs_session_parts(void)

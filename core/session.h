@@ -29,7 +29,7 @@
 #include "core/segments.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
-#include "core/trace-head.h"
+#include "core/trace/trace-head.h"
 
 /* Readers in parallel at most: one per CPU up to this many. */
 #define VS_SESSION_PARTS_MAX	4

@@ -15,7 +15,7 @@
 #include "core/signature-build.h"
 #include "core/signature.h"
 #include "core/symbols.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "core/unwind.h"
 
 int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)

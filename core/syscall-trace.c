@@ -31,7 +31,7 @@
 #include "core/array.h"
 #include "core/perf-ring.h"
 #include "core/syscall-trace.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "core/uprobe.h"
 
 #define MAX_STACK	64	/* user frames */

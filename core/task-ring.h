@@ -77,7 +77,7 @@ static inline void *vs_reg_vouch(uint64_t ino)
  * vs_task_type_name(): the other message the recorder takes, on a
  * connection of its own, without an answer.  @name holds the name's
  * bytes, NUL-padded (not NUL-terminated when it fills the field); the
- * recorder checks them (core/type-names.h), keeps a type's first name
+ * recorder checks them (core/trace/type-names.h), keeps a type's first name
  * and counts what it refuses.
  */
 #define VS_NAME_MAGIC		0x76736e31u	/* "vsn1" */
@@ -165,7 +165,7 @@ struct vs_hw_group {
 struct vs_ring_task {
 	uint64_t start, end;		/* CLOCK_MONOTONIC ns */
 	uint32_t type;
-	uint32_t flags;			/* VS_TASK_* of core/trace.h */
+	uint32_t flags;			/* VS_TASK_* of core/trace/trace.h */
 	uint32_t cpu;			/* cpu at begin */
 	uint32_t seq;			/* 1, 2, ... per thread */
 	uint32_t nr_counters;

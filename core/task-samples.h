@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct vs_ts_symbol {
 	const char *name;	/* "f3", "clear_page_erms", "[libc.so.6]" */

@@ -34,8 +34,8 @@
 
 #include "core/id-index.h"
 #include "core/ran-instead.h"
-#include "core/trace.h"
-#include "core/type-names.h"
+#include "core/trace/trace.h"
+#include "core/trace/type-names.h"
 
 struct vs_wake_build;
 struct vs_growing_column;

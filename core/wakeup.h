@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 enum vs_waker_kind {
 	VS_WAKER_SAME_TASK,

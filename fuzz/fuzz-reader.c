@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "ui/record-print.h"
 
 /* Enough to cover every path; inputs are small. */

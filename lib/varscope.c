@@ -93,7 +93,7 @@
 #include <varscope.h>
 
 #include "core/task-ring.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define VS_API __attribute__((visibility("default")))
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -5,7 +5,7 @@
 # exists; every record kind of the codec, with its fields in order, is in
 # the format specification's table and in the JSON keys of
 # varscope-script(1), and so is every task flag, sample flag and event
-# group of core/trace.h; every META key the recorder writes is in the list
+# group of core/trace/trace.h; every META key the recorder writes is in the list
 # of varscope-record(1), and those of a signature file in
 # varscope-signature(1); every function of libvarscope's header is in the
 # SYNOPSIS and the NAME (its man link) of vs_task_begin(3).  The examples
@@ -103,9 +103,9 @@ synopsis_opts() {
 	[ $checked -ge 8 ] || fail "only $checked commands checked"
 }
 
-# codec_kinds: one line per record kind of core/trace-codec.c's table,
+# codec_kinds: one line per record kind of core/trace/trace-codec.c's table,
 # "NUMBER NAME yes|no FIELD TYPE, FIELD TYPE, ..." (numbers from the enum
-# of core/trace.h, types spelled as in the specification).
+# of core/trace/trace.h, types spelled as in the specification).
 codec_kinds() {
 	awk '
 		FILENAME ~ /trace\.h$/ {
@@ -147,7 +147,7 @@ codec_kinds() {
 			types["STR"] = "string"; types["BUILD_ID"] = "build-id"
 			types["U16_ARRAY"] = "u16[]"; types["U64_ARRAY"] = "u64[]"
 			types["VALUES"] = "values"
-		}' "$SRC/core/trace.h" "$SRC/core/trace-codec.c"
+		}' "$SRC/core/trace/trace.h" "$SRC/core/trace/trace-codec.c"
 }
 
 # spec_kinds: the kinds table of the format specification, one line per
@@ -264,11 +264,11 @@ spec_kinds() {
 	[ -z "$missing" ] || fail "vs_task_begin.txt lacks $missing"
 }
 
-# code_bits PREFIX: the bit numbers of core/trace.h's "#define PREFIXNAME
+# code_bits PREFIX: the bit numbers of core/trace/trace.h's "#define PREFIXNAME
 # (1u << N)" flags, one per line.
 code_bits() {
 	sed -En "s/^#define $1[A-Z_]+[ \t]+\(1u << ([0-9]+)\).*/\1/p" \
-		"$SRC/core/trace.h" | sort -n
+		"$SRC/core/trace/trace.h" | sort -n
 }
 
 # doc_text FILE START: the text of FILE from the line holding START up to
@@ -321,7 +321,7 @@ same_list() {
 
 	# the event groups, by number and name
 	groups=$(sed -En 's/^\tVS_GROUP_([A-Z]+)[ \t]*= ([0-9]+),.*/\2 \1/p' \
-		"$SRC/core/trace.h")
+		"$SRC/core/trace/trace.h")
 	[ "$(wc -l <<<"$groups")" -ge 8 ] || fail "groups found: $groups"
 	doc=$(doc_text "$spec" "Event groups (u8):" | grep -oE '[0-9]+ [A-Z]+')
 	bad+=$(same_list "varscope-data-format.txt event groups" "$groups" "$doc")

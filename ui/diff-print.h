@@ -12,7 +12,7 @@
 
 #include "core/diff.h"
 #include "core/segments.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 #include "ui/output-format.h"
 
 /* Points of the figure at most, one per task type and drawn segment. */

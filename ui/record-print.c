@@ -2,8 +2,8 @@
 /*
  * record-print.c - text and JSON lines for trace records (varscope script).
  *
- * Both walk the record table of core/trace-codec.c, so a new kind or field
- * prints without a change here.  Tasks get three extras: "type_name"
+ * Both walk the record table of core/trace/trace-codec.c, so a new kind
+ * or field prints without a change here.  Tasks get three extras: "type_name"
  * when their type has one, "latency_ns" (end - start) and their values
  * keyed by event name.
  */
@@ -12,7 +12,7 @@
 
 #include "ui/record-print.h"
 #include "ui/json.h"
-#include "core/trace-codec.h"
+#include "core/trace/trace-codec.h"
 
 static const void *field_array(const struct vs_record *rec,
 			       const struct vs_field *f)

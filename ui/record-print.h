@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record-print.h - print trace records as text or JSON lines, field by
- * field from the format's record table (core/trace-codec.h).  The shapes
+ * field from the format's record table (core/trace/trace-codec.h).  The shapes
  * are documented in Documentation/varscope-script.txt.
  */
 #ifndef VS_UI_RECORD_PRINT_H
@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "core/trace.h"
-#include "core/type-names.h"
+#include "core/trace/trace.h"
+#include "core/trace/type-names.h"
 
 /**
  * vs_print_header_text - the file header as '#' comment lines

@@ -15,7 +15,7 @@
 
 #include "core/catalog.h"
 #include "core/record/task-slot.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct vs_task_values;
 

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/trace.h"
-#include "core/trace-codec.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace-codec.h"
 
 #define POOL		65536
 #define NR_VALUES	12

@@ -24,7 +24,7 @@
 
 #include "core/parse-options.h"
 #include "core/symbols.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "core/wakeup.h"
 
 static const struct {

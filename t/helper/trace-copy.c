@@ -21,8 +21,8 @@
 #include <zlib.h>
 
 #include "core/parse-options.h"
-#include "core/trace.h"
-#include "core/trace-codec.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace-codec.h"
 
 static const char *const copy_usage[] = {
 	"trace-copy [--major N] [--level L] IN OUT",

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/catalog.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define MAX_TASKS	8
 #define MAX_VALUES	64

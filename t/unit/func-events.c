@@ -11,7 +11,7 @@
 
 #include "core/func-events.h"
 #include "core/ranking.h"
-#include "core/trace-head.h"
+#include "core/trace/trace-head.h"
 #include "t/unit/tap.h"
 
 #define NR_TASKS	60

@@ -8,7 +8,7 @@
 
 #include "core/bitmap.h"
 #include "core/impact.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "t/unit/tap.h"
 
 static int is_near(double got, double want, double eps, const char *what)

@@ -9,7 +9,7 @@
 #include <linux/perf_event.h>
 
 #include "arch/x86/intel-events.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "t/unit/tap.h"
 
 /*

@@ -20,7 +20,7 @@
 #include "core/catalog.h"
 #include "core/perf-ring.h"
 #include "core/pmu.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "t/unit/tap.h"
 
 /* A snapshot of two counters: bracket, enabled, running, values. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * rotating-writer.c - unit test of core/rotating-writer.c: tasks go to
+ * rotating-writer.c - unit test of core/trace/rotating-writer.c: tasks go to
  * the file of their end time and none is lost at a boundary; each file
  * stands alone (catalog, notes, epoch, live names and mappings, segment
  * mark); the clock opens files when no task comes; a size bound removes
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/rotating-writer.h"
+#include "core/trace/rotating-writer.h"
 #include "t/unit/tap.h"
 
 #define SEC	1000000000ull

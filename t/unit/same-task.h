@@ -6,7 +6,7 @@
 #ifndef VS_T_UNIT_SAME_TASK_H
 #define VS_T_UNIT_SAME_TASK_H
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 static inline int same_task(const struct vs_task *a, const struct vs_task *b)
 {

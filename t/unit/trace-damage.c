@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "core/trace.h"
-#include "core/trace-codec.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace-codec.h"
 #include "t/unit/tap.h"
 
 #define NR_TASKS	3000

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/trace.h"
-#include "core/trace-pack.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace-pack.h"
 #include "t/unit/same-task.h"
 #include "t/unit/tap.h"
 

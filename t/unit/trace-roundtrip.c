@@ -12,8 +12,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "core/trace.h"
-#include "core/trace-codec.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace-codec.h"
 #include "t/unit/same-task.h"
 #include "t/unit/tap.h"
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * type-names.c - task type names (core/type-names.h): what a name may
+ * type-names.c - task type names (core/trace/type-names.h): what a name may
  * be, a type's first name wins, merging, and the --type parser; and the
- * N slowest tasks of varscope script (core/record-filter.h).
+ * N slowest tasks of varscope script (core/trace/record-filter.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/record-filter.h"
-#include "core/type-names.h"
+#include "core/trace/record-filter.h"
+#include "core/trace/type-names.h"
 #include "t/unit/tap.h"
 
 static void test_valid(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "core/trace-codec.h"
+#include "core/trace/trace-codec.h"
 
 #define R(member)	offsetof(struct vs_record, member)
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/record-filter.h"
-#include "core/trace-codec.h"
+#include "core/trace/record-filter.h"
+#include "core/trace/trace-codec.h"
 
 static bool tid_field(const struct vs_field *f)
 {

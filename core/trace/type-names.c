@@ -9,7 +9,7 @@
 
 #include "core/array.h"
 #include "core/parse-options.h"
-#include "core/type-names.h"
+#include "core/trace/type-names.h"
 
 bool vs_type_name_valid(const char *name, size_t len)
 {

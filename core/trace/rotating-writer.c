@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/rotating-writer.h"
-#include "core/trace-codec.h"
+#include "core/trace/rotating-writer.h"
+#include "core/trace/trace-codec.h"
 
 #define KEPT_EPOCHS	2	/* a task may still belong to the one before */
 

@@ -23,8 +23,8 @@
 #include <zlib.h>
 
 #include "core/array.h"
-#include "core/trace-codec.h"
-#include "core/trace-pack.h"
+#include "core/trace/trace-codec.h"
+#include "core/trace/trace-pack.h"
 
 struct chunk_index {
 	uint64_t off;
@@ -404,7 +404,8 @@ static int catalog_add(struct vs_reader *r, const struct vs_event_def *def)
 	return 0;
 }
 
-/* Packed tasks are coded by core/trace-pack.c, not by the codec's table. */
+/* Packed tasks are coded by core/trace/trace-pack.c, not by the
+ * codec's table. */
 static const struct vs_kind_desc packed_task_desc = {
 	.kind = VS_REC_PACKED_TASK, .name = "packed_task",
 };

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/trace-head.h"
-#include "core/trace.h"
+#include "core/trace/trace-head.h"
+#include "core/trace/trace.h"
 
 /* Records scanned at most: the head is a few dozen, a --probe one more. */
 #define HEAD_MAX_RECORDS	100000

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "core/id-index.h"
 
 /* Longest name, in bytes without the NUL. */

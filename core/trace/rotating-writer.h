@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct vs_rotwriter_opts {
 	uint64_t segment_ns;	/* 0: one file, no rotation */

@@ -7,7 +7,7 @@
  * header and data in one writev().  A chunk that could not be written
  * whole is cut off again, so the file always ends at a whole chunk (or,
  * when even that fails, in a piece the reader reports as truncation).
- * Tasks are packed (core/trace-pack.c) against the task before them in
+ * Tasks are packed (core/trace/trace-pack.c) against the task before them in
  * the chunk, in files of major version 2.
  */
 #include <errno.h>
@@ -24,8 +24,8 @@
 
 #include "core/array.h"
 #include "core/output-file.h"
-#include "core/trace-codec.h"
-#include "core/trace-pack.h"
+#include "core/trace/trace-codec.h"
+#include "core/trace/trace-pack.h"
 
 #ifndef VARSCOPE_VERSION
 #define VARSCOPE_VERSION "0.0"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <endian.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /* File header: fixed part, then four strings, then a CRC32. */
 #define VS_FILE_MAGIC		"VARSCOPE"

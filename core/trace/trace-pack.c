@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/trace-pack.h"
-#include "core/varint.h"
+#include "core/trace/trace-pack.h"
+#include "core/trace/varint.h"
 
 /* The u32 fields of a task, in the order of the changed mask's bits. */
 static const size_t u32_fields[] = {

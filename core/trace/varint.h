@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * varint.h - unsigned LEB128 varints and zigzag differences: what the
- * packed task records (core/trace-pack.c) and the packed sequences of
+ * packed task records (core/trace/trace-pack.c) and the packed sequences of
  * core/delta-seq.c are made of.
  */
 #ifndef VS_CORE_VARINT_H

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /* Most values a packed task holds; the writer writes a task with more as
  * a kind 2 record. */
