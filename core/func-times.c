@@ -18,7 +18,7 @@
 #include "core/func-times.h"
 #include "core/id-index.h"
 #include "core/sort.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 
 struct ft_call {
 	uint64_t time;

@@ -113,7 +113,10 @@ void vs_func_times_stacks(const struct vs_func_times *ft,
 const char *vs_func_times_symbol(const struct vs_func_times *ft, uint32_t id);
 /* Symbol indices are 0 .. this - 1: one per symbol id defined. */
 uint32_t vs_func_times_nr_symbols(const struct vs_func_times *ft);
-/* Where function @id is declared ("file.c:12", core/symbols.h), or NULL */
+/*
+ * Where function @id is declared ("file.c:12", core/symbols/symbols.h),
+ * or NULL.
+ */
 const char *vs_func_times_source(const struct vs_func_times *ft, uint32_t id);
 
 /* Enter or exit records that did not pair into a call, or of no symbol. */

@@ -19,7 +19,8 @@
 /*
  * How a sample's user call chain is taken (--call-graph, as perf's):
  * the kernel's walk of the frame records (fp), or a copy of the user
- * stack and registers unwound offline with libdw (dwarf, core/unwind.h).
+ * stack and registers unwound offline with libdw (dwarf,
+ * core/symbols/unwind.h).
  */
 enum vs_call_graph {
 	VS_CALL_GRAPH_DWARF,		/* the default */

@@ -45,9 +45,9 @@
 
 #include "core/array.h"
 #include "core/signature-build.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/syscall-trace.h"
-#include "core/unwind.h"
+#include "core/symbols/unwind.h"
 #include "core/workload.h"
 
 #define MAX_FRAMES	64

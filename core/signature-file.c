@@ -14,9 +14,9 @@
 #include "core/id-index.h"
 #include "core/signature-build.h"
 #include "core/signature.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/trace/trace.h"
-#include "core/unwind.h"
+#include "core/symbols/unwind.h"
 
 int vs_signatures_write(const struct vs_signatures *s, struct vs_writer *w)
 {

@@ -12,10 +12,10 @@
 #include "core/attach.h"
 #include "core/catalog.h"
 #include "core/sort.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/task-samples.h"
 #include "core/taskset.h"
-#include "core/unwind.h"
+#include "core/symbols/unwind.h"
 
 #define KERNEL_FILE	"[kernel]"
 #define JIT_FILE	"[jit]"
@@ -502,7 +502,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The source line of symbol @id, from its first address (core/symbols). */
+/* The source line of symbol @id, from its first address (core/symbols/). */
 static int set_source(struct reading *rd, int64_t id,
 		      const struct vs_symbol_hit *hit)
 {

@@ -21,7 +21,7 @@
  *   symbols[]  id -> function name and file; id 0 is "[unknown]"
  *
  * Symbolization happens once per (process, address): a cache in front of
- * core/symbols.  User addresses resolve through the trace's MMAP records
+ * core/symbols/.  User addresses resolve through the trace's MMAP records
  * (build-ids checked: a binary replaced since the recording is reported,
  * not mis-symbolized), kernel addresses through /proc/kallsyms, code
  * outside any file through perf's /tmp/perf-PID.map.

@@ -14,7 +14,7 @@
 
 #include "core/perf-ring.h"
 #include "core/record-int.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/workload.h"
 
 #define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */

@@ -26,7 +26,7 @@
 #include "core/record-int.h"
 #include "core/record/recorder.h"
 #include "core/sort.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/syscall-trace.h"
 #include "core/wakeup.h"
 

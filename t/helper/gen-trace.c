@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/parse-options.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/trace/trace.h"
 #include "core/wakeup.h"
 

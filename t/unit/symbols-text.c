@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbols-text.c - the symbols core/symbols.c reads from text files (a
+ * symbols-text.c - the symbols core/symbols/symbols.c reads from text files (a
  * kallsyms copy, a perf JIT map) and its build-id check of mappings, on
  * files this test writes and on this very program.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "t/unit/tap.h"
 
 __attribute__((noinline)) int here(int x)

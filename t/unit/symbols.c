@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbols.c - unit test of ELF symbolization (core/symbols.c) on this
+ * symbols.c - unit test of ELF symbolization (core/symbols/symbols.c) on this
  * very test program (a PIE) and the C library it maps.
  */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 
 #include "t/unit/tap.h"
 

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 #include "core/syscall-trace.h"
-#include "core/unwind.h"
+#include "core/symbols/unwind.h"
 #include "core/workload.h"
 
 #include "t/unit/tap.h"

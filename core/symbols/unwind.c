@@ -11,8 +11,8 @@
 
 #include "core/arch.h"
 #include "core/array.h"
-#include "core/symbols.h"
-#include "core/unwind.h"
+#include "core/symbols/symbols.h"
+#include "core/symbols/unwind.h"
 
 /* The libdw session of one process's mapped files. */
 struct proc_dwfl {

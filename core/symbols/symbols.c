@@ -17,7 +17,7 @@
 
 #include "core/array.h"
 #include "core/sort.h"
-#include "core/symbols.h"
+#include "core/symbols/symbols.h"
 
 #define DEBUG_DIR	"/usr/lib/debug/.build-id"
 
