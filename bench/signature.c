@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/signature.h"
+#include "core/signature/signature.h"
 #include "core/trace/trace.h"
 
 #define NR_CALLS	1500000

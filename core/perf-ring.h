@@ -5,7 +5,7 @@
  * The recorder needs the raw descriptors (it passes ring owners to the
  * annotated threads and pauses rings), which libperf's evlist keeps to
  * itself, so events and rings are handled here on the bare ABI; the
- * system-call tracer (core/syscall-trace.c) reads its rings here too.
+ * system-call tracer (core/signature/syscall-trace.c) reads its rings here too.
  */
 #ifndef VS_CORE_PERF_RING_H
 #define VS_CORE_PERF_RING_H

@@ -45,7 +45,7 @@
 #include "core/sort.h"
 #include "core/symbols/symbols.h"
 #include "core/wakeup.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/workload.h"
 
 #define VS_POLL_MS		10

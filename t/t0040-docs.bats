@@ -232,10 +232,11 @@ spec_kinds() {
 @test "every META key of a signature file is named in its man page" {
 	local key missing=""
 
-	# the { "key", value } pairs of core/signature-file.c's META table
+	# the { "key", value } pairs of core/signature/signature-file.c's
+	# META table
 	sed -n '/const char \*meta\[\]\[2\] = {/,/};/p' \
-		"$SRC/core/signature-file.c" | grep -oE '\{ "[a-z_]+",' |
-		grep -oE '[a-z_]+' >keys
+		"$SRC/core/signature/signature-file.c" |
+		grep -oE '\{ "[a-z_]+",' | grep -oE '[a-z_]+' >keys
 	[ "$(wc -l <keys)" -ge 5 ] || fail "META keys found: $(cat keys)"
 	# listed in the paragraph on the signature file: "META records (...)"
 	doc_text "$DOC/varscope-signature.txt" "The signature file is" |

@@ -27,7 +27,7 @@
 #include "core/record/recorder.h"
 #include "core/sort.h"
 #include "core/symbols/symbols.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/wakeup.h"
 
 #define VS_SAMPLE_CPU_PAGES	512	/* per CPU, with every sample */

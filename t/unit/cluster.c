@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * cluster.c - unit test of the divisive clustering and nearest-neighbour
- * outliers (core/cluster.c) on hand-made appearance and count vectors.
+ * outliers (core/signature/cluster.c) on hand-made appearance and count
+ * vectors.
  */
 #include <math.h>
 #include <stdio.h>
 
-#include "core/cluster.h"
+#include "core/signature/cluster.h"
 
 #include "t/unit/tap.h"
 

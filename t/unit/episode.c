@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * episode.c - unit test of closed frequent episode mining (core/episode.c)
- * on hand-made system-call sequences with known supports.
+ * episode.c - unit test of closed frequent episode mining
+ * (core/signature/episode.c) on hand-made system-call sequences with known
+ * supports.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/episode.h"
+#include "core/signature/episode.h"
 
 #include "t/unit/shuffle.h"
 #include "t/unit/tap.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * signature-hole.c - unit test of lost records in signature inference
- * (vs_thread_calls_hole(), core/signature-file.c): requests of eight
+ * (vs_thread_calls_hole(), core/signature/signature-file.c): requests of eight
  * calls 500 us apart are one execution unit each; a stretch of 300 ms
  * whose records a ring dropped, left as one gap, would raise the limit
  * of mean + 2 sigma above every gap between requests (one unit for the
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/signature.h"
+#include "core/signature/signature.h"
 
 #include "t/unit/tap.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * signature-watch.c - unit test of signature watch's windows
- * (core/signature-watch.c) on hand-made system-call events: a window is
- * inferred once time passes its end, only abnormal ones are handed over,
- * a runaway loop makes its window abnormal and names its function, a
+ * (core/signature/signature-watch.c) on hand-made system-call events: a
+ * window is inferred once time passes its end, only abnormal ones are handed
+ * over, a runaway loop makes its window abnormal and names its function, a
  * call that stays open past its limit is a hang (unless the thread is no
  * longer in it: its exit was lost), so is a silent thread the kernel
  * shows blocked in one call without running between two looks (its
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/signature-watch.h"
-#include "core/syscall-trace.h"
+#include "core/signature/signature-watch.h"
+#include "core/signature/syscall-trace.h"
 
 #include "t/unit/tap.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * signature.c - unit test of signature building and inference
- * (core/signature.c) on hand-made threads of system calls.
+ * (core/signature/signature.c) on hand-made threads of system calls.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/signature.h"
+#include "core/signature/signature.h"
 
 #include "t/unit/shuffle.h"
 #include "t/unit/tap.h"

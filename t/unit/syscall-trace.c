@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * syscall-trace.c - unit test of the system-call capture
- * (core/syscall-trace.c) against ground truth: this program re-executes
- * itself as a workload making known numbers of getppid calls in its main
- * thread, a second thread and a forked child.
+ * (core/signature/syscall-trace.c) against ground truth: this program
+ * re-executes itself as a workload making known numbers of getppid calls in
+ * its main thread, a second thread and a forked child.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/symbols/symbols.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/symbols/unwind.h"
 #include "core/workload.h"
 

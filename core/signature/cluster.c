@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cluster.h"
+#include "core/signature/cluster.h"
 
 double vs_jaccard_distance(const uint64_t *a, const uint64_t *b,
 			   size_t nwords)

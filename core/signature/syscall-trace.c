@@ -30,7 +30,7 @@
 #include "core/arch.h"
 #include "core/array.h"
 #include "core/perf-ring.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/trace/trace.h"
 #include "core/uprobe.h"
 

@@ -2,7 +2,7 @@
 /*
  * signature.c - PerfScope's function signatures and bug inference as pure
  * functions over system-call sequences (the file side is in
- * core/signature-file.c).
+ * core/signature/signature-file.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,9 +11,9 @@
 
 #include "core/arch.h"
 #include "core/array.h"
-#include "core/cluster.h"
+#include "core/signature/cluster.h"
 #include "core/id-index.h"
-#include "core/signature.h"
+#include "core/signature/signature.h"
 
 #define NR_CALLS	0x10000u
 

@@ -87,7 +87,7 @@ static inline unsigned int vs_sc_stack_size(const struct vs_sc_opts *o)
  */
 #define VS_SC_SLACK_NS	20000000ull	/* 20 ms */
 
-/* A call this long or longer may be a hang (core/signature.h). */
+/* A call this long or longer may be a hang (core/signature/signature.h). */
 #define VS_SC_LONG_CALL_NS	1000000000ull	/* 1 s */
 
 typedef int (*vs_sc_handler)(const struct vs_sc_event *ev, void *arg);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/arch.h"
-#include "core/signature.h"
+#include "core/signature/signature.h"
 
 enum vs_sig_method {
 	VS_SIG_CALLCHAIN,	/* frame-pointer callchain at each sys_enter */

@@ -8,7 +8,7 @@
  * grouped per execution of the function (struct vs_profile), and each
  * execution is cut into time-ordered sequences at the gaps that cut
  * execution units (below); each function's signature is the set of
- * closed frequent episodes of its sequences (core/episode.h).
+ * closed frequent episodes of its sequences (core/signature/episode.h).
  *
  * Inference: each thread's system calls are cut into execution units at
  * gaps longer than mean + 2 sigma (a gap in which the thread was switched
@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#include "core/episode.h"
-#include "core/syscall-trace.h"
+#include "core/signature/episode.h"
+#include "core/signature/syscall-trace.h"
 
 struct vs_writer;
 struct vs_reader;

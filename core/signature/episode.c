@@ -17,7 +17,7 @@
 
 #include "core/arch.h"
 #include "core/array.h"
-#include "core/episode.h"
+#include "core/signature/episode.h"
 #include "core/sort.h"
 
 #define NO_CALL		0xffffu

@@ -27,10 +27,10 @@
 #include <asm/perf_regs.h>
 
 #include "core/array.h"
-#include "core/signature-build.h"
-#include "core/signature-watch.h"
+#include "core/signature/signature-build.h"
+#include "core/signature/signature-watch.h"
 #include "core/symbols/symbols.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/symbols/unwind.h"
 #include "core/workload.h"
 

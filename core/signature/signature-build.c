@@ -44,9 +44,9 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/signature-build.h"
+#include "core/signature/signature-build.h"
 #include "core/symbols/symbols.h"
-#include "core/syscall-trace.h"
+#include "core/signature/syscall-trace.h"
 #include "core/symbols/unwind.h"
 #include "core/workload.h"
 

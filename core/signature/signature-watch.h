@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/signature.h"
+#include "core/signature/signature.h"
 
 struct vs_dso;
 struct vs_sc_event;
