@@ -5,9 +5,9 @@
  * side by side, each event's change of impact, and its p50 and p99 in
  * both segments so that burstiness shows; --svg draws the paper's Fig. 8.
  *
- * The analyses are core/ranking.c, core/diff.c and core/segments.c, the
- * printing ui/diff-print.c; this file parses the options and reads the
- * segments.
+ * The analyses are core/analysis/ranking.c, core/analysis/diff.c and
+ * core/analysis/segments.c, the printing ui/diff-print.c; this file parses
+ * the options and reads the segments.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "core/output-file.h"
 #include "core/parse-options.h"
-#include "core/ranking.h"
-#include "core/segments.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/segments.h"
 #include "core/session.h"
 #include "core/trace/type-names.h"
 #include "ui/diff-print.h"

@@ -3,7 +3,7 @@
  * report.c - varscope report: rank the events of each task type by their
  * impact on its tail latency (VarMRI, section 5).
  *
- * The analysis is core/ranking.c over a session (core/session.h); the
+ * The analysis is core/analysis/ranking.c over a session (core/session.h); the
  * printing ui/report-print.c.  This file parses the options, reads the
  * trace and ranks its types one at a time.
  */
@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
-#include "core/func-events.h"
+#include "core/analysis/func-events.h"
 #include "core/output-file.h"
 #include "core/parse-options.h"
-#include "core/ranking.h"
+#include "core/analysis/ranking.h"
 #include "core/session.h"
-#include "core/tail-hint.h"
-#include "core/vtree.h"
+#include "core/analysis/tail-hint.h"
+#include "core/analysis/vtree.h"
 #include "ui/progress.h"
 #include "ui/report-print.h"
 #include "ui/vtree-print.h"

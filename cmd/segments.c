@@ -5,7 +5,7 @@
  * type, each segment's p50, p99 and CoV of latency, and the max, median
  * and min segment by p99 (the ones worth a varscope report or diff).
  *
- * The analysis is core/segments.c; this file parses the options and
+ * The analysis is core/analysis/segments.c; this file parses the options and
  * prints the table, JSON or CSV.
  */
 #include <inttypes.h>
@@ -15,7 +15,7 @@
 
 #include "cmd/builtin.h"
 #include "core/parse-options.h"
-#include "core/segments.h"
+#include "core/analysis/segments.h"
 #include "core/session.h"
 #include "core/trace/type-names.h"
 #include "ui/json.h"

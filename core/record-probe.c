@@ -27,7 +27,7 @@
  * Each enter and exit, of every thread of the traced processes, becomes a
  * VS_REC_FUNC record (after the VS_REC_SYMBOL_DEF of its function): a
  * call may hold tasks (a thread's loop), and the analysis keeps the calls
- * inside or around them (core/func-times.h).
+ * inside or around them (core/analysis/func-times.h).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * kernel drops the samples taken outside them, so the volume written
  * follows the selection rate.  Each sample goes to the trace as it is read
  * (VS_REC_SAMPLE); which task it belongs to is found at report time from
- * its thread and time (core/task-samples.h).
+ * its thread and time (core/analysis/task-samples.h).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -759,7 +759,7 @@ static void track_wait(struct vs_session *s, struct vs_rthread *rt,
  * The switches of a thread inside its selected tasks (its events reach
  * the ring only then) that begin and end its blocked waits, as
  * VS_REC_SWITCH records, for the blame along wake-up edges
- * (core/wakeup.h): a preemption is woken by no one, so neither its
+ * (core/analysis/wakeup.h): a preemption is woken by no one, so neither its
  * switch out nor the switch in that ends it is written (on a ping-pong,
  * two records a task).  --syscalls writes every switch of the command
  * already.

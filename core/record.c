@@ -44,7 +44,7 @@
 #include "core/record/recorder.h"
 #include "core/sort.h"
 #include "core/symbols/symbols.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 #include "core/signature/syscall-trace.h"
 #include "core/workload.h"
 

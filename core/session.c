@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/func-events.h"
+#include "core/analysis/func-events.h"
 #include "core/session.h"
 #include "core/trace/type-names.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 
 unsigned int vs_session_parts(void)
 {

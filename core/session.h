@@ -8,11 +8,12 @@
  * reader options (--type, readers in parallel, a progress callback):
  *
  *   - the head (vs_trace_head_read(): samples, probes, wake-ups, notes);
- *   - the samples and probed calls as function events (core/func-events.h);
+ *   - the samples and probed calls as function events
+ *     (core/analysis/func-events.h);
  *   - the task set, in one pass by @parts readers, which also collects
  *     what the wake-up blame needs, who ran instead of the tasks and, with @slice_ns, the latencies of
  *     each slice of the file;
- *   - the wake-up blame (core/wakeup.h).
+ *   - the wake-up blame (core/analysis/wakeup.h).
  *
  * A session over a list of segments (vs_session_read_segments()) reads
  * each file once for all its segments and hands each segment's tasks to
@@ -26,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/segments.h"
-#include "core/task-samples.h"
-#include "core/taskset.h"
+#include "core/analysis/segments.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/taskset.h"
 #include "core/trace/trace-head.h"
 
 /* Readers in parallel at most: one per CPU up to this many. */
@@ -48,7 +49,7 @@ struct vs_session_opts {
 	bool wake_parts;		/* ... with each wait's blamed parts
 					 * (vs_wake_build_new()'s @parts) */
 	bool ran_instead;		/* who ran instead of the tasks
-					 * (ts->ran, core/ran-instead.h) */
+					 * (ts->ran, analysis/ran-instead.h) */
 	unsigned int parts;		/* readers in parallel (<= 1: one);
 					 * see vs_session_parts() */
 	uint64_t slice_ns;		/* vs_session_open(): also the

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/ranking.h"
-#include "core/wakeup.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/wakeup.h"
 #include "ui/vtree-print.h"
 
 struct vs_browser_segment {

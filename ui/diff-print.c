@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/segments.h"
+#include "core/analysis/segments.h"
 #include "ui/diff-print.h"
 #include "ui/json.h"
 #include "ui/svg.h"

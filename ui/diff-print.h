@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diff-print.h - what varscope diff prints of segments A and B compared
- * (core/diff.h): the rankings side by side and the changes, as text or
+ * (core/analysis/diff.h): the rankings side by side and the changes, as text or
  * JSON, and the figure of every drawn segment's p50 and p99 (VarMRI's
  * Fig. 8) as SVG.
  */
@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "core/diff.h"
-#include "core/segments.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/segments.h"
 #include "core/trace/type-names.h"
 #include "ui/output-format.h"
 

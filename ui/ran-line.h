@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ran-line.h - who ran instead of the slow tasks (core/ran-instead.h) in
- * words, the one line report and tui print.
+ * ran-line.h - who ran instead of the slow tasks
+ * (core/analysis/ran-instead.h) in words, the one line report and tui print.
  */
 #ifndef VS_UI_RAN_LINE_H
 #define VS_UI_RAN_LINE_H
 
 #include <stddef.h>
 
-#include "core/ran-instead.h"
+#include "core/analysis/ran-instead.h"
 
 /**
  * vs_ran_blame_line - "run-queue waits of the slow tasks: 287 ms;

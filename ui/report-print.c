@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/breakdown.h"
-#include "core/func-callers.h"
-#include "core/func-events.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/func-callers.h"
+#include "core/analysis/func-events.h"
 #include "core/plural.h"
 #include "core/trace/trace.h"
 #include "core/trace/type-names.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 #include "ui/report-print.h"
 #include "ui/svg.h"
 #include "ui/table.h"
@@ -117,7 +117,7 @@ static const char *event_notes(const struct vs_report_print *p,
 
 /*
  * The call paths behind the high values of sampled function event @er
- * of @tr (core/func-callers.h) into @out; how many
+ * of @tr (core/analysis/func-callers.h) into @out; how many
  */
 static size_t event_callers(const struct vs_report_print *p,
 			    const struct vs_type_rank *tr,

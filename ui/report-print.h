@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report-print.h - what varscope report prints: each task type's ranking
- * (core/ranking.h) as a text table, JSON or CSV, with its tail hint, its
- * waits and its variance tree, and the SVG figure of the rankings' CDFs.
+ * (core/analysis/ranking.h) as a text table, JSON or CSV, with its tail hint,
+ * its waits and its variance tree, and the SVG figure of the rankings' CDFs.
  *
  * Types are printed one at a time, between a head and a tail:
  *
@@ -15,10 +15,10 @@
 
 #include <stdbool.h>
 
-#include "core/ran-instead.h"
-#include "core/ranking.h"
+#include "core/analysis/ran-instead.h"
+#include "core/analysis/ranking.h"
 #include "core/session.h"
-#include "core/tail-hint.h"
+#include "core/analysis/tail-hint.h"
 #include "ui/json.h"
 #include "ui/output-format.h"
 #include "ui/vtree-print.h"

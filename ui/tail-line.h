@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tail-line.h - the tail past pTarget (core/tail-hint.h) in words, the
+ * tail-line.h - the tail past pTarget (core/analysis/tail-hint.h) in words, the
  * one line report and tui print.
  */
 #ifndef VS_UI_TAIL_LINE_H
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "core/tail-hint.h"
+#include "core/analysis/tail-hint.h"
 
 /**
  * vs_tail_hint_line - "the slowest 0.3% (18 tasks) take 20.2 ms, 270x the

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 #include "ui/json.h"
 #include "ui/units.h"
 #include "ui/vtree-print.h"

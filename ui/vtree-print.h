@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "core/vtree.h"
+#include "core/analysis/vtree.h"
 
 struct json_out;
 
@@ -34,7 +34,7 @@ struct vs_wake_blame;
  * vs_vtree_view_build - the tree of task type @v->type: exact from the
  * probed call paths of @ft when its tasks have some, else from the
  * callchains of @samples (either may be NULL) and the waits @wakeups
- * blames on threads outside the task (NULL: none, core/wakeup.h)
+ * blames on threads outside the task (NULL: none, core/analysis/wakeup.h)
  *
  * Fills @v->vt (NULL when there is no tree), @v->name and @v->arg;
  * returns why there is no tree, or NULL.  "out of memory" is one reason.

@@ -160,7 +160,8 @@ struct vs_slot_header {
 /*
  * What the programs pass the recorder through the BPF ring buffer, only
  * for threads inside tasks: the wake-up edges and the switches that begin
- * and end blocked waits (the blame along wake-up edges, core/wakeup.h).
+ * and end blocked waits (the blame along wake-up edges,
+ * core/analysis/wakeup.h).
  */
 enum vs_engine_event_kind {
 	VS_ENGINE_WAKE,		/* @tid woken by @other_tid of @other_pid */

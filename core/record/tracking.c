@@ -28,7 +28,7 @@
 #include "core/sort.h"
 #include "core/symbols/symbols.h"
 #include "core/signature/syscall-trace.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 
 #define VS_SAMPLE_CPU_PAGES	512	/* per CPU, with every sample */
 #define VS_TRACK_PAGES		64

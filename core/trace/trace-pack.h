@@ -8,7 +8,7 @@
  *
  * The writer and the reader each keep a struct vs_task_pack and reset it
  * at every chunk start, so a chunk decodes on its own: vs_reader_seek_time()
- * and the parallel readers of core/taskset.c may start at any chunk.
+ * and the parallel readers of core/analysis/taskset.c may start at any chunk.
  */
 #ifndef VS_CORE_TRACE_PACK_H
 #define VS_CORE_TRACE_PACK_H

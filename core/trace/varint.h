@@ -2,7 +2,7 @@
 /*
  * varint.h - unsigned LEB128 varints and zigzag differences: what the
  * packed task records (core/trace/trace-pack.c) and the packed sequences of
- * core/delta-seq.c are made of.
+ * core/analysis/delta-seq.c are made of.
  */
 #ifndef VS_CORE_VARINT_H
 #define VS_CORE_VARINT_H

@@ -25,7 +25,7 @@
 #include "core/parse-options.h"
 #include "core/symbols/symbols.h"
 #include "core/trace/trace.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 
 static const struct {
 	const char *name;

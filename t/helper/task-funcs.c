@@ -9,15 +9,15 @@
  *
  * where "frames" counts, per function, the samples that have it anywhere
  * in their call chains (the sampled function or a caller),
- * from core/task-samples (the attribution and both estimators the report
- * ranks), so tests compare them with a workload's own ground truth.
+ * from core/analysis/task-samples (the attribution and both estimators the
+ * report ranks), so tests compare them with a workload's own ground truth.
  *
  * usage: task-funcs TRACE
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/task-samples.h"
+#include "core/analysis/task-samples.h"
 
 /*
  * "name":N of each function in the chains of @t's samples, counted once

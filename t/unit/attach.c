@@ -3,7 +3,7 @@
  * attach - attached intervals find the task they serve through the attach
  * record of their thread and start time, in stream order.
  */
-#include "core/attach.h"
+#include "core/analysis/attach.h"
 #include "t/unit/tap.h"
 
 static struct vs_record attach(uint64_t time, uint32_t tid, uint8_t what,

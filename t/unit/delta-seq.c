@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * delta-seq - unit test of core/delta-seq: records read back as written
- * (small and huge differences, both signs), searches against a scan of
+ * delta-seq - unit test of core/analysis/delta-seq: records read back as
+ * written (small and huge differences, both signs), searches against a scan of
  * the plain records, sequences joined at any record, sorted, empty; and
  * records in time order a few microseconds apart packed in a few bytes.
  */
 #include <stdlib.h>
 
-#include "core/delta-seq.h"
+#include "core/analysis/delta-seq.h"
 #include "t/unit/tap.h"
 
 #define NR	1000

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * diff.c - unit test of core/diff.c on hand-made task sets: events are
+ * diff.c - unit test of core/analysis/diff.c on hand-made task sets: events are
  * matched by name across catalogs numbered differently, ordered by the
  * change of impact, with exact p50/p99 per segment, and burstiness.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "t/unit/tap.h"
 
 #define NR_TASKS	1000

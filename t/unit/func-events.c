@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * func-events - function events from both sources (core/func-events.c):
- * a function both sampled and probed has the probed time in each task,
- * one only sampled keeps its estimate, one only probed becomes an event
- * of its own; a trace with probes alone has its functions ranked.
+ * func-events - function events from both sources
+ * (core/analysis/func-events.c): a function both sampled and probed has the
+ * probed time in each task, one only sampled keeps its estimate, one only
+ * probed becomes an event of its own; a trace with probes alone has its
+ * functions ranked.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/func-events.h"
-#include "core/ranking.h"
+#include "core/analysis/func-events.h"
+#include "core/analysis/ranking.h"
 #include "core/trace/trace-head.h"
 #include "t/unit/tap.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/catalog.h"
-#include "core/func-times.h"
+#include "core/analysis/func-times.h"
 #include "t/unit/tap.h"
 
 static char path[] = "/tmp/vs-func-times-XXXXXX";

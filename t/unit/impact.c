@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * impact.c - unit test of core/impact: every step of the analysis on small
- * data whose answers are worked out by hand in the comments.
+ * impact.c - unit test of core/analysis/impact: every step of the analysis on
+ * small data whose answers are worked out by hand in the comments.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/bitmap.h"
-#include "core/impact.h"
+#include "core/analysis/impact.h"
 #include "core/trace/trace.h"
 #include "t/unit/tap.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ranking.c - unit test of core/taskset and core/ranking on a task set
- * built by hand, with answers worked out in the comments.
+ * ranking.c - unit test of core/analysis/taskset and core/analysis/ranking on
+ * a task set built by hand, with answers worked out in the comments.
  *
  * 200 tasks of type 1.  Tasks 190..199 are the slow ones: each blocks
  * 1000 ns instead of 10, runs 5000 more instructions and 9000 more
@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/ranking.h"
-#include "core/taskset.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/taskset.h"
 #include "t/unit/tap.h"
 
 enum { BLOCKED, RUN, RARE, INSTRUCTIONS, CYCLES, STALLS, CPU, FUNC,

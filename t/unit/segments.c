@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * segments.c - unit test of core/segments.c: segment names, cutting a
+ * segments.c - unit test of core/analysis/segments.c: segment names, cutting a
  * trace into time slices through the time index, the latency figures of
  * a segment and the max/median/min segment by p99, on hand-made data.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/segments.h"
+#include "core/analysis/segments.h"
 #include "t/unit/tap.h"
 
 #define START		1000000000ull	/* the recording's start, ns */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * task-samples.c - samples tied to tasks (core/task-samples.c) on
+ * task-samples.c - samples tied to tasks (core/analysis/task-samples.c) on
  * hand-made streams: attribution by thread and time across migrations,
  * both estimators, PEBS weights from the task's CPU time, the function
  * events of the report.
@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "core/task-samples.h"
-#include "core/taskset.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/taskset.h"
 #include "t/unit/tap.h"
 
 /* A function of this program, for the samples of test_map_after(). */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/taskset.h"
+#include "core/analysis/taskset.h"
 #include "t/unit/tap.h"
 
 #define NR_TASKS	3000

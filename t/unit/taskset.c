@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/bitmap.h"
-#include "core/taskset.h"
+#include "core/analysis/taskset.h"
 #include "t/unit/tap.h"
 
 #define NR_TASKS	20000

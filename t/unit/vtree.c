@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/func-times.h"
-#include "core/task-samples.h"
-#include "core/vtree.h"
-#include "core/wakeup.h"
+#include "core/analysis/func-times.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/vtree.h"
+#include "core/analysis/wakeup.h"
 #include "t/unit/tap.h"
 
 enum { A = 1, B = 2, C = 3 };

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/task-samples.h"
-#include "core/wakeup.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/wakeup.h"
 #include "t/unit/tap.h"
 
 static struct vs_wake_build *b;

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * vtree-probes.c - the variance tree of a task type from exact function
- * times (record --probe, core/func-times.h).
+ * times (record --probe, core/analysis/func-times.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/func-times.h"
+#include "core/analysis/func-times.h"
 #include "core/array.h"
 #include "core/sort.h"
-#include "core/vtree.h"
-#include "core/wakeup.h"
+#include "core/analysis/vtree.h"
+#include "core/analysis/wakeup.h"
 
 /* Whether @child is one call deeper than @parent and starts with it. */
 static bool extends(const struct vs_ft_path *parent,

@@ -3,11 +3,12 @@
  * func-events.h - the function events of a trace's tasks,
  * "func:<symbol>.time" (vs_func_event_name()), from both of their sources:
  *
- *   samples   record --sample: the estimate of core/task-samples.h, for
- *             the functions holding a share of each type's sampled time
+ *   samples   record --sample: the estimate of
+ *             core/analysis/task-samples.h, for the functions holding a
+ *             share of each type's sampled time
  *   probes    record --probe: the exact inclusive time of
- *             core/func-times.h, for every probed function called in a
- *             task of the type
+ *             core/analysis/func-times.h, for every probed function
+ *             called in a task of the type
  *
  * One event per name.  For a function that was probed, the exact time is
  * the value in every task (0 where it was not called): it wins over the
@@ -22,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/func-times.h"
-#include "core/task-samples.h"
-#include "core/taskset.h"
+#include "core/analysis/func-times.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/taskset.h"
 
 struct vs_func_sources {
 	struct vs_task_samples *samples;	/* NULL: not --sample */
@@ -62,7 +63,7 @@ void vs_func_sources_free(struct vs_func_sources *fs);
 
 /**
  * vs_func_sources_load_progress - vs_func_sources_load(), calling
- * @progress with @arg as the samples are read (core/task-samples.h)
+ * @progress with @arg as the samples are read (core/analysis/task-samples.h)
  */
 int vs_func_sources_load_progress(const char *path,
 				  const struct vs_trace_head *head,

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/tail-hint.h"
+#include "core/analysis/tail-hint.h"
 
 #define DEEPEST_DIGITS	9	/* 0.999999999 */
 

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "core/id-index.h"
-#include "core/ran-instead.h"
+#include "core/analysis/ran-instead.h"
 #include "core/trace/trace.h"
 #include "core/trace/type-names.h"
 
@@ -86,7 +86,7 @@ struct vs_taskset {
 					 * wake-up analysis needs, for
 					 * vs_wake_build_finish(); or NULL */
 	struct vs_ran_list ran;		/* opts->ran_instead: who ran instead
-					 * of its tasks (core/ran-instead.h) */
+					 * of its tasks (ran-instead.h) */
 	struct vs_type_names names;	/* the names of its types, from the
 					 * type_name records read: the whole
 					 * file's when it was read to the
@@ -115,8 +115,8 @@ struct vs_taskset_opts {
 	bool latency_only;		/* no event columns, no catalog:
 					 * latencies alone */
 	/*
-	 * Collect what the wake-up analysis needs (core/wakeup.h) in the
-	 * same pass, into ts->wake (NULL when the file has no wake-up
+	 * Collect what the wake-up analysis needs (core/analysis/wakeup.h) in
+	 * the same pass, into ts->wake (NULL when the file has no wake-up
 	 * record).  Not with a time range (the analysis wants the whole
 	 * file): ts->wake is NULL then.
 	 * @wake_parts as vs_wake_build_new()'s @parts.
@@ -133,8 +133,8 @@ struct vs_taskset_opts {
 	void *progress_arg;
 	/*
 	 * Values a task record does not carry, added to it (function times
-	 * from samples and probes, core/func-events.h): called once per
-	 * task, from the reader threads at once, returns how many it put
+	 * from samples and probes, core/analysis/func-events.h): called once
+	 * per task, from the reader threads at once, returns how many it put
 	 * in @buf.
 	 * Their events are @extra_events (ids above the trace's catalog).
 	 */

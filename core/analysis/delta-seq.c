@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/delta-seq.h"
+#include "core/analysis/delta-seq.h"
 #include "core/sort.h"
 #include "core/trace/varint.h"
 

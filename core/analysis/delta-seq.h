@@ -9,8 +9,8 @@
  * index, so that a sequence in key order is searched by decoding one
  * block.
  *
- * core/wakeup.c keeps each thread's tasks, wake-ups and switches in them
- * while it reads a trace: tens of millions of records in a long one.
+ * core/analysis/wakeup.c keeps each thread's tasks, wake-ups and switches in
+ * them while it reads a trace: tens of millions of records in a long one.
  */
 #ifndef VS_CORE_DELTA_SEQ_H
 #define VS_CORE_DELTA_SEQ_H

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/ranking.h"
-#include "core/taskset.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/taskset.h"
 
 #define VS_MAIN_PART_SHARE	0.5	/* "most of it" */
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/attach.h"
-#include "core/func-times.h"
+#include "core/analysis/attach.h"
+#include "core/analysis/func-times.h"
 #include "core/id-index.h"
 #include "core/sort.h"
 #include "core/symbols/symbols.h"

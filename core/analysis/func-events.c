@@ -14,7 +14,7 @@
 
 #include "core/array.h"
 #include "core/catalog.h"
-#include "core/func-events.h"
+#include "core/analysis/func-events.h"
 #include "core/trace/trace-head.h"
 
 /* The probed events called in some task of one type. */

@@ -106,7 +106,7 @@ struct vs_task_samples {
  * @err: one line on failure ("FILE: what at byte N")
  *
  * Returns 0 (VS_LOAD_OK), VS_LOAD_ERROR or VS_LOAD_CORRUPT
- * (core/taskset.h).
+ * (core/analysis/taskset.h).
  */
 int vs_task_samples_read(const char *path, struct vs_task_samples **out,
 			 char *err, size_t errlen);

@@ -3,7 +3,7 @@
  * wakeup.c - wake-up edges judged against the tasks and attached
  * intervals of both threads, and the waits they ended blamed along them:
  * collect each thread's intervals, edges and switches in packed
- * sequences of its own (core/delta-seq.h; a thread's records come in
+ * sequences of its own (core/analysis/delta-seq.h; a thread's records come in
  * time order: they need no sort, except when they do not), then place
  * each edge and walk each wait's chain.
  *
@@ -11,7 +11,7 @@
  * names (a new thread inherits its creator's), kept in file order in a
  * journal applied when finishing, and for the intervals of type 0: the
  * task they serve is named by the last attach record of their thread
- * before them (core/attach.h), which each thread's attach records say
+ * before them (core/analysis/attach.h), which each thread's attach records say
  * by how many intervals of the thread came before them.  Everything else
  * goes straight to its thread.  So the builds of consecutive parts of a
  * file, read at once by several readers, merge into the build of the
@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/delta-seq.h"
+#include "core/analysis/delta-seq.h"
 #include "core/sort.h"
-#include "core/task-samples.h"
-#include "core/taskset.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/taskset.h"
 #include "core/id-index.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 
 /*
  * The records kept per thread, one packed sequence of each kind, keyed
@@ -43,7 +43,7 @@ struct interval {
 	uint64_t task;			/* the task it is or serves */
 	uint32_t type;			/* of its record */
 	bool attached;			/* serves it */
-	bool type0;			/* may serve a task (core/attach.h);
+	bool type0;			/* may serve a task (attach.h);
 					 * placed when finishing */
 };
 
@@ -317,7 +317,7 @@ static int add_attach(struct vs_wake_build *b, const struct vs_attach *a)
 
 /*
  * The intervals of type 0 of @th that serve a task: the last attach of
- * the thread before them has their start time (core/attach.c).  Its
+ * the thread before them has their start time (core/analysis/attach.c).  Its
  * intervals are coded again, in file order still.
  */
 static int resolve_served(struct vs_wake_build *b, struct thread_recs *th)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ranking.h - rank the events of one task type by their impact on its
- * tail latency: the steps of core/impact.h put together over a task set
- * (VarMRI section 5 plus confidence intervals and recording length).
+ * tail latency: the steps of core/analysis/impact.h put together over a task
+ * set (VarMRI section 5 plus confidence intervals and recording length).
  *
  * report prints a ranking; diff compares two rankings; tui browses one.
  */
@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/impact.h"
-#include "core/taskset.h"
+#include "core/analysis/impact.h"
+#include "core/analysis/taskset.h"
 
 #define VS_CDF_POINTS		1001	/* CDF kept per event: p = 0, .001 .. 1 */
 #define VS_CORR_NOTE		0.5	/* correlations shown from here on */

@@ -9,7 +9,7 @@
 
 #include "core/arch.h"
 #include "core/bitmap.h"
-#include "core/ranking.h"
+#include "core/analysis/ranking.h"
 #include "core/sort.h"
 
 /*

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/impact.h"
+#include "core/analysis/impact.h"
 #include "core/parse-options.h"
-#include "core/segments.h"
+#include "core/analysis/segments.h"
 #include "core/sort.h"
 
 /* --- naming segments --- */

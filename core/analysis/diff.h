@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/ranking.h"
-#include "core/taskset.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/taskset.h"
 
 #define VS_DIFF_TIE	1e-6	/* changes of impact this close are equal */
 #define VS_BURST_TAIL	1.1	/* p99 this much higher: the tail grew */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * vtree-samples.c - the variance tree of a task type from its samples'
- * callchains (core/task-samples.h).
+ * callchains (core/analysis/task-samples.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/task-samples.h"
-#include "core/vtree.h"
-#include "core/wakeup.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/vtree.h"
+#include "core/analysis/wakeup.h"
 
 /* A frame on the path of this share of the sampled time is the tasks'. */
 #define DOMINANT_SHARE	0.9

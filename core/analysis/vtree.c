@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/wakeup.h"
-#include "core/vtree.h"
+#include "core/analysis/wakeup.h"
+#include "core/analysis/vtree.h"
 
 static int node_new(struct vs_vtree *vt, unsigned int parent, uint32_t symbol)
 {

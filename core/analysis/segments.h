@@ -26,7 +26,7 @@
  * through the reader's time index.
  *
  * Per segment and task type the latency figures are its number of tasks,
- * p50, p99 (nearest rank, like every percentile of core/impact.h) and
+ * p50, p99 (nearest rank, like every percentile of core/analysis/impact.h) and
  * coefficient of variation (standard deviation / mean).
  */
 #ifndef VS_CORE_SEGMENTS_H
@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/taskset.h"
+#include "core/analysis/taskset.h"
 
 enum vs_segment_kind {
 	VS_SEGMENT_FILE,	/* FILE */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "core/array.h"
-#include "core/attach.h"
+#include "core/analysis/attach.h"
 
 struct last_attach {
 	uint32_t tid;

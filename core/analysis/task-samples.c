@@ -9,12 +9,12 @@
 #include <linux/perf_event.h>
 
 #include "core/array.h"
-#include "core/attach.h"
+#include "core/analysis/attach.h"
 #include "core/catalog.h"
 #include "core/sort.h"
 #include "core/symbols/symbols.h"
-#include "core/task-samples.h"
-#include "core/taskset.h"
+#include "core/analysis/task-samples.h"
+#include "core/analysis/taskset.h"
 #include "core/symbols/unwind.h"
 
 #define KERNEL_FILE	"[kernel]"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/func-callers.h"
+#include "core/analysis/func-callers.h"
 #include "core/sort.h"
 
 #define PATHS_MAX	4096	/* distinct paths kept; more count in the

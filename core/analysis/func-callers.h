@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/task-samples.h"
+#include "core/analysis/task-samples.h"
 
 #define VS_CALLERS_SHOWN	3	/* paths report names per event */
 #define VS_CALLER_DEPTH		4	/* functions of a path, the function's

@@ -13,7 +13,7 @@
  *   confidence interval     vs_bootstrap_impact()
  *   recording length (5.3)  vs_tasks_needed()
  *
- * core/ranking.h puts them together over a task set.
+ * core/analysis/ranking.h puts them together over a task set.
  *
  * Percentiles are nearest-rank: the p-percentile of n values is the k-th
  * smallest with k = ceil(p * n), so every figure is a value that occurred.

@@ -10,15 +10,15 @@
  *    counted once, at its outermost instance) -- the value of the event
  *    vs_func_event_name() names, "func:<symbol>.time", which wins over the
  *    sampled estimate of the same name when both exist for a task
- *    (core/func-events.h merges the two);
+ *    (core/analysis/func-events.h merges the two);
  *  - its call paths: each distinct stack of probed functions, root to leaf
  *    as symbol indices, with the inclusive time of the leaf along that path
  *    (the input of the variance tree: a path's children are the paths one
  *    longer that start with it, and its self time is its time less theirs).
  *
  * The calls of a thread attached to a task (vs_task_attach(), see
- * core/attach.h) count for that task too: an attached interval's functions
- * and paths are added to the served task's.
+ * core/analysis/attach.h) count for that task too: an attached interval's
+ * functions and paths are added to the served task's.
  *
  * A function is named by its symbol index: the definitions
  * (VS_REC_SYMBOL_DEF) numbered 0, 1, ... in the order of their first one

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/ran-instead.h"
-#include "core/ranking.h"
+#include "core/analysis/ran-instead.h"
+#include "core/analysis/ranking.h"
 #include "core/sort.h"
-#include "core/taskset.h"
+#include "core/analysis/taskset.h"
 
 /* @t's value of @event; 0 when it has none. */
 static uint64_t task_value(const struct vs_task *t, int event)

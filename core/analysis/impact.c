@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/bitmap.h"
-#include "core/impact.h"
+#include "core/analysis/impact.h"
 #include "core/trace/trace.h"
 
 size_t vs_rank(size_t n, double p)

@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/ranking.h"
-#include "core/taskset.h"
+#include "core/analysis/ranking.h"
+#include "core/analysis/taskset.h"
 
 #define VS_TAIL_MIN_TASKS	5	/* a lone outlier is not a tail */
 #define VS_TAIL_FAR		4	/* deeper latency / latency at pTarget */

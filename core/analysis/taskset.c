@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/attach.h"
+#include "core/analysis/attach.h"
 #include "core/bitmap.h"
 #include "core/sort.h"
-#include "core/taskset.h"
+#include "core/analysis/taskset.h"
 #include "core/id-index.h"
-#include "core/wakeup.h"
+#include "core/analysis/wakeup.h"
 
 #define PROGRESS_EVERY	4096	/* tasks between progress calls */
 
@@ -1086,9 +1086,9 @@ static int add_to_ranges(struct part *p, const struct vs_task *t, size_t nr)
  * An attached interval goes to the task it serves whatever its time: the
  * values of its record alone, none for a latency-only set.  Function
  * events (opts->task_values) are not added: the served task's own already
- * hold the interval's function time (sampled: core/task-samples.c,
- * probed: core/func-times.c).  An interval whose attach record this part
- * did not see is dropped.
+ * hold the interval's function time (sampled: core/analysis/task-samples.c,
+ * probed: core/analysis/func-times.c).  An interval whose attach record this
+ * part did not see is dropped.
  */
 static int take_attached(struct part *p, const struct vs_task *t)
 {

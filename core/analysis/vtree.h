@@ -56,7 +56,7 @@
 #define VS_VTREE_ROOT	UINT32_MAX	/* symbol id of the root */
 /*
  * Symbol ids from here on are waits blamed on waker VS_VTREE_WAIT + i of
- * the type's (core/wakeup.h): exact nodes, no functions to probe.
+ * the type's (core/analysis/wakeup.h): exact nodes, no functions to probe.
  */
 #define VS_VTREE_WAIT	0x80000000u
 
@@ -189,7 +189,7 @@ struct vs_wake_part;
 
 /**
  * vs_vtree_wait_symbol - the node of a blamed part of a task's waits
- * (core/wakeup.h): VS_VTREE_WAIT + its waker's index, or VS_VTREE_ROOT
+ * (core/analysis/wakeup.h): VS_VTREE_WAIT + its waker's index, or VS_VTREE_ROOT
  * when it is no node (the waker worked for the task, attached to it: its
  * time is the task's already, in its samples or probed calls)
  */
@@ -198,11 +198,12 @@ uint32_t vs_vtree_wait_symbol(const struct vs_wake_type *waits,
 
 /**
  * vs_vtree_from_samples - the variance tree of the tasks of @type from
- * their samples' callchains (core/task-samples.h)
- * @waits: the type's waits blamed along wake-up edges (core/wakeup.h), or
- * NULL: each task's parts blamed on a thread that did not work for it
- * (not attached to it: its samples are not the task's) become exact
- * children of the root, one per waker, symbol VS_VTREE_WAIT + its index
+ * their samples' callchains (core/analysis/task-samples.h)
+ * @waits: the type's waits blamed along wake-up edges
+ * (core/analysis/wakeup.h), or NULL: each task's parts blamed on a thread
+ * that did not work for it (not attached to it: its samples are not the
+ * task's) become exact children of the root, one per waker, symbol
+ * VS_VTREE_WAIT + its index
  * @why: when there is no tree (NULL returned), says why in a few words
  *
  * Kernel frames are kept down to the entry (syscall, interrupt, fault)
@@ -233,7 +234,7 @@ struct vs_func_times;
 /**
  * vs_vtree_from_probes - the exact variance tree of the tasks of @type
  * from the call paths of probed functions (record --probe,
- * core/func-times.h); no sampling noise.  Symbol ids are @ft's.
+ * core/analysis/func-times.h); no sampling noise.  Symbol ids are @ft's.
  * @waits: as vs_vtree_from_samples(); a wait's node is a child of the
  * path of the probed calls its thread was blocked in (their time holds
  * it: it is taken from their self time), or of the root

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 /*
  * What part @child names of @total: the child's name without the total's

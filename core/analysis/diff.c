@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff.h"
-#include "core/impact.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/impact.h"
 #include "core/sort.h"
 
 int vs_event_percentiles(const struct vs_task_type *tt, int event,
