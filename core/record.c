@@ -240,14 +240,6 @@ static int open_output(struct vs_recorder *r)
 	return 0;
 }
 
-static int keep_fd(struct vs_recorder *r, int fd)
-{
-	if (ALLOC_GROW(r->extra_fds, r->nr_extra_fds + 1, r->alloc_extra_fds))
-		return -1;
-	r->extra_fds[r->nr_extra_fds++] = fd;
-	return 0;
-}
-
 /* --- the command --------------------------------------------------------- */
 
 /*
@@ -393,17 +385,16 @@ static void raise_nofile(void)
 }
 
 /*
- * Open every tracepoint on ourselves as it will be opened per thread:
- * the first failure for want of privilege says what is needed; one that
- * the kernel refuses per thread (irq_vectors:irq_work_exit: perf itself
- * raises irq_work) is dropped, with its pair, and named in the trace.
+ * Open every tracepoint on ourselves, and close it: the first failure for
+ * want of privilege says what is needed; one that the kernel refuses per
+ * thread (irq_vectors:irq_work_exit: perf itself raises irq_work) is
+ * dropped, with its pair, and named in the trace.
  *
- * The event opened stays open, disabled, until the end: the kernel
- * registers a tracepoint's perf probe with its first event and
- * unregisters it with its last, after an RCU grace period (0.1 s here).
- * Without this one, each time the recorded threads that had it all
- * exited, closing their events waited that long per tracepoint, and a
- * program that makes a thread per request ran 50 times slower.
+ * None stays open: an event, even disabled and on a sleeping recorder,
+ * keeps the tracepoint's perf probe registered, which every hit of the
+ * tracepoint on the machine then calls, and it turns on the perf hooks
+ * of every context switch.  On a pipe ping-pong that cost as much as the
+ * engine's own programs (+6% CPU a request, bench/README).
  */
 static int probe_tracepoints(struct vs_recorder *r)
 {
@@ -421,8 +412,7 @@ static int probe_tracepoints(struct vs_recorder *r)
 		attr.disabled = 1;
 		fd = vs_perf_open(&attr, 0, -1, -1);
 		if (fd >= 0) {
-			if (keep_fd(r, fd))
-				close(fd);
+			close(fd);
 			i++;
 			continue;
 		}
@@ -1112,9 +1102,6 @@ out:
 			close(r->wake[i].fd);
 			vs_perf_ring_unmap(&r->wake[i]);
 		}
-	while (r->nr_extra_fds)
-		close(r->extra_fds[--r->nr_extra_fds]);
-	free(r->extra_fds);
 	free(r->procs);
 	free(r->batch.buf);
 	free(r->exits);

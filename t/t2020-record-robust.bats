@@ -43,18 +43,18 @@ recorder_perf_fds() {
 	echo "$n"
 }
 
-@test "the recorder keeps each tracepoint registered while it records" {
-	# the kernel unregisters a tracepoint's perf probe with its last
-	# event, after an RCU grace period: when the recorded threads that
-	# had it all exited, their closes waited that long per tracepoint
-	# (a program of short threads ran 50 times slower).  The recorder
-	# holds one disabled event per tracepoint, from the start: about 20
-	# by default, one with -e sched:sched_switch; no thread has
-	# registered while sleep runs.
+@test "the recorder holds no tracepoint's perf event while it records" {
+	# a perf event of a tracepoint, even disabled and on the sleeping
+	# recorder, keeps the tracepoint's perf probe registered: every hit
+	# of it on the machine calls the probe beside the engine's program
+	# (+4% CPU on a pipe ping-pong, bench/README).  The recorder's perf
+	# events are its per-CPU tracking ones, whatever -e selects; no
+	# thread has registered while sleep runs.
 	all=$(recorder_perf_fds)
 	one=$(recorder_perf_fds -e sched:sched_switch)
 	echo "$all $one"
-	[ $((all - one)) -ge 10 ]
+	[ "$all" -eq "$one" ]
+	[ "$all" -le "$(nproc --all)" ]
 }
 
 @test "a thread id reused at once: each thread's exit ends only that thread" {

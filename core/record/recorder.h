@@ -83,9 +83,6 @@ struct vs_recorder {
 	uint64_t late_threads;	/* registered after it: not recorded */
 	bool attached;		/* -p: the process is not ours */
 	char *raw_events;	/* -e hardware events, comma separated */
-	int *extra_fds;		/* tracking events, tracepoints kept open */
-	unsigned int nr_extra_fds;
-	size_t alloc_extra_fds;
 	struct command_proc {	/* the command's processes, unsorted */
 		pid_t pid;
 		uint64_t state;	/* hash of what resync_proc() wrote */
