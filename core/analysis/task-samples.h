@@ -41,6 +41,10 @@ struct vs_ts_symbol {
 	const char *src;	/* "f3.c:12" with debug info, else NULL */
 };
 
+/* The file of kernel symbols and of JIT code (vs_ts_symbol.file). */
+#define VS_TS_KERNEL_FILE	"[kernel]"
+#define VS_TS_JIT_FILE		"[jit]"
+
 /*
  * A sample of an interval attached to the task (vs_task_attach(), taken
  * on the worker's thread): a copy of the interval's own, so that the
