@@ -1087,12 +1087,20 @@ static __always_inline void charge_frame(struct vs_frame *f, __u64 ns)
 		}
 		break;
 	case VS_FRAME_SOFTIRQ:
+		/*
+		 * i is read once into a register, checked and used there:
+		 * clang otherwise fills it from its stack slot again after
+		 * the check, and a 6.1 verifier, which does not carry the
+		 * bound to the second fill, refuses the unbounded index
+		 */
+		barrier_var(i);
 		if (i < VS_SLOT_SOFTIRQS) {
 			slot->v.softirq_ns[i] += ns;
 			slot->v.softirq_count[i]++;
 		}
 		break;
 	case VS_FRAME_VECTOR:
+		barrier_var(i);
 		if (i < VS_SLOT_VECTORS) {
 			slot->v.vector_ns[i] += ns;
 			slot->v.vector_count[i]++;
