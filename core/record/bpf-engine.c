@@ -44,10 +44,65 @@ struct vs_bpf_engine {
 	uint32_t kernel_tid[VS_SLOTS];	/* the thread's key in thread_state */
 };
 
-/* libbpf's messages: the open's one line says what failed instead. */
+/*
+ * The verifier's reason when the kernel refuses one of the programs (an
+ * older kernel's verifier, a helper it lacks): "PROGRAM: last line".
+ */
+static char vs_refusal[256];
+
+/* Whether the verifier log's @line is one of the statistics at its end. */
+static bool vs_verifier_stats(const char *line, size_t len)
+{
+	static const char *const stats[] = {
+		"verification time", "stack depth", "processed ",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		if (len >= strlen(stats[i]) &&
+		    !strncmp(line, stats[i], strlen(stats[i])))
+			return true;
+	return false;
+}
+
+/*
+ * libbpf's messages stay quiet, the open's one line says what failed;
+ * of a refused program's load log (one message: "prog 'NAME': -- BEGIN
+ * PROG LOAD LOG --\nLOG-- END PROG LOAD LOG --") the name and the last
+ * line of LOG before the statistics are kept for that line.
+ */
 static int vs_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
 {
+	static const char begin[] = "': -- BEGIN PROG LOAD LOG --\n";
+	const char *name, *log, *end, *bol, *eol;
+	char *msg;
+
+	if (level != LIBBPF_WARN || !strstr(fmt, "BEGIN PROG LOAD LOG"))
+		return 0;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	name = strstr(msg, "prog '");
+	log = strstr(msg, begin);
+	end = log ? strstr(log, "-- END PROG LOAD LOG --") : NULL;
+	if (name && end && name < log) {
+		name += strlen("prog '");
+		for (eol = end; ; eol = bol) {
+			while (eol > log + strlen(begin) && eol[-1] == '\n')
+				eol--;
+			if (eol == log + strlen(begin))
+				break;
+			for (bol = eol; bol[-1] != '\n'; bol--)
+				;
+			if (!vs_verifier_stats(bol, eol - bol)) {
+				snprintf(vs_refusal, sizeof(vs_refusal),
+					 "%.*s: %.*s", (int)(log - name), name,
+					 (int)(eol - bol), bol);
+				break;
+			}
+		}
+	}
+	free(msg);
 	return 0;
 }
 
@@ -180,6 +235,7 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	vs_refusal[0] = '\0';
 	libbpf_set_print(vs_libbpf_quiet);
 	e->slots = MAP_FAILED;
 	stage = "open";
@@ -238,7 +294,10 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 	e->next_free = 1;
 	return e;
 fail:
-	if (errno == EPERM || errno == EACCES)
+	if (vs_refusal[0])
+		snprintf(err, errlen, "cannot %s the BPF recording engine: this kernel's verifier refuses %s",
+			 stage, vs_refusal);
+	else if (errno == EPERM || errno == EACCES)
 		snprintf(err, errlen, "cannot %s the BPF recording engine: %s (it needs CAP_BPF and CAP_PERFMON, or root)",
 			 stage, strerror(errno));
 	else
