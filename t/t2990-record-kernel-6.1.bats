@@ -1,0 +1,36 @@
+#!/usr/bin/env bats
+# t2990-record-kernel-6.1: record works on Debian 12's own kernel, 6.1,
+# whatever kernel this machine runs: scripts/run-on-kernel.sh boots it
+# under qemu and runs this tree's build there.  The engine's programs must
+# pass 6.1's verifier (an older verifier than the machine's refuses what a
+# newer one accepts), annotated tasks must register (unix_diag, a module
+# there) and a sleep's blocked time must be in its system call.
+#
+# Skipped without /dev/kvm, and when the kernel package or qemu cannot be
+# fetched (no network): the first run downloads them into build/kernels/.
+
+load test-lib
+
+@test "on Debian 12's kernel 6.1 record loads its engine and times each sleep" {
+	require_root
+	require_example interfere
+	[ -e /dev/kvm ] || skip "no /dev/kvm: no guest kernel to boot"
+	run "$SRC/scripts/run-on-kernel.sh" --cpus=1 --mem=2048 --timeout=300 6.1 -- \
+		bash -c '
+		set -e
+		uname -r
+		"$0" record -o t.data -- "$1" -n 10 --types sleep --sleep-us 20000
+		"$0" script -i t.data --format json >t.json
+		"$2" "T[\"1\"][\"tasks\"] == 10" <t.json
+		"$2" "T[\"1\"][\"sum\"][\"sched.blocked.clock_nanosleep.count\"] == 10" <t.json
+		"$2" "T[\"1\"][\"min\"][\"sched.blocked.clock_nanosleep.time\"] >= 20e6" <t.json
+		echo all-checks-passed' \
+		"$VARSCOPE" "$EXAMPLES/interfere" "$SRC/t/helper/task-stats.py"
+	if [ "$status" = 125 ] && [[ $output =~ run-on-kernel:\ (cannot\ (install|fetch)|no\ package)[^$'\n']* ]]; then
+		skip "${BASH_REMATCH[0]}"
+	fi
+	assert_success
+	assert_line --regexp '^6\.1\.'
+	assert_line all-checks-passed
+	refute_output --partial "cannot load the BPF recording engine"
+}
