@@ -629,12 +629,14 @@ pg_stop() {
 
 @test "-p of a process that exits during the attach: one line, exit 1" {
 	require_uprobes
-	# 500 threads to attach (about 40 events each), and one that exits
-	# the process as soon as one_task's first byte changes: the attach
-	# of the first thread placed the uprobe there
+	# the attach reads the build-id of each file the process maps for
+	# execution: the first open of gate.bin, mapped by it alone, is
+	# held until the process is killed and gone (open-gate), so
+	# that it exits inside the attach, whatever the load
 	cat > exits.c <<-'EOF'
-	#include <pthread.h>
+	#include <fcntl.h>
 	#include <stdio.h>
+	#include <sys/mman.h>
 	#include <unistd.h>
 
 	__attribute__((noinline)) void one_task(void)
@@ -642,34 +644,44 @@ pg_stop() {
 		__asm__ volatile("" ::: "memory");
 	}
 
-	static void *idle(void *arg)
-	{
-		pause();
-		return arg;
-	}
-
 	int main(void)
 	{
-		volatile unsigned char *entry = (void *)one_task;
-		unsigned char first = *entry;
-		pthread_t t;
-		int i;
+		int fd = open("gate.bin", O_RDONLY);
 
-		for (i = 0; i < 500; i++)
-			pthread_create(&t, NULL, idle, NULL);
+		if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return 1;
+		close(fd);
+		one_task();
 		printf("ready\n");
 		fflush(stdout);
-		while (*entry == first)
-			one_task();
-		_exit(0);
+		pause();
+		return 0;
 	}
 	EOF
-	"$VS_CC" -O2 -o exits exits.c -lpthread
+	"$VS_CC" -O2 -o exits exits.c
+	head -c 4096 /dev/zero > gate.bin
 	./exits > ready &
 	target=$!
 	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
+	# (reaped by this shell, or a zombie: gone either way)
+	"$BUILD/t/helper/open-gate" gate.bin sh -c "kill -KILL $target
+		until ! [ -e /proc/$target ] ||
+			sed 's/.*) //' /proc/$target/stat | grep -q ^Z; do
+			sleep 0.01
+		done" > gate 2> gate.err &
+	gate=$!
+	for _ in $(seq 100); do [ -s gate ] || [ -s gate.err ] && break; sleep 0.05; done
+	if grep -q "no fanotify permission events" gate.err; then
+		kill $target
+		skip "$(cat gate.err)"
+	fi
 	run timeout 30 "$VARSCOPE" record -o t.data --task-func one_task -p $target
-	wait $target || true
+	kill $gate 2> /dev/null || true
+	kill -KILL $target 2> /dev/null || true
+	wait $gate $target || true
+	cat gate gate.err
+	grep -q "^opened by varscope " gate
 	assert_failure 1
 	assert_line "varscope record: process $target exited during the attach: nothing recorded"
 	refute_output --partial "cannot open"
