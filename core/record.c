@@ -150,7 +150,13 @@ static int engine_counters(struct vs_recorder *r)
 				 err);
 		return -1;
 	}
-	vs_task_values_counters(r->s.values, gen, r->epoch, ids, n);
+	/*
+	 * before the first tick (epoch 0), the set counts for epoch 1: the
+	 * tick writes its EPOCH record with these events (a -p or a
+	 * --task-func task may come before it)
+	 */
+	vs_task_values_counters(r->s.values, gen, r->epoch ? r->epoch : 1,
+				ids, n);
 	return 0;
 }
 

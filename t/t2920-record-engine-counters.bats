@@ -124,6 +124,7 @@ epoch_sets() {
 	open("sets", "w").write("%d\n" % len(sets))
 	for t in kept:
 	    v = t["values"]
+	    assert t["epoch"] in live, t
 	    assert {n for n in prog if n in v} == live[t["epoch"]] & set(prog), t
 	    if "minor-faults" in v and t["type"] == int(sys.argv[1]):
 	        assert v["minor-faults"] == v["fault.page.count"] >= 1000, t
@@ -143,6 +144,73 @@ epoch_sets() {
 import json
 T = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
 assert sum("minor-faults" in t["values"] for t in T if t["type"] == 2) >= 20'
+}
+
+@test "-p: the tasks before the first epoch's record are of its epoch" {
+	require_uprobes
+	# the attach of the child (reading the build-ids of its mappings)
+	# is held for 0.5 s by open-gate: the parent, traced already, makes
+	# tasks before the recorder's first EPOCH record
+	cat > calls.c <<-'EOF'
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <sys/mman.h>
+	#include <time.h>
+	#include <unistd.h>
+
+	__attribute__((noinline)) void one_task(void)
+	{
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+
+	int main(void)
+	{
+		int fd;
+
+		if (!fork()) {
+			fd = open("gate.bin", O_RDONLY);
+			if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+					   MAP_PRIVATE, fd, 0) == MAP_FAILED)
+				return 1;
+			printf("ready\n");
+			fflush(stdout);
+			pause();
+		}
+		for (;;)
+			one_task();
+	}
+	EOF
+	"$VS_CC" -O2 -o calls calls.c
+	head -c 4096 /dev/zero > gate.bin
+	./calls > ready &
+	target=$!
+	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
+	"$BUILD/t/helper/open-gate" gate.bin sleep 0.5 > gate 2> gate.err &
+	gate=$!
+	for _ in $(seq 100); do [ -s gate ] || [ -s gate.err ] && break; sleep 0.05; done
+	if grep -q "no fanotify permission events" gate.err; then
+		pkill -P $target
+		kill $target
+		skip "$(cat gate.err)"
+	fi
+	"$VARSCOPE" record -o t.data --task-func one_task -p $target \
+		--duration 1s 2> err
+	kill $gate 2> /dev/null || true
+	pkill -P $target
+	kill $target
+	wait $gate $target || true
+	cat gate
+	grep -q "^opened by varscope " gate
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# tasks ended before the first EPOCH record, with counters
+	python3 -c '
+import json
+R = [json.loads(l) for l in open("t.json")]
+first = min(r["time_ns"] for r in R if r["kind"] == "epoch")
+early = [r for r in R if r["kind"] == "task" and r["end_ns"] < first and
+         "cpu-clock" in r["values"]]
+assert len(early) >= 10, len(early)'
+	epoch_sets 0
 }
 
 @test "a switch-in no program saw leaves the task's counters out, not short" {
