@@ -55,3 +55,37 @@ record_app() {
 	run "$VARSCOPE" record -o t.data ${RECORD_OPTS-} -- "./$1"
 	"$VARSCOPE" script -i t.data --format json > t.json
 }
+
+# gated_start NAME SCRIPT: build the test's program NAME.c, which maps
+# gate.bin for execution and prints "ready", run it in the background
+# ($target), and hold the first open of gate.bin (by record's attach,
+# reading the build-ids of the process's mappings) until sh has run
+# SCRIPT, with $TARGET the program's pid (t/helper/open-gate, $gate;
+# the file "gate" has what it printed).  Skips when the kernel has no
+# fanotify permission events.
+gated_start() {
+	"$VS_CC" -O2 -o "$1" "$1.c"
+	head -c 4096 /dev/zero > gate.bin
+	"./$1" > ready &
+	target=$!
+	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
+	TARGET=$target "$BUILD/t/helper/open-gate" gate.bin sh -c "$2" \
+		> gate 2> gate.err &
+	gate=$!
+	for _ in $(seq 100); do
+		[ -s gate ] || [ -s gate.err ] && break
+		sleep 0.05
+	done
+	if grep -q "no fanotify permission events" gate.err; then
+		gated_stop
+		skip "$(cat gate.err)"
+	fi
+}
+
+# gated_stop: end the gate and the program of gated_start, its children too
+gated_stop() {
+	kill $gate 2> /dev/null || true
+	pkill -KILL -P $target || true
+	kill -KILL $target 2> /dev/null || true
+	wait $gate $target || true
+}

@@ -659,27 +659,14 @@ pg_stop() {
 		return 0;
 	}
 	EOF
-	"$VS_CC" -O2 -o exits exits.c
-	head -c 4096 /dev/zero > gate.bin
-	./exits > ready &
-	target=$!
-	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
 	# (reaped by this shell, or a zombie: gone either way)
-	"$BUILD/t/helper/open-gate" gate.bin sh -c "kill -KILL $target
-		until ! [ -e /proc/$target ] ||
-			sed 's/.*) //' /proc/$target/stat | grep -q ^Z; do
+	gated_start exits 'kill -KILL $TARGET
+		until ! [ -e /proc/$TARGET ] ||
+			sed "s/.*) //" /proc/$TARGET/stat | grep -q ^Z; do
 			sleep 0.01
-		done" > gate 2> gate.err &
-	gate=$!
-	for _ in $(seq 100); do [ -s gate ] || [ -s gate.err ] && break; sleep 0.05; done
-	if grep -q "no fanotify permission events" gate.err; then
-		kill $target
-		skip "$(cat gate.err)"
-	fi
+		done'
 	run timeout 30 "$VARSCOPE" record -o t.data --task-func one_task -p $target
-	kill $gate 2> /dev/null || true
-	kill -KILL $target 2> /dev/null || true
-	wait $gate $target || true
+	gated_stop
 	cat gate gate.err
 	grep -q "^opened by varscope " gate
 	assert_failure 1

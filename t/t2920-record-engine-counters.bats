@@ -180,25 +180,10 @@ assert sum("minor-faults" in t["values"] for t in T if t["type"] == 2) >= 20'
 			one_task();
 	}
 	EOF
-	"$VS_CC" -O2 -o calls calls.c
-	head -c 4096 /dev/zero > gate.bin
-	./calls > ready &
-	target=$!
-	for _ in $(seq 100); do [ -s ready ] && break; sleep 0.05; done
-	"$BUILD/t/helper/open-gate" gate.bin sleep 0.5 > gate 2> gate.err &
-	gate=$!
-	for _ in $(seq 100); do [ -s gate ] || [ -s gate.err ] && break; sleep 0.05; done
-	if grep -q "no fanotify permission events" gate.err; then
-		pkill -P $target
-		kill $target
-		skip "$(cat gate.err)"
-	fi
+	gated_start calls 'sleep 0.5'
 	"$VARSCOPE" record -o t.data --task-func one_task -p $target \
 		--duration 1s 2> err
-	kill $gate 2> /dev/null || true
-	pkill -P $target
-	kill $target
-	wait $gate $target || true
+	gated_stop
 	cat gate
 	grep -q "^opened by varscope " gate
 	"$VARSCOPE" script -i t.data --format json > t.json
