@@ -115,18 +115,26 @@ print(t["b"]["latency_ptarget_ns"] > 1.5 * t["a"]["latency_ptarget_ns"])' \
 	# interfere's ground truth: 1500 tasks ran
 	grep -q 'type=3 name=corun tasks=1500 ' truth2
 	[ "$total" = 1500 ]
-	# and a task lies in the file of its end time (one read just after
-	# the switch may land in the next file: the recorder reads every 10 ms)
+	# and a task lies in the file whose span holds its end time, from its
+	# segment mark to the next file's (one read just after the switch may
+	# land in the next file: the recorder reads every 10 ms; a recorder
+	# a loaded machine keeps from its CPU switches late, so a file may
+	# span more than 300 ms)
 	run python3 - "$VARSCOPE" seg.data.[0-9]* <<-'EOF'
 	import json, subprocess, sys
+	files = []
 	for f in sys.argv[2:]:
 	    out = subprocess.run([sys.argv[1], "script", "-i", f, "--format", "json"],
 	                         capture_output=True, text=True, check=True).stdout
 	    recs = [json.loads(l) for l in out.splitlines()]
 	    t0 = [r["time_ns"] for r in recs if r["kind"] == "segment"][0]
-	    for r in recs:
-	        if r["kind"] == "task" and not t0 - 50e6 <= r["end_ns"] < t0 + 300e6:
-	            print(f, r["end_ns"] - t0)
+	    files.append((t0, f, [r["end_ns"] for r in recs if r["kind"] == "task"]))
+	files.sort()
+	for i, (t0, f, ends) in enumerate(files):
+	    t1 = files[i + 1][0] if i + 1 < len(files) else float("inf")
+	    for end in ends:
+	        if not t0 - 50e6 <= end < t1:
+	            print(f, end - t0, t1 - t0)
 	print("done")
 	EOF
 	assert_output done
