@@ -2,8 +2,8 @@
 /*
  * record-int.h - what the parts of the recording engine share: the session
  * (core/record.c: command, socket, tracking, output, main loop) and the
- * recorded threads (core/record-thread.c: per-thread perf events, their
- * ring and task ring, decoding into the accounting).
+ * recorded threads (core/record-thread.c: the engine's slot and the task
+ * ring of each).
  */
 #ifndef VS_CORE_RECORD_INT_H
 #define VS_CORE_RECORD_INT_H
@@ -47,6 +47,9 @@ vs_sample_id_of(const struct perf_event_header *h)
 			      sizeof(struct vs_sample_id));
 }
 
+/* The engine's software facts named per task (vs_rthread_sw_counters()). */
+#define VS_NR_SW_COUNTERS	4
+
 /* A PERF_RECORD_SAMPLE of VS_SAMPLE_TYPE. */
 struct vs_raw_sample {
 	struct perf_event_header header;
@@ -58,36 +61,6 @@ struct vs_raw_sample {
 	char raw[];
 };
 
-/*
- * A wake-up is judged once the wakee's events up to it are read: those
- * older than a drain by VS_WAKE_SLACK_NS (a record's time to its write);
- * blocked waits stay VS_WAIT_KEEP_NS for wake-ups read late.
- */
-#define VS_WAKE_SLACK_NS	10000000ull
-#define VS_WAIT_KEEP_NS		1000000000ull
-
-/*
- * The software counters each thread's group counts, in read order, from
- * value VS_SW_COUNTERS_AT of a group read on (after the leader's).
- */
-#define VS_NR_SW_COUNTERS	4
-#define VS_SW_COUNTERS_AT	1
-
-/*
- * The default size of a thread's ring (no -m), in data pages: perf
- * record's 512 KiB per CPU.  Under --sample, 1 MiB: each busy thread
- * writes about 1.1 MB a second there (a callchain sample and the timer
- * interrupt's entry and exit every 250 us of CPU), and a recorder on a
- * loaded machine was seen waiting 450 ms for a CPU.  Past
- * VS_RING_BUDGET of rings open at once (256 threads, or 128 sampled),
- * new threads get 128 KiB rings: 1000 threads at once take 221 MiB
- * (237 MiB sampled), one thread 512 KiB.
- */
-#define VS_RING_PAGES		128
-#define VS_RING_PAGES_SAMPLE	256
-#define VS_RING_PAGES_OVER	32
-#define VS_RING_BUDGET		(128ull << 20)
-
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
@@ -97,12 +70,7 @@ struct vs_record_stats {
 					 * nothing in time */
 	uint64_t misnamed;		/* refused: they named a thread that
 					 * did not send them */
-	uint64_t lost_events;		/* kernel events lost (ring full) */
 	uint64_t lost_samples;		/* samples lost (a CPU's ring full) */
-	uint64_t lost_uncounted;	/* threads that ended with their ring
-					 * full: their last drops' LOST never
-					 * written */
-	uint64_t paused_drops;		/* events dropped while paused */
 	uint64_t dropped_tasks;		/* task ring full in the library */
 	uint64_t unmatched_ends;	/* vs_task_end() without begin */
 	uint64_t fds_closed;		/* threads whose program closed the
@@ -124,28 +92,22 @@ struct vs_session {
 	int out_error;			/* errno of the first write failure */
 	struct vs_catalog *cat;
 	struct vs_acct *acct;
-	/*
-	 * the in-kernel engine, which accounts the annotated threads, and
-	 * the names of its values; NULL: per-thread perf events
-	 */
+	/* the in-kernel engine, which accounts the threads, and the names
+	 * of its values */
 	struct vs_bpf_engine *engine;
 	struct vs_task_values *values;
 	uint32_t epoch;			/* of tasks taken from now on */
 	struct vs_tp_set tps;
 	int epoll_fd;			/* rings past their watermark wake it */
-	uint64_t ring_bytes;		/* of the threads' rings open now */
-	bool have_switch_tp;		/* sched_switch gives the wait state */
-	struct vs_tp_waking waking;	/* wake-up edges; id -1: none */
-	uint16_t sw_ids[VS_NR_SW_COUNTERS];
+	uint16_t sw_ids[VS_NR_SW_COUNTERS];	/* vs_rthread_sw_counters() */
 	struct vs_rthread **threads;	/* hash by tid, chained */
 	unsigned int nr_buckets;
 	unsigned int nr_threads;
 	struct vs_record_stats stats;
 	struct vs_type_names type_names;	/* written so far */
 	uint64_t tasks_taken;		/* handed to the writer */
-	uint64_t last_time;		/* latest event time seen */
 	struct vs_probe *probe;		/* --task-func, or NULL */
-	bool sampling;			/* --sample: sample_attr per thread */
+	bool sampling;			/* --sample: sample_attr per CPU */
 	struct perf_event_attr sample_attr;
 	uint32_t sample_flags;		/* VS_SAMPLE_PRECISE for PEBS */
 	/*
@@ -153,11 +115,8 @@ struct vs_session {
 	 * their place), NULL: no PMU
 	 */
 	struct vs_hwcount *hw;
-	uint32_t hw_gen;		/* the epoch's group generation */
-	uint64_t hw_failures;		/* per-thread groups that failed */
+	uint64_t hw_failures;		/* epochs whose counters failed */
 	char hw_error[160];		/* the first failure */
-	uint64_t snapshot_failures;	/* snapshot members that failed */
-	char snapshot_error[160];	/* the first failure */
 };
 
 /**
@@ -167,28 +126,8 @@ struct vs_session {
 void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
 		   uint64_t config);
 
-/*
- * Whether the threads' groups stay enabled and only their rings' pause
- * gates them (VS_REG_PAUSE_GATE): at --rate 1, where every task is
- * selected: a server's request measured a fifth less CPU so than with
- * the group enabled and disabled at each task (bench/README).  But an
- * enabled group is scheduled at each context switch and writes (into the
- * paused ring, which drops it) each event of the thread between tasks
- * too: at lower rates the disabled group is the cheaper one.
- */
-bool vs_gate_by_pause(const struct vs_session *s);
-
-/*
- * Whether the threads' rings start paused, resumed and paused by the
- * library around selected tasks (VS_REG_PAUSED_RING): when the pause
- * gates, under --sample, whose event is outside the thread's group, and
- * with a PMU, whose hardware group counts (and its snapshot members
- * sample) all along.
- */
-bool vs_ring_paused(const struct vs_session *s);
-
 /**
- * vs_rthread_open - open the perf events, rings and task ring of @tid
+ * vs_rthread_open - the engine's slot and the task ring of @tid
  *
  * Returns NULL with errno set.
  */
@@ -197,37 +136,20 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 
 /*
  * The descriptors for the thread's library, in enum vs_reg_fd order;
- * returns how many (VS_REG_MAX_FDS with hardware counters).
+ * returns how many (VS_REG_MAX_FDS with counters).
  */
 unsigned int vs_rthread_fds(const struct vs_session *s,
 			    const struct vs_rthread *rt, int fds[VS_REG_MAX_FDS]);
-
-/**
- * vs_rthread_hw_rotate - open the thread's hardware group of generation
- * @s->hw_gen (vs_hwcount_group()'s members), enabled, pass its leader to
- * the library and bump the task ring's hw_gen.  The previous group stays
- * open for tasks begun before; the one before it is closed.  A failure
- * is counted in @s->hw_failures and leaves the thread's last group.
- */
-void vs_rthread_hw_rotate(struct vs_session *s, struct vs_rthread *rt);
 
 /* They were sent: close what the recorder no longer needs. */
 void vs_rthread_sent(struct vs_rthread *rt);
 
 /**
- * vs_rthread_drain - read the thread's perf ring and task ring and feed
- * the accounting with everything that can be placed in time
+ * vs_rthread_drain - write the tasks of the thread's task ring
  *
  * Returns the number of tasks read.
  */
 unsigned int vs_rthread_drain(struct vs_session *s, struct vs_rthread *rt);
-
-/**
- * vs_rthread_wakeup - a wake-up of @rt (sched_waking): written when it
- * ends a blocked wait of @rt inside a selected task, else dropped
- */
-void vs_rthread_wakeup(struct vs_session *s, struct vs_rthread *rt,
-		       const struct vs_wakeup *w);
 
 /**
  * vs_rthread_close - drain, then end the thread: an open task is closed at
@@ -246,7 +168,7 @@ void vs_record_engine_task(struct vs_session *s, struct vs_task *task,
 
 uint32_t vs_rthread_tid(const struct vs_rthread *rt);
 
-/* The engine's slot of @rt, 0: the thread has per-thread perf events. */
+/* The engine's slot of @rt. */
 uint32_t vs_rthread_slot(const struct vs_rthread *rt);
 
 /* The session's hash chain link of @rt. */
@@ -258,15 +180,11 @@ struct vs_rthread **vs_rthread_next(struct vs_rthread *rt);
  */
 uint64_t vs_rthread_opened(const struct vs_rthread *rt);
 
-/* Intern the software counters of every thread; fills @s->sw_ids. */
-void vs_rthread_sw_counters(struct vs_session *s);
-
-/**
- * vs_decode_switch - a PERF_RECORD_SWITCH into @ev (time, cpu, tid, kind,
- * state); false when sched_switch gives that switch instead
+/*
+ * Intern the names of the engine's software facts (task-clock,
+ * context-switches, page-faults, cpu-migrations); fills @s->sw_ids.
  */
-bool vs_decode_switch(const struct vs_session *s,
-		      const struct perf_event_header *h, struct vs_acct_event *ev);
+void vs_rthread_sw_counters(struct vs_session *s);
 
 /* --- --sample (core/record-sample.c) --- */
 
@@ -280,17 +198,7 @@ bool vs_decode_switch(const struct vs_session *s,
 int vs_sample_setup(struct vs_session *s, char *err, size_t errlen);
 
 /**
- * vs_sample_open - open the sampling event on thread @tid, redirected into
- * the ring of @ring_fd (so it is gated with that ring) and enabled
- *
- * Returns the fd with its kernel id in @id, or -1 with errno set.
- */
-int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
-		   uint64_t *id);
-
-/* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
-/**
- * vs_sample_open_cpu - with the engine: open the sampling event on @cpu,
+ * vs_sample_open_cpu - open the sampling event on @cpu,
  * every thread's, into @ring of @pages data pages, with the engine's
  * filter attached (only the samples of threads inside a task reach the
  * ring; the engine owns the event's descriptor).  Returns 0 or -1 with
@@ -299,6 +207,7 @@ int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
 int vs_sample_open_cpu(struct vs_session *s, int cpu,
 		       struct vs_perf_ring *ring, unsigned int pages);
 
+/* A PERF_RECORD_SAMPLE of the sampling event: write it to the trace. */
 void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 
 /**

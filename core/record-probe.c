@@ -250,8 +250,6 @@ static void on_call(void *ctx, const struct vs_call_record *c, size_t size)
 	task.start = c->start_ns;
 	task.end = c->end_ns;
 	task.epoch = s->epoch;
-	if (c->end_ns > s->last_time)
-		s->last_time = c->end_ns;
 	vs_record_engine_task(s, &task, &c->v);
 }
 

@@ -113,25 +113,6 @@ unsigned int vs_sample_ring_pages(const struct vs_session *s,
 	return pages * ((stack + 2047) / 2048);
 }
 
-int vs_sample_open(struct vs_session *s, uint32_t tid, int ring_fd,
-		   uint64_t *id)
-{
-	struct perf_event_attr attr = s->sample_attr;
-	int fd, err;
-
-	fd = vs_perf_open(&attr, tid, -1, -1);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) ||
-	    ioctl(fd, PERF_EVENT_IOC_ID, id)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}
-
 int vs_sample_open_cpu(struct vs_session *s, int cpu,
 		       struct vs_perf_ring *ring, unsigned int pages)
 {

@@ -161,25 +161,15 @@ static int engine_counters(struct vs_recorder *r)
 }
 
 /*
- * A new epoch: its hardware group on every thread, or the engine's CPUs
- * (the schedule counts epochs from 0, the trace from 1).
+ * A new epoch: its counters on the engine's CPUs (the schedule counts
+ * epochs from 0, the trace from 1).
  */
 static void rotate_hw(struct vs_recorder *r)
 {
-	struct vs_rthread *rt;
-	unsigned int i;
-
 	if (!r->s.hw)
 		return;
 	vs_hwcount_set_epoch(r->s.hw, r->epoch - 1);
-	r->s.hw_gen = r->epoch;
-	if (r->s.engine) {
-		engine_counters(r);
-		return;
-	}
-	for (i = 0; i < r->s.nr_buckets; i++)
-		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt))
-			vs_rthread_hw_rotate(&r->s, rt);
+	engine_counters(r);
 }
 
 /*
@@ -609,8 +599,7 @@ static void on_engine_event(void *ctx, const struct vs_engine_event *ev)
 
 static void drain_engine(struct vs_recorder *r)
 {
-	if (r->s.engine)
-		vs_bpf_engine_read_events(r->s.engine, on_engine_event, r);
+	vs_bpf_engine_read_events(r->s.engine, on_engine_event, r);
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -845,8 +834,6 @@ static void finish(struct vs_recorder *r)
 	drain_syscalls(r, true);
 	drain_engine(r);
 	now = vs_perf_clock_ns();
-	if (r->s.last_time > now)
-		now = r->s.last_time;
 	close_threads(r, now, true);
 	if (!r->recording && r->s.out_error > 0)
 		stop_recording(r);
@@ -936,7 +923,6 @@ static int setup(struct vs_recorder *r)
 	}
 	if (probe_tracepoints(r))
 		return -1;
-	vs_tp_waking(&r->s.tps, &r->s.waking);
 	if (r->opts->task_funcs || r->opts->probe_funcs) {
 		binary = command_binary(r, exe);
 		if (!binary)
@@ -948,9 +934,6 @@ static int setup(struct vs_recorder *r)
 			return -1;
 		}
 	}
-	for (i = 0; i < r->s.tps.nr; i++)
-		if (r->s.tps.tp[i].role == VS_TP_SWITCH)
-			r->s.have_switch_tp = true;
 	raise_nofile();
 	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (r->nr_cpus > VS_MAX_CPUS)
@@ -1031,8 +1014,7 @@ int vs_record(const struct vs_record_opts *opts)
 		goto out;
 	}
 	/* before any task: readers collect for the blame in their first pass */
-	if (r->s.waking.id >= 0 || r->s.engine)
-		vs_session_write_meta(&r->s, "wakeups", VS_META_WAKEUPS_RECORDED);
+	vs_session_write_meta(&r->s, "wakeups", VS_META_WAKEUPS_RECORDED);
 	if (opts->pid) {
 		r->child = opts->pid;
 		r->attached = true;
@@ -1101,16 +1083,8 @@ out:
 		}
 	for (i = 0; i < r->nr_cpus; i++)	/* the engine closes their fds */
 		vs_perf_ring_unmap(&r->samples[i]);
-	for (i = 0; i < r->nr_cpus; i++)
-		if (r->wake[i].base) {
-			if (r->wake_filter[i].fd >= 0)
-				close(r->wake_filter[i].fd);
-			close(r->wake[i].fd);
-			vs_perf_ring_unmap(&r->wake[i]);
-		}
 	free(r->procs);
 	free(r->batch.buf);
-	free(r->exits);
 	while (r->nr_build_ids)
 		free(r->build_ids[--r->nr_build_ids].path);
 	free(r->build_ids);

@@ -51,7 +51,7 @@ stop_flood() {
 	stop_flood
 	"$VARSCOPE" script -i t.data --format json > t.json
 	# the rings were full (the test's condition)
-	grep -q '^varscope record: [0-9]* process, mapping and wake-up records lost (ring full)$' err ||
+	grep -q '^varscope record: [0-9]* process and mapping records lost (ring full)$' err ||
 		fail "no tracking records lost: $(cat err)"
 	# interfere's mapping, with its build-id, symbolizes the samples
 	grep '"kind":"mmap"' t.json | grep "\"filename\":\"$IF\"" |

@@ -191,10 +191,8 @@ static int vouched(int fd, pid_t tid)
 static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
 		  uint32_t flags, pid_t tid, uint32_t slot)
 {
-	struct vs_reg_reply rep = { VS_REG_MAGIC, status,
-				    slot ? 0 : VS_NR_SW_COUNTERS,
-				    VS_SW_COUNTERS_AT, nr_fds, flags, tid,
-				    slot };
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status, 0, 0, nr_fds, flags,
+				    tid, slot };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -315,17 +313,10 @@ static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
 	r->s.threads[tid % r->s.nr_buckets] = rt;
 	r->s.nr_threads++;
 	r->s.stats.threads++;
-	vs_record_set_wake_filter(r);
 	nr_fds = vs_rthread_fds(&r->s, rt, fds);
-	if (vs_rthread_slot(rt))
-		reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT |
-		      (nr_fds == VS_REG_MAX_FDS ? VS_REG_COUNTERS : 0), tid,
-		      vs_rthread_slot(rt));
-	else
-		reply(fd, 0, fds, nr_fds,
-		      (vs_ring_paused(&r->s) ? VS_REG_PAUSED_RING : 0) |
-		      (vs_gate_by_pause(&r->s) ? VS_REG_PAUSE_GATE : 0), tid,
-		      0);
+	reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT |
+	      (nr_fds == VS_REG_MAX_FDS ? VS_REG_COUNTERS : 0), tid,
+	      vs_rthread_slot(rt));
 	vs_rthread_sent(rt);
 	close(fd);
 	return true;

@@ -17,13 +17,7 @@
 #include "core/symbols/symbols.h"
 #include "core/workload.h"
 
-#define VS_WAKE_PAGES		256	/* per CPU: every wake-up there */
-#define VS_WAKE_FILTER_MAX	4096	/* the kernel takes a page */
-#define VS_WAKE_RAW_MAX		64	/* sched_waking's raw data: 36 */
-#define VS_WAKE_SEEN		4	/* wake-ups a twin is looked for in */
-#define VS_WAKE_TWIN_NS		5000	/* twins are written this close */
 #define VS_MAX_CPUS		1024
-
 
 #define VS_REG_ACCEPTS		64	/* connections taken a wake-up */
 #define VS_REG_WAITING		64	/* connections waiting for their message */
@@ -34,11 +28,6 @@ struct vs_reg_conn {
 	int fd;
 	pid_t pid;		/* its peer, checked to be the command's */
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns */
-};
-
-struct thread_exit {
-	uint32_t tid;
-	uint64_t time;
 };
 
 struct vs_recorder {
@@ -58,25 +47,12 @@ struct vs_recorder {
 	unsigned int nr_reg_waiting;
 	int nr_cpus;
 	struct vs_perf_ring track[VS_MAX_CPUS];
-	/* with the engine, each CPU's samples (kept by its filter) */
+	/* --sample: each CPU's samples (kept by the engine's filter) */
 	struct vs_perf_ring samples[VS_MAX_CPUS];
 	uint64_t samples_read[VS_MAX_CPUS];	/* samples read from them */
 	uint64_t samples_lost[VS_MAX_CPUS];	/* and counted lost */
-	struct vs_perf_ring wake[VS_MAX_CPUS];	/* sched_waking of every
-						 * thread: apart, so that a
-						 * flood cannot drop tracking */
-	uint64_t lost_tracking;		/* tracking and wake-up records */
-	uint64_t wakeups_read;		/* sched_waking samples read */
-	struct vs_wake_filter {		/* per CPU, into wake[cpu] */
-		int fd;			/* filtered on the recorded tids */
-		struct vs_wake_seen {	/* the last wake-ups read */
-			uint64_t id, time;
-			uint32_t tid, raw_size;
-			char raw[VS_WAKE_RAW_MAX];
-		} seen[VS_WAKE_SEEN];
-		unsigned int next_seen;
-	} wake_filter[VS_MAX_CPUS];
-	bool wake_unfiltered;		/* the kernel refused a filter */
+	uint64_t lost_tracking;		/* tracking records */
+	uint64_t wakeups_read;		/* the engine's wake-up edges read */
 	uint32_t epoch;
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
@@ -98,8 +74,6 @@ struct vs_recorder {
 	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
 	struct vs_syscall_trace *syscalls;	/* --syscalls */
-	struct thread_exit *exits;	/* seen in this drain of the tracking */
-	size_t nr_exits, cap_exits;
 	struct build_id_of {	/* files whose build-id was read here */
 		char *path;
 		uint8_t id[VS_BUILD_ID_MAX];
@@ -123,17 +97,14 @@ const char *vs_record_command_name(struct vs_recorder *r);
  */
 bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time);
 
-/* The recorded threads changed: the per-CPU sched_waking filters follow. */
-void vs_record_set_wake_filter(struct vs_recorder *r);
-
 /* --- core/record/tracking.c: the command's processes --------------------- */
 
 /* vs_record_add_command_pid - process @pid is the command's from now on */
 void vs_record_add_command_pid(struct vs_recorder *r, pid_t pid);
 
 /**
- * vs_record_open_tracking - the tracking events of every CPU and the
- * wake-up tracepoint; 0 or -1 (said in one line)
+ * vs_record_open_tracking - the tracking events of every CPU, and the
+ * sampling events of --sample; 0 or -1 (said in one line)
  */
 int vs_record_open_tracking(struct vs_recorder *r);
 

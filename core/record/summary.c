@@ -52,12 +52,11 @@ static void count_line(unsigned long long n, const char *one,
 
 void vs_record_summary(struct vs_recorder *r)
 {
-	const struct vs_acct_stats *a = vs_acct_stats(r->s.acct);
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
 	uint64_t written = vs_rotwriter_nr_written(r->s.out, VS_REC_TASK);
 	struct vs_probe_func_stats fs;
-	char where[4200], uncounted[128] = "";
+	char where[4200];
 	int i;
 
 	if (files == 1)
@@ -123,27 +122,13 @@ void vs_record_summary(struct vs_recorder *r)
 	if (r->s.sampling)
 		count_line(vs_rotwriter_nr_written(r->s.out, VS_REC_SAMPLE),
 			   "sample", "samples", "written");
-	count_line(r->lost_tracking, "process, mapping or wake-up record",
-		   "process, mapping and wake-up records",
-		   "lost (ring full)");
+	count_line(r->lost_tracking, "process or mapping record",
+		   "process and mapping records", "lost (ring full)");
 	if (r->resyncs)
 		fprintf(stderr, "varscope record: the tracking rings were "
 			"full: the names and mappings of the command's "
 			"processes read again from /proc (%llu changed)\n",
 			(unsigned long long)r->resyncs);
-	if (r->s.stats.lost_uncounted)
-		snprintf(uncounted, sizeof(uncounted), "; %llu %s ended "
-			 "with a full ring, whose last drops the kernel never "
-			 "counted out", (unsigned long long)r->s.stats.lost_uncounted,
-			 vs_plural(r->s.stats.lost_uncounted, "thread",
-				   "threads"));
-	if (r->s.stats.lost_events || r->s.stats.lost_uncounted)
-		fprintf(stderr, "varscope record: %llu kernel %s lost (ring "
-			"full), %llu %s flagged%s; a larger --mmap-pages "
-			"helps\n", (unsigned long long)r->s.stats.lost_events,
-			vs_plural(r->s.stats.lost_events, "event", "events"),
-			(unsigned long long)a->lost_tasks,
-			vs_plural(a->lost_tasks, "task", "tasks"), uncounted);
 	count_line(r->s.stats.lost_samples, "sample", "samples",
 		   "lost (a CPU's sample ring was full); a larger "
 		   "--mmap-pages helps");
@@ -202,18 +187,12 @@ void vs_record_summary(struct vs_recorder *r)
 		   "program that closes every descriptor): their later "
 		   "tasks were not recorded");
 	if (r->s.hw_failures)
-		fprintf(stderr, "varscope record: %llu hardware counter %s "
-			"could not be opened (%s): tasks of those threads lack "
-			"hardware values\n", (unsigned long long)r->s.hw_failures,
-			vs_plural(r->s.hw_failures, "group", "groups"),
+		fprintf(stderr, "varscope record: the hardware counters of "
+			"%llu %s could not be opened (%s): the counters of the "
+			"epoch before went on\n",
+			(unsigned long long)r->s.hw_failures,
+			vs_plural(r->s.hw_failures, "epoch", "epochs"),
 			r->s.hw_error);
-	if (r->s.snapshot_failures)
-		fprintf(stderr, "varscope record: %llu interrupt snapshot %s "
-			"could not be opened (%s): those interrupts stay in the "
-			"hardware deltas\n",
-			(unsigned long long)r->s.snapshot_failures,
-			vs_plural(r->s.snapshot_failures, "event", "events"),
-			r->s.snapshot_error);
 	if (r->s.stats.refused)
 		fprintf(stderr, "varscope record: %llu %s not recorded%s%s\n",
 			(unsigned long long)r->s.stats.refused,

@@ -3,8 +3,8 @@
  * tracking.c - what record knows of the command's processes: a tracking
  * dummy event per CPU, system-wide, gives COMM, FORK, EXIT and MMAP2
  * (with build-ids) records, of which the recorder keeps the command's
- * processes', followed through their FORKs; the per-CPU sched_waking
- * events filtered on the recorded threads; -p, attaching to a running
+ * processes', followed through their FORKs (an EXIT ends a recorded
+ * thread); each CPU's --sample ring; -p, attaching to a running
  * process; and /proc, read again for what a full ring lost.
  */
 #include <dirent.h>
@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/array.h"
@@ -32,6 +33,19 @@
 
 #define VS_SAMPLE_CPU_PAGES	512	/* per CPU, with every sample */
 #define VS_TRACK_PAGES		64
+
+void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
+		   uint64_t config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = type;
+	attr->config = config;
+	attr->sample_period = 1;
+	attr->sample_type = VS_SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+}
 
 static struct command_proc *command_proc(const struct vs_recorder *r,
 					 uint32_t pid)
@@ -85,199 +99,10 @@ static void forget_exited(struct vs_recorder *r, uint64_t time)
 			r->procs[i] = r->procs[--r->nr_procs];
 }
 
-static int compare_tid(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The filter of sched_waking that passes the wake-ups of the recorded
- * threads alone: their tids as ranges, "pid==7||(pid>=9&&pid<=12)"; none
- * registered, "pid<0".  A list longer than the kernel takes (a page) is
- * the span of them all: the reader checks the wakee anyway.
- */
-static void wake_filter(const struct vs_recorder *r, uint32_t *tids,
-			char *buf, size_t size)
-{
-	unsigned int i, j, n = 0;
-	struct vs_rthread *rt;
-	size_t len = 0;
-
-	for (i = 0; i < r->s.nr_buckets; i++)
-		for (rt = r->s.threads[i]; rt; rt = *vs_rthread_next(rt))
-			tids[n++] = vs_rthread_tid(rt);
-	if (!n) {
-		snprintf(buf, size, "pid<0");
-		return;
-	}
-	vs_qsort(tids, n, sizeof(*tids), compare_tid);
-	for (i = 0; i < n && len < size; i = j + 1) {
-		for (j = i; j + 1 < n && tids[j + 1] <= tids[j] + 1; j++)
-			;
-		if (tids[i] == tids[j])
-			len += snprintf(buf + len, size - len, "%spid==%u",
-					i ? "||" : "", tids[i]);
-		else
-			len += snprintf(buf + len, size - len,
-					"%s(pid>=%u&&pid<=%u)", i ? "||" : "",
-					tids[i], tids[j]);
-	}
-	if (len >= size)
-		snprintf(buf, size, "pid>=%u&&pid<=%u", tids[0], tids[n - 1]);
-}
-
-/*
- * sched:sched_waking on @cpu, with @filter (NULL: none), writing into
- * the CPU's wake-up ring; its descriptor, or -1.
- */
-static int open_waking(struct vs_recorder *r, int cpu, const char *filter)
-{
-	struct perf_event_attr attr;
-	int fd, err;
-
-	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
-	attr.disabled = 1;
-	fd = vs_perf_open(&attr, -1, cpu, -1);
-	if (fd < 0)
-		return -1;
-	if ((filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) ||
-	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->wake[cpu].fd) ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Let the kernel drop the wake-ups of threads not recorded: called when
- * a thread registers, before its first task can wait.  A tracepoint
- * event takes one filter for its life, so a new event with the new
- * filter replaces the old one on each CPU; it is enabled before the old
- * one is closed, and what both wrote of the same wake-up is read once
- * (wake_add()).  When the kernel refuses a filter, every wake-up is
- * read from then on and said once.
- */
-void vs_record_set_wake_filter(struct vs_recorder *r)
-{
-	char filter[VS_WAKE_FILTER_MAX];
-	struct vs_wake_filter *wf;
-	uint32_t *tids;
-	int cpu, fd;
-
-	if (r->s.waking.id < 0 || r->wake_unfiltered)
-		return;
-	tids = malloc((r->s.nr_threads + 1) * sizeof(*tids));
-	if (!tids)
-		return;
-	wake_filter(r, tids, filter, sizeof(filter));
-	free(tids);
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		if (!r->wake[cpu].base)
-			continue;
-		wf = &r->wake_filter[cpu];
-		fd = open_waking(r, cpu, r->wake_unfiltered ? NULL : filter);
-		if (fd < 0 && !r->wake_unfiltered) {
-			fprintf(stderr, "varscope record: sched:sched_waking "
-				"filter: %s: every wake-up is read\n",
-				strerror(errno));
-			r->wake_unfiltered = true;
-			cpu = -1;	/* again, unfiltered */
-			continue;
-		}
-		if (fd < 0)
-			continue;
-		if (wf->fd >= 0)
-			close(wf->fd);
-		wf->fd = fd;
-	}
-}
-
-/*
- * sched:sched_waking on @cpu, system-wide, into its own ring: the
- * wake-ups of the recorded threads that the command's threads make.  The
- * event fires in the waker's context, whose own events are gated off
- * outside tasks, so it is opened per CPU, like the tracking events; the
- * kernel drops the wake-ups of other threads (vs_record_set_wake_filter()), the
- * waker's process is checked when the ring is read.  Without it (no such
- * tracepoint, not allowed) the trace has no wake-up edges.
- */
-static int open_wakeup(struct vs_recorder *r, int cpu)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	if (r->s.waking.id < 0 || r->s.engine)
-		return 0;
-	vs_event_attr(&attr, PERF_TYPE_TRACEPOINT, r->s.waking.id);
-	attr.watermark = 1;
-	attr.wakeup_watermark = VS_WAKE_PAGES * 4096 / 2;
-	fd = vs_perf_open(&attr, -1, cpu, -1);
-	if (fd < 0) {
-		fprintf(stderr, "varscope record: sched:sched_waking: %s: "
-			"no wake-up edges\n", strerror(errno));
-		r->s.waking.id = -1;
-		return 0;
-	}
-	if (vs_perf_ring_mmap(&r->wake[cpu], fd, VS_WAKE_PAGES)) {
-		close(fd);
-		return -1;
-	}
-	/* the owner of the ring passes nothing: vs_record_set_wake_filter() */
-	r->wake_filter[cpu].fd = -1;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "pid<0")) {
-		fprintf(stderr, "varscope record: sched:sched_waking filter: "
-			"%s: every wake-up is read\n", strerror(errno));
-		r->wake_unfiltered = true;
-	}
-	epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
-		  &(struct epoll_event){ .events = EPOLLIN,
-					 .data.u64 = VS_WAKE_RING });
-	return 0;
-}
-
-/* Is @h a sched_waking sample? */
-static bool is_wakeup(const struct vs_recorder *r,
-		      const struct perf_event_header *h)
-{
-	const struct vs_raw_sample *smp = (const void *)h;
-
-	return h->type == PERF_RECORD_SAMPLE && r->s.waking.id >= 0 &&
-	       smp->raw_size >= 2 &&
-	       *(const uint16_t *)smp->raw == (uint16_t)r->s.waking.id;
-}
-
-/*
- * A wake-up of a recorded thread (one that registered with the library)
- * goes to that thread, which writes it as a VS_REC_WAKEUP if it ends one
- * of its blocked waits inside a selected task.  A wake-up made in
- * interrupt context was made by no thread: waker 0.
- */
-static void take_wakeup(struct vs_recorder *r, const struct vs_raw_sample *smp)
-{
-	struct vs_wakeup w;
-	struct vs_rthread *rt;
-	bool in_irq = false;
-	uint32_t wakee;
-
-	wakee = vs_tp_wakee(&r->s.tps, &r->s.waking, smp->raw, smp->raw_size,
-			    &in_irq);
-	rt = wakee ? vs_session_thread(&r->s, wakee) : NULL;
-	if (!rt)
-		return;
-	w = (struct vs_wakeup){ smp->time, in_irq ? 0 : smp->tid, wakee,
-				smp->cpu };
-	vs_rthread_wakeup(&r->s, rt, &w);
-}
-
 /*
  * The tracking dummy of every CPU, system-wide (a per-task one would
  * cost every thread of the command at each context switch), each owning
- * that CPU's tracking ring, and the wake-up tracepoint.
+ * that CPU's tracking ring, and under --sample the CPU's sampling event.
  */
 int vs_record_open_tracking(struct vs_recorder *r)
 {
@@ -308,9 +133,7 @@ int vs_record_open_tracking(struct vs_recorder *r)
 		epoll_ctl(r->s.epoll_fd, EPOLL_CTL_ADD, fd,
 			  &(struct epoll_event){ .events = EPOLLIN,
 						 .data.u64 = VS_WAKE_RING });
-		if (open_wakeup(r, cpu))
-			return -1;
-		if (r->s.engine && r->s.sampling &&
+		if (r->s.sampling &&
 		    vs_sample_open_cpu(&r->s, cpu, &r->samples[cpu],
 				       r->opts->mmap_pages ? r->opts->mmap_pages :
 				       vs_sample_ring_pages(&r->s,
@@ -637,20 +460,6 @@ bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
 	return false;
 }
 
-/*
- * A thread's exit takes effect once every tracking ring is read: the
- * wake-ups of the thread that other CPUs' rings hold (made before it
- * exited, read after its EXIT when their CPU comes later) still find it.
- */
-static void defer_exit(struct vs_recorder *r, uint32_t tid, uint64_t time)
-{
-	if (ALLOC_GROW(r->exits, r->nr_exits + 1, r->cap_exits)) {
-		vs_record_track_exit(r, tid, time);	/* no memory: at once */
-		return;
-	}
-	r->exits[r->nr_exits++] = (struct thread_exit){ tid, time };
-}
-
 static void on_track_record(void *ctx, const struct perf_event_header *h)
 {
 	struct vs_recorder *r = ctx;
@@ -681,7 +490,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 						      VS_PROCESS_EXIT,
 			f->pid, f->ppid, f->tid, f->ptid };
 		if (h->type == PERF_RECORD_EXIT && !vs_probe_tasks(&r->s))
-			defer_exit(r, f->tid, f->time);
+			vs_record_track_exit(r, f->tid, f->time);
 		break;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -714,8 +523,6 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 		r->lost_tracking += rec.lost.count;
 		break;
 	default:
-		if (is_wakeup(r, h))
-			take_wakeup(r, (const void *)h);
 		return;
 	}
 	vs_session_write(&r->s, &rec);
@@ -766,7 +573,7 @@ static void settle_samples(struct vs_recorder *r, uint64_t time)
 	uint64_t passed[VS_MAX_CPUS], seen;
 	int cpu;
 
-	if (!r->s.engine || !r->s.sampling ||
+	if (!r->s.sampling ||
 	    vs_bpf_engine_samples_passed(r->s.engine, passed, r->nr_cpus))
 		return;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
@@ -789,61 +596,8 @@ static void batch_add(void *ctx, const struct perf_event_header *h)
 	b->len += h->size;
 }
 
-/*
- * Is @smp the twin of a wake-up just read from @wf's ring?  While a new
- * filtered event replaces the old one (vs_record_set_wake_filter()), both write
- * the wake-ups that pass both filters: two events, the same data.
- */
-static bool is_twin(const struct vs_wake_filter *wf,
-		    const struct vs_raw_sample *smp)
-{
-	const struct vs_wake_seen *w;
-	unsigned int i;
-
-	for (i = 0; i < VS_WAKE_SEEN; i++) {
-		w = &wf->seen[i];
-		if (w->id && w->id != smp->id && w->tid == smp->tid &&
-		    smp->time - w->time < VS_WAKE_TWIN_NS &&
-		    w->raw_size == smp->raw_size &&
-		    !memcmp(w->raw, smp->raw, smp->raw_size))
-			return true;
-	}
-	return false;
-}
-
-struct wake_read {
-	struct vs_recorder *r;
-	struct vs_wake_filter *wf;
-};
-
-/* A record of a CPU's wake-up ring into the batch, twins once. */
-static void wake_add(void *ctx, const struct perf_event_header *h)
-{
-	const struct wake_read *wr = ctx;
-	const struct vs_raw_sample *smp = (const void *)h;
-	struct vs_wake_filter *wf = wr->wf;
-	struct vs_wake_seen *w;
-
-	if (is_wakeup(wr->r, h) && smp->raw_size <= VS_WAKE_RAW_MAX) {
-		if (is_twin(wf, smp))
-			return;
-		w = &wf->seen[wf->next_seen++ % VS_WAKE_SEEN];
-		w->id = smp->id;
-		w->time = smp->time;
-		w->tid = smp->tid;
-		w->raw_size = smp->raw_size;
-		memcpy(w->raw, smp->raw, smp->raw_size);
-		wr->r->wakeups_read++;
-	}
-	batch_add(&wr->r->batch, h);
-}
-
-/*
- * The process of a system-wide record (tracking, wake-up), or 0 for the
- * records of the command's own events (probes, switches, losses).
- */
-static uint32_t record_pid(const struct vs_recorder *r,
-			   const struct perf_event_header *h)
+/* The process of a tracking record, or 0 for a loss. */
+static uint32_t record_pid(const struct perf_event_header *h)
 {
 	switch (h->type) {
 	case PERF_RECORD_COMM:
@@ -853,7 +607,7 @@ static uint32_t record_pid(const struct vs_recorder *r,
 		/* each begins with the pid */
 		return *(const uint32_t *)(h + 1);
 	}
-	return is_wakeup(r, h) ? ((const struct vs_raw_sample *)h)->pid : 0;
+	return 0;
 }
 
 /* The FORK records of @b that make new processes of the command. */
@@ -911,7 +665,6 @@ static void resync_command(struct vs_recorder *r)
 {
 	uint64_t now = vs_perf_clock_ns();
 	struct vs_rthread *rt, *next;
-	unsigned int gone = 0;
 	size_t i;
 
 	r->resync = false;
@@ -926,10 +679,8 @@ static void resync_command(struct vs_recorder *r)
 		for (rt = r->s.threads[i]; rt; rt = next) {
 			next = *vs_rthread_next(rt);
 			if (vs_record_process_gone(vs_rthread_tid(rt)))
-				gone += vs_record_track_exit(r, vs_rthread_tid(rt), now);
+				vs_record_track_exit(r, vs_rthread_tid(rt), now);
 		}
-	if (gone)
-		vs_record_set_wake_filter(r);
 }
 
 /*
@@ -946,9 +697,7 @@ void vs_record_drain_tracking(struct vs_recorder *r, bool all)
 	uint64_t cut = read_time - VS_TRACK_SLACK_NS;
 	const struct perf_event_header *h;
 	size_t off, size, carried = b->len, keep = 0;
-	unsigned int gone = 0;
 	uint32_t pid;
-	size_t i;
 	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
@@ -956,10 +705,6 @@ void vs_record_drain_tracking(struct vs_recorder *r, bool all)
 				  &(struct sample_read){ r, cpu });
 	if (all)
 		settle_samples(r, read_time);
-	/* wake-ups first: a thread's EXIT in this batch would drop its last */
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		vs_perf_ring_read(&r->wake[cpu], wake_add,
-				  &(struct wake_read){ r, &r->wake_filter[cpu] });
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		vs_perf_ring_read(&r->track[cpu], track_add, r);
 		if (r->track[cpu].full)		/* its LOST still to come */
@@ -969,7 +714,7 @@ void vs_record_drain_tracking(struct vs_recorder *r, bool all)
 	for (off = 0; off < b->len; off += size) {
 		h = (const void *)(b->buf + off);
 		size = h->size;
-		pid = record_pid(r, h);
+		pid = record_pid(h);
 		if (!pid || command_pid(r, pid))
 			on_track_record(r, h);
 		else if (!all && off >= carried &&
@@ -979,11 +724,6 @@ void vs_record_drain_tracking(struct vs_recorder *r, bool all)
 		}
 	}
 	b->len = keep;
-	for (i = 0; i < r->nr_exits; i++)
-		gone += vs_record_track_exit(r, r->exits[i].tid, r->exits[i].time);
-	r->nr_exits = 0;
-	if (gone)
-		vs_record_set_wake_filter(r);
 	forget_exited(r, cut);
 	if (r->resync)
 		resync_command(r);
