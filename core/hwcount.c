@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * hwcount.c - the hardware events of a recording, their epochs, and group
- * reads as counter snapshots.
+ * hwcount.c - the hardware events of a recording, their epochs, and
+ * cpu.freq.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -213,18 +213,6 @@ bool vs_hwcount_hides(const struct vs_hwcount *h, uint16_t id)
 		if (h->live_id[i] == id)
 			return false;
 	return true;
-}
-
-int vs_hwcount_snapshot(const struct vs_hwcount *h,
-			const struct vs_counter_group *g,
-			const struct vs_counter_read *r, uint64_t *values,
-			struct vs_acct_counters *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (g->nr < h->nr_live || vs_counter_read_order(g, r, values))
-		return -1;
-	*out = (struct vs_acct_counters){ h->nr_live, h->live_id, values };
-	return 0;
 }
 
 static int64_t value_of(const struct vs_task *t, uint16_t id)

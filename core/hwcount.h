@@ -3,18 +3,15 @@
  * hwcount.h - what 'varscope record' counts on a hardware PMU: the events
  * (the fixed counters and VarMRI's Table 1, or the -e raw events), their
  * catalog ids, the epoch schedule that shares the programmable counters
- * out, the counter group of the current epoch, and the turning of group
- * reads into the accounting's counter snapshots and cpu.freq.
+ * out, the counters of the current epoch, and cpu.freq.
  *
  * Pure code over core/pmu.h and core/epoch.h: nothing here opens or reads
- * a counter, so tests drive it with synthetic reads.  The caller does
+ * a counter.  The caller does
  *
  *	h = vs_hwcount_new(cat, pmu.table, raws, vs_pmu_epoch_width(&pmu))
- *	each epoch: vs_hwcount_set_epoch(h, epoch), then per thread
- *	    vs_counter_group_open() of vs_hwcount_group()'s configs; the
- *	    epoch record lists the catalog less vs_hwcount_hides() ids
- *	each group read r: vs_hwcount_snapshot(h, g, r, ...) gives the
- *	    snapshot of a struct vs_acct_event, r its snapshot_read
+ *	each epoch: vs_hwcount_set_epoch(h, epoch), then the engine counts
+ *	    vs_hwcount_group()'s configs on every CPU; the epoch record
+ *	    lists the catalog less vs_hwcount_hides() ids
  *	each task: vs_hwcount_add_freq()
  */
 #ifndef VS_CORE_HWCOUNT_H
@@ -24,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/accounting.h"
 #include "core/catalog.h"
 #include "core/pmu.h"
 #include "core/trace/trace.h"
@@ -67,13 +63,12 @@ unsigned int vs_hwcount_cycle(const struct vs_hwcount *h);
 void vs_hwcount_set_epoch(struct vs_hwcount *h, uint64_t epoch);
 
 /**
- * vs_hwcount_group - the members of the current epoch's counter group, in
- * group order: the fixed counters (the table's order), then the epoch's
- * programmable events
- * @hw: set to their configs (for vs_counter_group_open())
+ * vs_hwcount_group - the current epoch's counters, in order: the fixed
+ * counters (the table's order), then the epoch's programmable events
+ * @hw: set to their configs (for vs_bpf_engine_counters())
  * @ids: set to their catalog ids
  *
- * Returns the number of members.  Valid until the next set_epoch.
+ * Returns the number of counters.  Valid until the next set_epoch.
  */
 unsigned int vs_hwcount_group(const struct vs_hwcount *h,
 			      const struct vs_hw_config **hw,
@@ -84,21 +79,6 @@ unsigned int vs_hwcount_group(const struct vs_hwcount *h,
  * is not live in the current epoch (an epoch record leaves it out)
  */
 bool vs_hwcount_hides(const struct vs_hwcount *h, uint16_t id);
-
-/**
- * vs_hwcount_snapshot - the counter snapshot of group read @r of group
- * @g, opened with vs_hwcount_group()'s members first (snapshot events may
- * follow: their values are left out)
- * @values: room for VS_PMU_MAX_GROUP values
- * @out: filled with the live ids and @values (the event's snapshot_read
- *       is @r)
- *
- * Returns 0, or -1 when @r lacks a member of @g (then @out is empty).
- */
-int vs_hwcount_snapshot(const struct vs_hwcount *h,
-			const struct vs_counter_group *g,
-			const struct vs_counter_read *r, uint64_t *values,
-			struct vs_acct_counters *out);
 
 /**
  * vs_hwcount_add_freq - @task with cpu.freq added: hw.cycles over

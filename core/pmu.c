@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * pmu.c - hardware counters: detection, groups, fidelity, task deltas,
+ * pmu.c - hardware counters: detection, the DTE filter, cpu.freq,
  * sampling events.
  */
 #include <errno.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 
 #include "core/catalog.h"
 #include "core/perf-ring.h"
@@ -27,7 +26,8 @@ _Static_assert((int)VS_ARCH_GROUP_SOFTWARE == VS_GROUP_SOFTWARE &&
 
 /* --- detection --------------------------------------------------------- */
 
-const char *vs_pmu_errno_reason(int err)
+/* The reason for an errno of perf_event_open() on a hardware event. */
+static const char *errno_reason(int err)
 {
 	switch (err) {
 	case ENOENT:
@@ -115,7 +115,7 @@ int vs_pmu_probe(struct vs_pmu *pmu)
 					       -1));
 		else
 			snprintf(pmu->why, sizeof(pmu->why), "%s",
-				 vs_pmu_errno_reason(err));
+				 errno_reason(err));
 		return -1;
 	}
 	pmu->hw = true;
@@ -177,187 +177,6 @@ uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_arch_table *t,
 				 parent);
 }
 
-/* --- counter groups ---------------------------------------------------- */
-
-void vs_pmu_counter_attr(struct perf_event_attr *attr,
-			 const struct vs_hw_config *hw, bool leader)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = hw->type;
-	attr->config = hw->config;
-	attr->config1 = hw->config1;
-	attr->read_format = VS_PMU_READ_FORMAT;
-	attr->disabled = leader;
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
-}
-
-static int group_add(struct vs_counter_group *g, struct perf_event_attr *attr,
-		     pid_t tid, int cpu)
-{
-	int leader = g->nr ? g->fd[0] : -1;
-	int fd;
-
-	if (g->nr >= VS_PMU_MAX_GROUP) {
-		errno = E2BIG;
-		return -1;
-	}
-	fd = vs_perf_open(attr, tid, cpu, leader);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &g->id[g->nr]) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	g->fd[g->nr++] = fd;
-	return fd;
-}
-
-int vs_counter_group_open(struct vs_counter_group *g,
-			  const struct vs_hw_config *hw, unsigned int n,
-			  pid_t tid, int cpu, char *err, size_t errlen)
-{
-	unsigned int i;
-
-	memset(g, 0, sizeof(*g));
-	for (i = 0; i < VS_PMU_MAX_GROUP; i++)
-		g->fd[i] = -1;
-	for (i = 0; i < n; i++) {
-		struct perf_event_attr attr;
-
-		vs_pmu_counter_attr(&attr, &hw[i], i == 0);
-		if (group_add(g, &attr, tid, cpu) < 0) {
-			int e = errno;
-
-			if (err)
-				snprintf(err, errlen,
-					 "counter %u (type %u config 0x%llx): %s",
-					 i, hw[i].type,
-					 (unsigned long long)hw[i].config,
-					 vs_pmu_errno_reason(e));
-			vs_counter_group_close(g);
-			errno = e;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int vs_counter_group_add_snapshot(struct vs_counter_group *g,
-				  struct perf_event_attr *attr,
-				  pid_t tid, int cpu)
-{
-	attr->sample_type |= PERF_SAMPLE_READ;
-	attr->read_format = VS_PMU_READ_FORMAT;
-	attr->disabled = 0;
-	attr->inherit = 0;
-	attr->use_clockid = 1;		/* the group's clock */
-	attr->clockid = CLOCK_MONOTONIC;
-	return group_add(g, attr, tid, cpu);
-}
-
-static int group_ioctl(const struct vs_counter_group *g, unsigned long req)
-{
-	if (!g->nr) {
-		errno = EBADF;
-		return -1;
-	}
-	return ioctl(g->fd[0], req, PERF_IOC_FLAG_GROUP);
-}
-
-int vs_counter_group_enable(const struct vs_counter_group *g)
-{
-	return group_ioctl(g, PERF_EVENT_IOC_ENABLE);
-}
-
-int vs_counter_group_disable(const struct vs_counter_group *g)
-{
-	return group_ioctl(g, PERF_EVENT_IOC_DISABLE);
-}
-
-int vs_counter_group_read(const struct vs_counter_group *g,
-			  struct vs_counter_read *r)
-{
-	uint64_t buf[3 + 2 * VS_PMU_MAX_GROUP];
-	uint64_t before, after;
-	ssize_t n;
-
-	if (!g->nr) {
-		errno = EBADF;
-		return -1;
-	}
-	before = vs_perf_clock_ns();
-	n = read(g->fd[0], buf, sizeof(buf));
-	after = vs_perf_clock_ns();
-	if (n < 0)
-		return -1;
-	if (vs_counter_read_parse(buf, n, r) < 0) {
-		errno = EIO;
-		return -1;
-	}
-	r->t_before = before;
-	r->t_after = after;
-	return 0;
-}
-
-void vs_counter_group_close(struct vs_counter_group *g)
-{
-	unsigned int i;
-
-	/* Members first: closing the leader first would orphan them. */
-	for (i = g->nr; i-- > 0;)
-		if (g->fd[i] >= 0)
-			close(g->fd[i]);
-	for (i = 0; i < VS_PMU_MAX_GROUP; i++)
-		g->fd[i] = -1;
-	g->nr = 0;
-}
-
-ssize_t vs_counter_read_parse(const void *buf, size_t len,
-			      struct vs_counter_read *r)
-{
-	const uint64_t *u = buf;
-	uint64_t nr;
-	size_t need;
-	unsigned int i;
-
-	if (len < 3 * sizeof(uint64_t))
-		return -1;
-	memcpy(&nr, u, sizeof(nr));
-	if (nr > VS_PMU_MAX_GROUP)
-		return -1;
-	need = (3 + 2 * nr) * sizeof(uint64_t);
-	if (len < need)
-		return -1;
-	r->nr = nr;
-	memcpy(&r->time_enabled, &u[1], sizeof(uint64_t));
-	memcpy(&r->time_running, &u[2], sizeof(uint64_t));
-	for (i = 0; i < nr; i++) {
-		memcpy(&r->value[i], &u[3 + 2 * i], sizeof(uint64_t));
-		memcpy(&r->id[i], &u[4 + 2 * i], sizeof(uint64_t));
-	}
-	return need;
-}
-
-int vs_counter_read_order(const struct vs_counter_group *g,
-			  const struct vs_counter_read *r, uint64_t *values)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < g->nr; i++) {
-		for (j = 0; j < r->nr && r->id[j] != g->id[i]; j++)
-			;
-		if (j == r->nr)
-			return -1;
-		values[i] = r->value[j];
-	}
-	return 0;
-}
-
 /* --- fidelity ---------------------------------------------------------- */
 
 bool vs_dte_span_distorted(uint64_t starts, uint64_t ends,
@@ -370,43 +189,6 @@ bool vs_dte_span_distorted(uint64_t starts, uint64_t ends,
 	/* |ends / starts - 1| > tol  <=>  diff * 1e6 > tol * starts */
 	return (unsigned __int128)diff * 1000000u >
 	       (unsigned __int128)tolerance_ppm * starts;
-}
-
-bool vs_dte_distorted(const struct vs_counter_read *a,
-		      const struct vs_counter_read *b,
-		      unsigned int tolerance_ppm)
-{
-	if (b->t_before <= a->t_before || b->t_after < a->t_after ||
-	    a->t_after < a->t_before || b->t_after < b->t_before)
-		return true;
-	return vs_dte_span_distorted(b->t_before - a->t_before,
-				     b->t_after - a->t_after, tolerance_ppm);
-}
-
-bool vs_counter_multiplexed(const struct vs_counter_read *a,
-			    const struct vs_counter_read *b)
-{
-	uint64_t enabled = b->time_enabled - a->time_enabled;
-	uint64_t running = b->time_running - a->time_running;
-
-	return running < enabled;
-}
-
-uint32_t vs_counter_period_flags(const struct vs_counter_read *from,
-				 const struct vs_counter_read *to)
-{
-	uint32_t flags = 0;
-	unsigned int i;
-
-	if (vs_counter_multiplexed(from, to))
-		flags |= VS_TASK_MULTIPLEXED;
-	if (vs_dte_distorted(from, to, VS_DTE_TOLERANCE_PPM) ||
-	    from->nr != to->nr)
-		flags |= VS_TASK_DISTORTED;
-	for (i = 0; i < from->nr && i < to->nr; i++)
-		if (to->value[i] < from->value[i])
-			flags |= VS_TASK_DISTORTED;
-	return flags;
 }
 
 uint64_t vs_cpu_freq_khz(uint64_t cycles, uint64_t ns)

@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pmu.h - hardware counters for varscope record: detection, per-thread
- * counter groups, reads with fidelity checks (multiplexing, the DTE
- * filter), and the sampling event (PEBS or cpu-clock).  Which periods a
- * task's counter deltas cover (leaving interrupts out) is record's
- * accounting (core/accounting.h); this layer reads and flags.
+ * pmu.h - hardware counters for varscope record: detection, the
+ * interning of their events, the DTE filter of a task's counter reads,
+ * cpu.freq, and the sampling event (PEBS or cpu-clock).  The engine
+ * counts per CPU (core/record/bpf-engine.h) what core/hwcount.h
+ * schedules.
  *
  * Every function is written against the real perf ABI and detects at run
- * time what the machine has.  Everything that interprets counter values
- * (vs_counter_read_parse, the DTE filter, the period flags) is a pure
- * function, so tests drive it with recorded or synthetic snapshots.
- *
- * How record uses it:
+ * time what the machine has.  What interprets counter values (the DTE
+ * filter, cpu.freq) is a pure function, so tests drive it with synthetic
+ * values.
  *
  *	vs_pmu_probe(&pmu);  vs_pmu_status(&pmu, line, ...);  print line
  *	if (pmu.hw):
@@ -19,19 +17,9 @@
  *	    (or -e NAME / -e cpu/../ through vs_arch_event_lookup() and
  *	    vs_arch_parse_raw()), each interned with vs_pmu_intern()
  *	    s = vs_epoch_schedule_new(ids, n, vs_pmu_epoch_width(&pmu))
- *	    each epoch: set = vs_epoch_schedule_set(s, epoch, &nr); per
- *	    thread vs_counter_group_open() of the fixed counters and the
- *	    set (vs_arch_event_hw() gives each vs_hw_config); an epoch
- *	    record names them
- *	    snapshots: a tracepoint added with vs_counter_group_add_snapshot()
- *	    carries the group's values in each sample (PERF_SAMPLE_READ);
- *	    vs_counter_read_parse() + vs_counter_read_order() decode it;
- *	    vs_counter_group_read() takes one bracketed by clock reads
- *	    accounting sums the deltas of running periods and ORs in
- *	    vs_counter_period_flags() of each period's two snapshots
  *
  * and sampling: vs_pmu_sample_choose() (prints nothing: the line it
- * fills is for the caller) then vs_pmu_sample_attr() per thread.
+ * fills is for the caller) then vs_pmu_sample_attr() per CPU.
  */
 #ifndef VS_CORE_PMU_H
 #define VS_CORE_PMU_H
@@ -44,11 +32,7 @@
 
 #include "core/arch.h"
 
-/*
- * Fixed counters + programmable counters + snapshot events of a group
- * (record's: up to VS_MAX_HW_COUNTERS counters and the interrupt entry
- * and exit tracepoints).
- */
+/* Fixed counters + programmable counters of an epoch, at most. */
 #define VS_PMU_MAX_GROUP	32
 
 /* The default when CPUID does not say (Skylake with SMT on has 4). */
@@ -101,12 +85,6 @@ unsigned int vs_pmu_epoch_width(const struct vs_pmu *pmu);
  */
 void vs_pmu_status(const struct vs_pmu *pmu, char *buf, size_t len);
 
-/**
- * vs_pmu_errno_reason - the reason for an errno of perf_event_open() on
- * a hardware event ("cycles not supported", "not permitted ...")
- */
-const char *vs_pmu_errno_reason(int err);
-
 struct vs_catalog;
 
 /**
@@ -119,111 +97,6 @@ struct vs_catalog;
 uint16_t vs_pmu_intern(struct vs_catalog *cat, const struct vs_arch_table *t,
 		       const struct vs_arch_event *e);
 
-/* --- counter groups ---------------------------------------------------- */
-
-/* The read format of every varscope counter group. */
-#define VS_PMU_READ_FORMAT	(PERF_FORMAT_GROUP |			\
-				 PERF_FORMAT_TOTAL_TIME_ENABLED |	\
-				 PERF_FORMAT_TOTAL_TIME_RUNNING |	\
-				 PERF_FORMAT_ID)
-
-/**
- * struct vs_counter_group - one thread's counters, read together
- * @fd: fd[0] leads; -1 for unused slots
- * @id: the kernel's id of each member (PERF_FORMAT_ID)
- * @nr: members
- */
-struct vs_counter_group {
-	int fd[VS_PMU_MAX_GROUP];
-	uint64_t id[VS_PMU_MAX_GROUP];
-	unsigned int nr;
-};
-
-/**
- * struct vs_counter_read - one snapshot of a group
- * @t_before: CLOCK_MONOTONIC ns just before the read (a snapshot taken
- *            by the kernel in a sample: the sample time)
- * @t_after: just after the read (a sample: the sample time again)
- * @time_enabled, @time_running: of the group leader, ns
- * @nr: values
- * @value, @id: per member, in the kernel's group order
- */
-struct vs_counter_read {
-	uint64_t t_before, t_after;
-	uint64_t time_enabled, time_running;
-	unsigned int nr;
-	uint64_t value[VS_PMU_MAX_GROUP];
-	uint64_t id[VS_PMU_MAX_GROUP];
-};
-
-/**
- * vs_pmu_counter_attr - the attr of a counting group member: disabled
- * (the leader; record enables it inside selected tasks), per thread, not
- * inherited, user and kernel, read_format VS_PMU_READ_FORMAT, times on
- * CLOCK_MONOTONIC (the kernel wants one clock in a group, and a snapshot
- * event's ring is record's, on that clock)
- */
-void vs_pmu_counter_attr(struct perf_event_attr *attr,
-			 const struct vs_hw_config *hw, bool leader);
-
-/**
- * vs_counter_group_open - open @n counters as one group on thread @tid
- * @cpu: -1 for any CPU (per-thread counting)
- * @err: the failing event and errno reason on failure (may be NULL)
- *
- * Returns 0, or -1 with errno set and nothing left open.
- */
-int vs_counter_group_open(struct vs_counter_group *g,
-			  const struct vs_hw_config *hw, unsigned int n,
-			  pid_t tid, int cpu, char *err, size_t errlen);
-
-/**
- * vs_counter_group_add_snapshot - add a sampling event to @g whose every
- * sample carries the whole group's values (PERF_SAMPLE_READ with the
- * group read format): an irq, softirq or fault tracepoint so opened gives
- * counter snapshots at interrupt entry and exit
- * @attr: the event (its type, config, sample_period...); sample_type
- *        gains PERF_SAMPLE_READ, read_format becomes VS_PMU_READ_FORMAT,
- *        the clock the group's (CLOCK_MONOTONIC)
- *
- * Returns the new fd (owned by @g), or -1 with errno set.
- */
-int vs_counter_group_add_snapshot(struct vs_counter_group *g,
-				  struct perf_event_attr *attr,
-				  pid_t tid, int cpu);
-
-/** vs_counter_group_enable - start (or, disable, stop) the whole group */
-int vs_counter_group_enable(const struct vs_counter_group *g);
-int vs_counter_group_disable(const struct vs_counter_group *g);
-
-/**
- * vs_counter_group_read - read the group, bracketed by two clock reads
- * (the DTE filter needs both); returns 0 or -1 with errno set
- */
-int vs_counter_group_read(const struct vs_counter_group *g,
-			  struct vs_counter_read *r);
-
-void vs_counter_group_close(struct vs_counter_group *g);
-
-/**
- * vs_counter_read_parse - decode a VS_PMU_READ_FORMAT block: what read()
- * of the leader returns, and the read part of a PERF_SAMPLE_READ sample
- * @buf, @len: the bytes
- * @r: filled except t_before/t_after
- *
- * Returns the bytes consumed, or -1 when @len is too short or the block
- * has more than VS_PMU_MAX_GROUP values.
- */
-ssize_t vs_counter_read_parse(const void *buf, size_t len,
-			      struct vs_counter_read *r);
-
-/**
- * vs_counter_read_order - @r's values in @g's member order (by id)
- * Returns 0, or -1 when a member of @g is missing from @r.
- */
-int vs_counter_read_order(const struct vs_counter_group *g,
-			  const struct vs_counter_read *r, uint64_t *values);
-
 /* --- fidelity ---------------------------------------------------------- */
 
 /*
@@ -232,18 +105,10 @@ int vs_counter_read_order(const struct vs_counter_group *g,
  * between their ends over the period between their starts,
  * CPC = (Ce_b - Ce_a) / (Cs_b - Cs_a), is 1 when both reads took the same
  * time; the counter deltas between a and b are distorted when CPC is
- * outside 1 +- 1%.
+ * outside 1 +- 1%.  The engine brackets each of its reads so
+ * (task-acct.bpf.c).
  */
 #define VS_DTE_TOLERANCE_PPM	10000	/* 1% */
-
-/**
- * vs_dte_distorted - whether the interval from read @a to read @b fails
- * the DTE filter (CPC outside 1 +- @tolerance_ppm / 1e6, or the clock
- * did not advance)
- */
-bool vs_dte_distorted(const struct vs_counter_read *a,
-		      const struct vs_counter_read *b,
-		      unsigned int tolerance_ppm);
 
 /**
  * vs_dte_span_distorted - the DTE filter of a period measured as two
@@ -254,28 +119,6 @@ bool vs_dte_distorted(const struct vs_counter_read *a,
  */
 bool vs_dte_span_distorted(uint64_t starts, uint64_t ends,
 			   unsigned int tolerance_ppm);
-
-/**
- * vs_counter_multiplexed - whether the group was off the PMU for part of
- * the interval from @a to @b (time running grew less than time enabled);
- * such deltas are flagged, never scaled
- */
-bool vs_counter_multiplexed(const struct vs_counter_read *a,
-			    const struct vs_counter_read *b);
-
-/**
- * vs_counter_period_flags - the fidelity of the counter deltas of one
- * running period, from snapshot @from to snapshot @to (record's
- * accounting takes those snapshots where a task starts and stops running,
- * leaving interrupts out, and sums the deltas)
- *
- * Returns VS_TASK_MULTIPLEXED (core/trace/trace.h) when the group was off the
- * PMU for part of the period, VS_TASK_DISTORTED when the two reads fail
- * the DTE filter or a value went backwards (the group was reset), 0 when
- * the deltas can be trusted.  Nothing is scaled.
- */
-uint32_t vs_counter_period_flags(const struct vs_counter_read *from,
-				 const struct vs_counter_read *to);
 
 /**
  * vs_cpu_freq_khz - cpu.freq: @cycles over @ns of running, in kHz
@@ -292,7 +135,7 @@ enum vs_sample_source {
 };
 
 /**
- * struct vs_sample_spec - the sampling event record opens per thread
+ * struct vs_sample_spec - the sampling event record opens per CPU
  * @source: which event
  * @period: PEBS reset value (events between samples)
  * @freq: cpu-clock samples per second
@@ -322,7 +165,7 @@ void vs_pmu_sample_choose(const struct vs_pmu *pmu, bool mem,
 			  struct vs_sample_spec *s, char *line, size_t len);
 
 /**
- * vs_pmu_sample_attr - the attr of @s: disabled, per thread, samples
+ * vs_pmu_sample_attr - the attr of @s: disabled, samples
  * with IP, TID, TIME, CPU, CALLCHAIN and PERIOD (plus ADDR, WEIGHT and
  * DATA_SRC for memory sampling), times on CLOCK_MONOTONIC
  */

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/accounting.h"
 #include "core/catalog.h"
 #include "core/hwcount.h"
 #include "core/perf-ring.h"
@@ -91,7 +90,6 @@ struct vs_session {
 	struct vs_rotwriter *out;	/* one file, or numbered segments */
 	int out_error;			/* errno of the first write failure */
 	struct vs_catalog *cat;
-	struct vs_acct *acct;
 	/* the in-kernel engine, which accounts the threads, and the names
 	 * of its values */
 	struct vs_bpf_engine *engine;

@@ -110,11 +110,6 @@ static void on_new_event(void *ctx, const struct vs_event_def *def)
 	vs_session_write(ctx, &rec);
 }
 
-static void on_task(void *ctx, const struct vs_task *task)
-{
-	vs_session_task(ctx, task);
-}
-
 void vs_session_task(struct vs_session *s, const struct vs_task *task)
 {
 	struct vs_record rec = { .kind = VS_REC_TASK };
@@ -188,7 +183,6 @@ static void write_epoch(struct vs_recorder *r, uint64_t time)
 		if (!r->s.hw || !vs_hwcount_hides(r->s.hw, i))
 			ids[nr++] = i;
 	rec.epoch = (struct vs_epoch){ time, r->epoch, nr, ids };
-	vs_acct_set_epoch(r->s.acct, r->epoch);
 	r->s.epoch = r->epoch;
 	vs_session_write(&r->s, &rec);
 	free(ids);
@@ -549,9 +543,6 @@ static int open_engine(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
 	}
-	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
-	if (!r->s.values)
-		return -1;
 	if (r->s.hw && engine_counters(r)) {
 		fprintf(stderr, "varscope record: hardware counters: %s\n",
 			r->s.hw_error);
@@ -950,19 +941,22 @@ static int setup(struct vs_recorder *r)
 		return -1;
 	r->recording = true;
 	r->s.cat = vs_catalog_new(on_new_event, &r->s);
-	r->s.acct = vs_acct_new(r->s.cat, on_task, &r->s);
-	if (!r->s.cat || !r->s.acct)
+	if (!r->s.cat)
 		return -1;
 	/*
 	 * Function tasks are named by the engine's own events only: with
 	 * context-switches beside sched.*.count, the ranking put the count
-	 * first (t2045).  Their ids are then none, never 0 (run.time's).
+	 * first (t2045).  Their ids are then none.  The engine's names come
+	 * before the hardware events': cpu.freq takes run.time's id.
 	 */
 	if (!vs_probe_tasks(&r->s))
 		vs_rthread_sw_counters(&r->s);
 	else
 		for (i = 0; i < VS_NR_SW_COUNTERS; i++)
 			r->s.sw_ids[i] = VS_EVENT_NO_PARENT;
+	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
+	if (!r->s.values)
+		return -1;
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
 	vs_probe_name_types(&r->s);
@@ -1071,7 +1065,6 @@ out:
 	vs_syscall_trace_close(r->syscalls);
 	vs_task_values_free(r->s.values);
 	vs_bpf_engine_close(r->s.engine);
-	vs_acct_free(r->s.acct);
 	vs_type_names_release(&r->s.type_names);
 	vs_hwcount_free(r->s.hw);
 	vs_catalog_free(r->s.cat);

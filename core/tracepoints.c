@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracepoints.c - resolve and decode the per-thread kernel tracepoints.
+ * tracepoints.c - resolve the kernel tracepoints that record selects.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -17,25 +17,15 @@
 
 #define VS_TRACEFS	"/sys/kernel/tracing"
 
-/* include/linux/interrupt.h, in the order of the vec field */
-static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
-	"TASKLET", "SCHED", "HRTIMER", "RCU",
-};
-
-/* sched_switch's prev_state: low byte the task state, 0 = running (R). */
-#define VS_STATE_MASK		0xff
-#define VS_STATE_UNINTERRUPTIBLE 0x02
-
 static const char *const default_select =
 	"sched:sched_switch,irq:irq_handler_entry,irq:softirq_entry,"
 	"irq_vectors:*,exceptions:page_fault_user,exceptions:page_fault_kernel";
 
 /*
- * The vectors the default selection takes.  Each tracepoint is one more
- * per-thread event to schedule in selected tasks: the vectors that
- * practically never fire (spurious_apic, error_apic, thermal_apic,
- * x86_platform_ipi, ...) are opt-in with -e irq_vectors:*.
+ * The vectors the default selection takes: those the engine accounts
+ * (vs_bpf_vector_names); the ones that practically never fire
+ * (spurious_apic, error_apic, thermal_apic, x86_platform_ipi, ...) are
+ * opt-in with -e irq_vectors:*.
  */
 static const char *const default_vectors[] = {
 	"local_timer", "reschedule", "call_function", "call_function_single",
@@ -98,20 +88,6 @@ static struct vs_tp *add_tp(struct vs_tp_set *set, const char *sys,
 	tp->role = role;
 	tp->label = label;
 	tp->id = ev->id;
-	switch (role) {
-	case VS_TP_SWITCH:
-		tp->field = tep_find_field(ev, "prev_state");
-		break;
-	case VS_TP_IRQ_ENTRY:
-		tp->field = tep_find_field(ev, "irq");
-		tp->name_field = tep_find_field(ev, "name");
-		break;
-	case VS_TP_SOFTIRQ_ENTRY:
-		tp->field = tep_find_field(ev, "vec");
-		break;
-	default:
-		break;
-	}
 	return tp;
 }
 
@@ -214,7 +190,7 @@ static void load_format(struct tep_handle *tep, const char *sys,
 static struct tep_handle *load_formats(void)
 {
 	static const char *const fixed[][2] = {
-		{ "sched", "sched_switch" }, { "sched", "sched_waking" },
+		{ "sched", "sched_switch" },
 		{ "irq", "irq_handler_entry" }, { "irq", "irq_handler_exit" },
 		{ "irq", "softirq_entry" }, { "irq", "softirq_exit" },
 		{ "exceptions", "page_fault_user" },
@@ -254,49 +230,8 @@ int vs_tp_set_init(struct vs_tp_set *set, const char *select, char *err,
 	return vs_tp_set_select(set, tep, select, err, errlen);
 }
 
-int vs_tp_waking(const struct vs_tp_set *set, struct vs_tp_waking *w)
-{
-	struct tep_event *ev;
-
-	ev = tep_find_event_by_name(set->tep, "sched", "sched_waking");
-	w->pid = ev ? tep_find_field(ev, "pid") : NULL;
-	w->flags = ev ? tep_find_common_field(ev, "common_flags") : NULL;
-	w->id = w->pid && w->flags ? ev->id : -1;
-	return w->id;
-}
-
-/* common_flags of a trace entry (include/linux/trace_events.h) */
-#define VS_TRACE_FLAG_HARDIRQ	0x08
-#define VS_TRACE_FLAG_SOFTIRQ	0x10
-#define VS_TRACE_FLAG_NMI	0x40
-
-static bool field_fits(const struct tep_format_field *f, uint32_t size)
-{
-	return (uint32_t)f->offset + f->size <= size;
-}
-
-uint32_t vs_tp_wakee(const struct vs_tp_set *set,
-		     const struct vs_tp_waking *w, const void *raw,
-		     uint32_t size, bool *in_irq)
-{
-	unsigned long long flags;
-
-	if (!field_fits(w->pid, size) || !field_fits(w->flags, size))
-		return 0;
-	flags = tep_read_number(set->tep, (const char *)raw + w->flags->offset,
-				w->flags->size);
-	*in_irq = flags & (VS_TRACE_FLAG_HARDIRQ | VS_TRACE_FLAG_SOFTIRQ |
-			   VS_TRACE_FLAG_NMI);
-	return tep_read_number(set->tep, (const char *)raw + w->pid->offset,
-			       w->pid->size);
-}
-
 void vs_tp_set_exit(struct vs_tp_set *set)
 {
-	int i;
-
-	for (i = 0; i < VS_IRQ_NAMES; i++)
-		free(set->irq_name[i]);
 	if (set->tep)
 		tep_free(set->tep);
 	set->tep = NULL;
@@ -334,78 +269,4 @@ void vs_tp_set_drop(struct vs_tp_set *set, int i)
 			remove_at(set, j);
 			break;
 		}
-}
-
-static unsigned long long field_value(struct vs_tp_set *set,
-				      const struct tep_format_field *f,
-				      const void *raw, uint32_t size)
-{
-	if (!f || (uint32_t)(f->offset + f->size) > size)
-		return 0;
-	return tep_read_number(set->tep, (const char *)raw + f->offset, f->size);
-}
-
-/* The name of an irq from its __data_loc field, kept per irq number. */
-static const char *irq_name(struct vs_tp_set *set, const struct vs_tp *tp,
-			    const void *raw, uint32_t size)
-{
-	unsigned long long irq = field_value(set, tp->field, raw, size);
-	unsigned int loc, off, len;
-
-	if (irq < VS_IRQ_NAMES && set->irq_name[irq])
-		return set->irq_name[irq];
-	if (!tp->name_field)
-		return NULL;
-	loc = field_value(set, tp->name_field, raw, size);
-	off = loc & 0xffff;
-	len = loc >> 16;
-	if (tp->name_field->flags & TEP_FIELD_IS_RELATIVE)
-		off += tp->name_field->offset + tp->name_field->size;
-	if (!len || off + len > size || irq >= VS_IRQ_NAMES)
-		return NULL;
-	set->irq_name[irq] = strndup((const char *)raw + off, len);
-	return set->irq_name[irq];
-}
-
-void vs_tp_decode(struct vs_tp_set *set, const struct vs_tp *tp,
-		  const void *raw, uint32_t size, struct vs_acct_event *ev)
-{
-	unsigned long long v;
-
-	ev->name = NULL;
-	switch (tp->role) {
-	case VS_TP_SWITCH:
-		v = field_value(set, tp->field, raw, size) & VS_STATE_MASK;
-		ev->kind = VS_ACCT_SWITCH_OUT;
-		ev->state = !v ? VS_WAIT_RUNNABLE :
-			    v == VS_STATE_UNINTERRUPTIBLE ? VS_WAIT_IOWAIT :
-			    VS_WAIT_BLOCKED;
-		break;
-	case VS_TP_IRQ_ENTRY:
-		ev->kind = VS_ACCT_IRQ_ENTRY;
-		ev->name = irq_name(set, tp, raw, size);
-		break;
-	case VS_TP_IRQ_EXIT:
-		ev->kind = VS_ACCT_IRQ_EXIT;
-		break;
-	case VS_TP_SOFTIRQ_ENTRY:
-		v = field_value(set, tp->field, raw, size);
-		ev->kind = VS_ACCT_SOFTIRQ_ENTRY;
-		ev->name = v < sizeof(softirq_names) / sizeof(*softirq_names) ?
-			   softirq_names[v] : NULL;
-		break;
-	case VS_TP_SOFTIRQ_EXIT:
-		ev->kind = VS_ACCT_SOFTIRQ_EXIT;
-		break;
-	case VS_TP_VECTOR_ENTRY:
-		ev->kind = VS_ACCT_VECTOR_ENTRY;
-		ev->name = tp->label;
-		break;
-	case VS_TP_VECTOR_EXIT:
-		ev->kind = VS_ACCT_VECTOR_EXIT;
-		break;
-	case VS_TP_FAULT:
-		ev->kind = VS_ACCT_FAULT;
-		break;
-	}
 }

@@ -1,36 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * hwcount.c - the hardware counting of 'varscope record' without a PMU:
- * the events and epochs of core/hwcount.c, and synthetic group reads
- * (struct vs_counter_read, and the raw bytes read(2) returns) turned into
- * counter snapshots at task and interrupt boundaries and fed through
- * core/accounting.c, the path record takes.  Exact expected values: the
- * interrupt's counts are left out, multiplexed and distorted periods are
- * flagged and not scaled, cpu.freq is cycles over run.time.
+ * the events and epochs of core/hwcount.c, and cpu.freq, cycles over
+ * run.time, added to a task's values in id order.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86/intel-events.h"
-#include "core/accounting.h"
 #include "core/hwcount.h"
-#include "t/unit/acct-tasks.h"
 #include "t/unit/tap.h"
 
+static struct vs_catalog *cat;
 static struct vs_hwcount *hw;
-
-/* record's on_task: cpu.freq added, then written */
-static void emit(void *ctx, const struct vs_task *task)
-{
-	struct vs_value buf[MAX_VALUES + 1];
-	struct vs_task t;
-
-	(void)ctx;
-	if (task->nr_values > MAX_VALUES)
-		abort();
-	vs_hwcount_add_freq(hw, task, buf, &t);
-	keep_task(&t);
-}
 
 static void test_events_and_epochs(void)
 {
@@ -129,119 +111,47 @@ static void test_raw_events(void)
 	vs_catalog_free(cat);
 }
 
-/*
- * The bytes read(2) of a VS_PMU_READ_FORMAT group returns, with the
- * members in the kernel's order reversed (vs_counter_read_order() puts
- * them back by id): cycles at @cycles, instructions at @insns, the others
- * at 1000 * member.
- */
-static void group_read(struct vs_counter_read *r, const struct vs_counter_group *g,
-		       uint64_t time, uint64_t read_ns, uint64_t enabled,
-		       uint64_t running, uint64_t insns, uint64_t cycles)
+/* cpu.freq of a task of run.time @ns with hw.cycles @cycles, or -1. */
+static long long freq_of(uint64_t ns, int64_t cycles, uint32_t *nr)
 {
-	uint64_t buf[3 + 2 * VS_PMU_MAX_GROUP];
-	unsigned int i, k;
+	uint16_t run = vs_catalog_find(cat, "run.time");
+	uint16_t cyc = vs_catalog_find(cat, VS_HW_CYCLES);
+	uint16_t freq = vs_catalog_find(cat, VS_CPU_FREQ);
+	struct vs_value v[2] = { { run, ns }, { cyc, cycles } }, buf[3];
+	struct vs_task t = { .nr_values = cycles < 0 ? 1 : 2, .values = v };
+	struct vs_task out;
+	uint32_t i;
 
-	buf[0] = g->nr;
-	buf[1] = enabled;
-	buf[2] = running;
-	for (i = 0; i < g->nr; i++) {
-		k = g->nr - 1 - i;
-		buf[3 + 2 * i] = k == 0 ? insns : k == 1 ? cycles : 1000 * k;
-		buf[4 + 2 * i] = g->id[k];
+	vs_hwcount_add_freq(hw, &t, buf, &out);
+	*nr = out.nr_values;
+	for (i = 0; i < out.nr_values; i++) {
+		if (i && out.values[i].event <= out.values[i - 1].event)
+			return -2;	/* out of id order */
+		if (out.values[i].event == freq)
+			return out.values[i].value;
 	}
-	if (vs_counter_read_parse(buf, sizeof(buf), r) < 0)
-		abort();
-	r->t_before = time;
-	r->t_after = time + read_ns;
+	return -1;
 }
 
-/* One event of the stream, with the snapshot of @r when given. */
-static void feed(struct vs_acct *acct, const struct vs_counter_group *g,
-		 uint64_t time, enum vs_acct_kind kind,
-		 const struct vs_counter_read *r)
+static void test_freq(void)
 {
-	uint64_t values[VS_PMU_MAX_GROUP];
-	struct vs_acct_event ev = {
-		.time = time, .cpu = 0, .tid = 10, .pid = 10, .kind = kind,
-		.name = kind == VS_ACCT_IRQ_ENTRY ? "eth0" : NULL,
-	};
-
-	if (r && vs_hwcount_snapshot(hw, g, r, values, &ev.snapshot))
-		abort();
-	ev.snapshot_read = r;
-	vs_acct_feed(acct, &ev);
-}
-
-static void test_deltas(void)
-{
-	const struct vs_hw_config *cfg;
-	const uint16_t *ids;
-	struct vs_counter_group g = { .nr = 0 };
-	struct vs_counter_read r[4];
-	struct vs_acct *acct;
-	uint64_t values[VS_PMU_MAX_GROUP];
-	struct vs_acct_counters snap;
 	char err[128];
-	unsigned int i;
+	uint32_t nr;
 
 	cat = vs_catalog_new(NULL, NULL);
-	acct = vs_acct_new(cat, emit, NULL);
+	/* the engine's names first, as record interns them */
+	vs_catalog_intern(cat, "run.time", "ns", VS_GROUP_KERNEL,
+			  VS_EVENT_NO_PARENT);
 	hw = vs_hwcount_new(cat, vs_x86_skylakex(), NULL, 4, err, sizeof(err));
-	if (!acct || !hw)
-		abort();
-	/* the group record opens: the epoch's members, one snapshot event */
-	g.nr = vs_hwcount_group(hw, &cfg, &ids) + 1;
-	for (i = 0; i < g.nr; i++) {
-		g.fd[i] = -1;
-		g.id[i] = 7000 + 13 * i;
-	}
-
-	/*
-	 * Task 1: begin at 1000, an irq from 1400 to 1600, end at 2000.
-	 * Instructions 10000, 14000 | 19000, 25000: the irq's 5000 are out.
-	 */
-	group_read(&r[0], &g, 1000, 10, 500, 500, 10000, 50000);
-	group_read(&r[1], &g, 1400, 10, 900, 900, 14000, 50800);
-	group_read(&r[2], &g, 1600, 10, 1100, 1100, 19000, 51200);
-	group_read(&r[3], &g, 2000, 10, 1500, 1500, 25000, 52400);
-	feed(acct, &g, 1000, VS_ACCT_TASK_BEGIN, &r[0]);
-	feed(acct, &g, 1400, VS_ACCT_IRQ_ENTRY, &r[1]);
-	feed(acct, &g, 1600, VS_ACCT_IRQ_EXIT, &r[2]);
-	feed(acct, &g, 2000, VS_ACCT_TASK_END, &r[3]);
-	is_u64(val(0, "hw.instructions"), 4000 + 6000,
-	       "instructions: the deltas of the running periods, irq left out");
-	is_u64(val(0, "hw.cycles"), 800 + 1200,
-	       "cycles: the same periods");
-	is_u64(val(0, "irq.hard.time"), 200, "the irq's time is its own");
-	is_u64(val(0, "run.time"), 800, "run.time leaves the irq out");
-	is_u64(val(0, VS_CPU_FREQ), 2000 * 1000000ull / 800,
+	if (!ok(hw != NULL, "the events, after run.time"))
+		return;
+	is_u64(freq_of(800, 2000, &nr), 2000 * 1000000ull / 800,
 	       "cpu.freq: cycles over run.time, in kHz");
-	is_u64(out[0].task.flags, 0, "clean reads: no flag");
-
-	/* Task 2: the group was off the PMU for 100 ns of its period. */
-	group_read(&r[0], &g, 3000, 10, 2000, 2000, 30000, 60000);
-	group_read(&r[1], &g, 3500, 10, 2500, 2400, 31000, 60500);
-	feed(acct, &g, 3000, VS_ACCT_TASK_BEGIN, &r[0]);
-	feed(acct, &g, 3500, VS_ACCT_TASK_END, &r[1]);
-	ok(out[1].task.flags == VS_TASK_MULTIPLEXED &&
-	   val(1, "hw.instructions") == 1000,
-	   "multiplexed: flagged, the delta not scaled");
-
-	/* Task 3: the end read took 50% longer than the begin read. */
-	group_read(&r[0], &g, 4000, 10, 3000, 3000, 40000, 70000);
-	group_read(&r[1], &g, 4100, 15, 3100, 3100, 41000, 70100);
-	feed(acct, &g, 4000, VS_ACCT_TASK_BEGIN, &r[0]);
-	feed(acct, &g, 4100, VS_ACCT_TASK_END, &r[1]);
-	ok(out[2].task.flags == VS_TASK_DISTORTED,
-	   "a read that fails the DTE filter: distorted");
-
-	/* A read that lacks a member of the group is no snapshot. */
-	r[0].id[0] = 1;
-	ok(vs_hwcount_snapshot(hw, &g, &r[0], values, &snap) && !snap.nr,
-	   "a read missing a member is refused");
+	is_u64(nr, 3, "added to the task's two values, in id order");
+	ok(freq_of(0, 2000, &nr) == -1 && nr == 2,
+	   "no run.time: no cpu.freq");
+	ok(freq_of(800, -1, &nr) == -1 && nr == 1, "no cycles: no cpu.freq");
 	vs_hwcount_free(hw);
-	vs_acct_free(acct);
 	vs_catalog_free(cat);
 }
 
@@ -249,6 +159,6 @@ int main(void)
 {
 	test_events_and_epochs();
 	test_raw_events();
-	test_deltas();
+	test_freq();
 	return done_testing();
 }

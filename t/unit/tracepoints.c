@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracepoints.c - the per-thread tracepoint set and the decoding of raw
- * samples, on tracepoint formats given as text (as tracefs prints them),
- * without a kernel.
+ * tracepoints.c - record's tracepoint set (-e), on tracepoint formats
+ * given as text (as tracefs prints them), without a kernel.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +65,6 @@ static const struct {
 	  "\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	  "\tfield:unsigned long error_code;\toffset:24;\tsize:8;\tsigned:0;\n\n"
 	  "print fmt: \"address=%lx\", REC->address\n" },
-	{ "sched", "name: sched_waking\nID: 311\nformat:\n" COMMON
-	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
-	  "print fmt: \"pid=%d\", REC->pid\n" },
 };
 
 static struct tep_handle *parse_formats(void)
@@ -97,115 +90,6 @@ static const struct vs_tp *find(const struct vs_tp_set *set, const char *name)
 	return NULL;
 }
 
-static struct vs_acct_event decode(struct vs_tp_set *set, const char *name,
-				   const void *raw, uint32_t size)
-{
-	struct vs_acct_event ev = { 0 };
-
-	vs_tp_decode(set, find(set, name), raw, size, &ev);
-	return ev;
-}
-
-static void test_switch_states(struct vs_tp_set *set)
-{
-	static const struct {
-		int64_t prev_state;
-		enum vs_wait_state want;
-		const char *what;
-	} cases[] = {
-		{ 0, VS_WAIT_RUNNABLE, "R: runnable" },
-		{ 0x100, VS_WAIT_RUNNABLE, "R+ (preempted): runnable" },
-		{ 1, VS_WAIT_BLOCKED, "S: blocked" },
-		{ 2, VS_WAIT_IOWAIT, "D: iowait" },
-		{ 0x80, VS_WAIT_BLOCKED, "I (idle kthread): blocked" },
-	};
-	unsigned char raw[64];
-	struct vs_acct_event ev;
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		memset(raw, 0, sizeof(raw));
-		memcpy(raw + 32, &cases[i].prev_state, 8);
-		ev = decode(set, "sched_switch", raw, sizeof(raw));
-		ok(ev.kind == VS_ACCT_SWITCH_OUT && ev.state == cases[i].want,
-		   "sched_switch prev_state %s", cases[i].what);
-	}
-}
-
-static void test_irq_name(struct vs_tp_set *set)
-{
-	unsigned char raw[40] = { 0 };
-	const char *name = "virtio0-input.0";
-	uint32_t irq = 24, loc = (uint32_t)(strlen(name) + 1) << 16 | 16;
-	struct vs_acct_event ev;
-
-	memcpy(raw + 8, &irq, 4);
-	memcpy(raw + 12, &loc, 4);
-	strcpy((char *)raw + 16, name);
-	ev = decode(set, "irq_handler_entry", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_IRQ_ENTRY && ev.name && !strcmp(ev.name, name),
-	   "irq_handler_entry: the name from its __data_loc field");
-	/* a name out of the record's bounds is not read */
-	loc = 200u << 16 | 16;
-	irq = 25;
-	memcpy(raw + 8, &irq, 4);
-	memcpy(raw + 12, &loc, 4);
-	ev = decode(set, "irq_handler_entry", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_IRQ_ENTRY && !ev.name,
-	   "irq_handler_entry: a name past the record is ignored");
-	ev = decode(set, "irq_handler_exit", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_IRQ_EXIT, "irq_handler_exit");
-}
-
-static void test_softirq_vector_fault(struct vs_tp_set *set)
-{
-	unsigned char raw[32] = { 0 };
-	uint32_t vec = 3;
-	struct vs_acct_event ev;
-
-	memcpy(raw + 8, &vec, 4);
-	ev = decode(set, "softirq_entry", raw, sizeof(raw));
-	is_str(ev.name, "NET_RX", "softirq_entry vec 3 is NET_RX");
-	vec = 42;
-	memcpy(raw + 8, &vec, 4);
-	ev = decode(set, "softirq_entry", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_SOFTIRQ_ENTRY && !ev.name,
-	   "softirq_entry: an unknown vec has no breakdown");
-	ev = decode(set, "local_timer_entry", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_VECTOR_ENTRY && ev.name &&
-	   !strcmp(ev.name, "local_timer"), "local_timer_entry is a vector");
-	ev = decode(set, "local_timer_exit", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_VECTOR_EXIT, "local_timer_exit");
-	ev = decode(set, "page_fault_user", raw, sizeof(raw));
-	ok(ev.kind == VS_ACCT_FAULT, "page_fault_user counts a fault");
-}
-
-/* The wakee and the context of a sched_waking sample's raw data. */
-static void test_waking(struct vs_tp_set *set)
-{
-	unsigned char raw[40] = { 0 };
-	struct vs_tp_waking w;
-	uint16_t type = 311;
-	int32_t wakee = 4242;
-	bool in_irq = true;
-
-	ok(vs_tp_waking(set, &w) == 311 && w.id == 311,
-	   "sched_waking found, not part of the per-thread set");
-	memcpy(raw, &type, sizeof(type));
-	memcpy(raw + 24, &wakee, sizeof(wakee));
-	raw[2] = 0x01 | 0x04;		/* irqs off, need resched: a thread */
-	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && !in_irq,
-	   "a wake-up made by a thread");
-	raw[2] = 0x01 | 0x08;		/* hardirq */
-	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && in_irq,
-	   "a wake-up made in a hard interrupt");
-	raw[2] = 0x10;			/* softirq */
-	ok(vs_tp_wakee(set, &w, raw, sizeof(raw), &in_irq) == 4242 && in_irq,
-	   "a wake-up made in a softirq");
-	ok(vs_tp_wakee(set, &w, raw, 26, &in_irq) == 0,
-	   "a sample too short for the pid field");
-}
-
 int main(void)
 {
 	struct tep_handle *tep = parse_formats();
@@ -221,10 +105,6 @@ int main(void)
 	is_u64(set.nr, 11, "every known tracepoint selected, pairs included");
 	ok(find(&set, "sched_switch")->id == 300 &&
 	   find(&set, "reschedule_exit")->id == 308, "ids from the formats");
-	test_switch_states(&set);
-	test_irq_name(&set);
-	test_softirq_vector_fault(&set);
-	test_waking(&set);
 	before = set.nr;
 	vs_tp_set_drop(&set, find(&set, "reschedule_exit") - set.tp);
 	ok(set.nr == before - 2 && !find(&set, "reschedule_entry") &&
