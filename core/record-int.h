@@ -72,8 +72,6 @@ struct vs_record_stats {
 	uint64_t lost_samples;		/* samples lost (a CPU's ring full) */
 	uint64_t dropped_tasks;		/* task ring full in the library */
 	uint64_t unmatched_ends;	/* vs_task_end() without begin */
-	uint64_t fds_closed;		/* threads whose program closed the
-					 * descriptors they were passed */
 	uint64_t names_refused;		/* task type names not written */
 	uint64_t bad_threads;		/* threads whose task ring lied:
 					 * their later tasks not read */

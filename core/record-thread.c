@@ -27,7 +27,6 @@ struct vs_rthread {
 	int tasks_fd;
 	struct vs_task_ring *tasks;
 	uint64_t last_dropped, last_unmatched;
-	bool fds_closed;		/* counted in the session's stats */
 	uint32_t done_seq;		/* last task written */
 	/* the slot, the tasks read (ours, not the ring's tail, which the
 	 * program may write), a lying ring */
@@ -123,11 +122,11 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 unsigned int vs_rthread_fds(const struct vs_session *s,
 			    const struct vs_rthread *rt, int fds[VS_REG_MAX_FDS])
 {
-	fds[VS_REG_FD_RING] = vs_bpf_engine_slots_fd(s->engine);
+	fds[VS_REG_FD_SLOTS] = vs_bpf_engine_slots_fd(s->engine);
 	fds[VS_REG_FD_TASKS] = rt->tasks_fd;
 	if (vs_bpf_engine_mark_fd(s->engine) < 0)
 		return VS_REG_NR_FDS;
-	fds[VS_REG_FD_HW] = vs_bpf_engine_mark_fd(s->engine);
+	fds[VS_REG_FD_MARK] = vs_bpf_engine_mark_fd(s->engine);
 	return VS_REG_MAX_FDS;
 }
 
@@ -167,11 +166,6 @@ static void read_counts(struct vs_session *s, struct vs_rthread *rt,
 	}
 	s->stats.unmatched_ends += unmatched - rt->last_unmatched;
 	rt->last_unmatched = unmatched;
-	if (!rt->fds_closed &&
-	    __atomic_load_n(&rt->tasks->fds_closed, __ATOMIC_ACQUIRE)) {
-		rt->fds_closed = true;
-		s->stats.fds_closed++;
-	}
 }
 
 /*

@@ -466,8 +466,8 @@ static int check_pmu(struct vs_recorder *r)
 		/* a group is the fixed counters and at most this many more */
 		table = pmu.table;
 		width = vs_pmu_epoch_width(&pmu);
-		if (width > VS_MAX_HW_COUNTERS - pmu.nr_fixed)
-			width = VS_MAX_HW_COUNTERS - pmu.nr_fixed;
+		if (width > VS_SLOT_COUNTERS - pmu.nr_fixed)
+			width = VS_SLOT_COUNTERS - pmu.nr_fixed;
 	}
 	r->s.hw = vs_hwcount_new(r->s.cat, table, raws, width, err,
 				 sizeof(err));

@@ -186,13 +186,13 @@ static int vouched(int fd, pid_t tid)
 
 /*
  * @nr_fds descriptors @fds, or none, to thread @tid (ours: 0 if refused),
- * accounted by the engine in @slot (0: by its perf events)
+ * accounted by the engine in @slot (0 if refused)
  */
 static void reply(int fd, int status, const int *fds, unsigned int nr_fds,
 		  uint32_t flags, pid_t tid, uint32_t slot)
 {
-	struct vs_reg_reply rep = { VS_REG_MAGIC, status, 0, 0, nr_fds, flags,
-				    tid, slot };
+	struct vs_reg_reply rep = { VS_REG_MAGIC, status, nr_fds, flags, tid,
+				    slot };
 	char cbuf[CMSG_SPACE(sizeof(int) * VS_REG_MAX_FDS)];
 	struct iovec iov = { &rep, sizeof(rep) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -227,7 +227,7 @@ static void out_of_fds(struct vs_recorder *r, int err)
 /*
  * The message of connection @fd from @pid, a process of the command
  * (command_peer()), if it came (false: not yet; @fd is then still open).
- * A thread registers: check that it is a thread of @pid, open its events,
+ * A thread registers: check that it is a thread of @pid, take its slot,
  * pass the descriptors.  The ids it sends are its own pid namespace's; the peer's
  * pid is ours.  Or a program names a task type (vs_task_type_name()).
  * @names_only at the end of the recording: the names sent last are
@@ -314,8 +314,8 @@ static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
 	r->s.nr_threads++;
 	r->s.stats.threads++;
 	nr_fds = vs_rthread_fds(&r->s, rt, fds);
-	reply(fd, 0, fds, nr_fds, VS_REG_BPF_SLOT |
-	      (nr_fds == VS_REG_MAX_FDS ? VS_REG_COUNTERS : 0), tid,
+	reply(fd, 0, fds, nr_fds,
+	      nr_fds == VS_REG_MAX_FDS ? VS_REG_COUNTERS : 0, tid,
 	      vs_rthread_slot(rt));
 	vs_rthread_sent(rt);
 	close(fd);

@@ -138,7 +138,7 @@ int vs_record_open_socket(struct vs_recorder *r);
 /**
  * vs_record_registrations - take the connections of the socket, at most
  * VS_REG_ACCEPTS a call: a thread's registration (checked to be the
- * command's own, answered with its slot or its descriptors) or a task
+ * command's own, answered with its slot and descriptors) or a task
  * type's name; @names_only at the end, when a registering thread is told
  * no.  A connection from outside the command is closed unread and
  * counted; one whose message has not come waits (never the loop) for

@@ -182,10 +182,6 @@ void vs_record_summary(struct vs_recorder *r)
 			   "failed, the counters changed in it, or "
 			   "its begin or end was not marked");
 	}
-	count_line(r->s.stats.fds_closed, "thread", "threads",
-		   "closed the descriptors the recorder passed them (a "
-		   "program that closes every descriptor): their later "
-		   "tasks were not recorded");
 	if (r->s.hw_failures)
 		fprintf(stderr, "varscope record: the hardware counters of "
 			"%llu %s could not be opened (%s): the counters of the "
