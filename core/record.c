@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - the recording engine: run the command, register its threads,
- * track its processes and mappings, drain every ring, account, write.
+ * track its processes and mappings, drain every ring, write.
  * The session's struct is core/record/recorder.h's; the end's summary is
  * core/record/summary.c, the registration socket core/record/control.c.
  *
  * The program links libvarscope; VARSCOPE_CTL in its environment names
  * the rate and an abstract unix socket.  Each thread registers there at
- * its first selected task, and gets the descriptors of the events this
- * process opened for it (core/record-thread.c).  What record knows of
- * the command's processes (tracking records, wake-up filters, -p, /proc)
- * is core/record/tracking.c's.
- * Nothing is opened in the command's threads until they register: a
- * per-task event costs the thread at every context switch.  The main loop wakes every 10 ms (1 ms while a task
- * ring fills fast), or when a ring passes its watermark, drains everything, writes an EPOCH record per epoch and
- * flushes a chunk at least every second.
+ * its first selected task, and gets its slot in the in-kernel engine
+ * (core/record/bpf-engine.h) and its task ring (core/record-thread.c).
+ * What record knows of the command's processes (tracking records, -p,
+ * /proc) is core/record/tracking.c's.  Nothing is opened in the
+ * command's threads: the engine's programs and the tracking events are
+ * per CPU.  The main loop wakes every 10 ms (1 ms while a task ring
+ * fills fast), or when a ring passes its watermark, drains everything,
+ * writes an EPOCH record per epoch and flushes a chunk at least every
+ * second.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,8 +349,9 @@ static void close_threads(struct vs_recorder *r, uint64_t time, bool exited)
 }
 
 /*
- * Each recorded thread costs about 30 descriptors here: raise the limit
- * to the system's maximum when allowed, else to the hard limit.
+ * --syscalls on an attached process opens two events per CPU for each of
+ * its threads: raise the limit to the system's maximum when allowed,
+ * else to the hard limit.
  */
 static void raise_nofile(void)
 {
@@ -375,61 +377,9 @@ static void raise_nofile(void)
 }
 
 /*
- * Open every tracepoint on ourselves, and close it: the first failure for
- * want of privilege says what is needed; one that the kernel refuses per
- * thread (irq_vectors:irq_work_exit: perf itself raises irq_work) is
- * dropped, with its pair, and named in the trace.
- *
- * None stays open: an event, even disabled and on a sleeping recorder,
- * keeps the tracepoint's perf probe registered, which every hit of the
- * tracepoint on the machine then calls, and it turns on the perf hooks
- * of every context switch.  On a pipe ping-pong that cost as much as the
- * engine's own programs (+6% CPU a request, bench/README).
- */
-static int probe_tracepoints(struct vs_recorder *r)
-{
-	struct vs_tp_set *set = &r->s.tps;
-	struct perf_event_attr attr;
-	size_t len;
-	int i = 0, fd;
-
-	while (i < set->nr) {
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.config = set->tp[i].id;
-		attr.sample_period = 1;
-		attr.sample_type = PERF_SAMPLE_RAW;
-		attr.disabled = 1;
-		fd = vs_perf_open(&attr, 0, -1, -1);
-		if (fd >= 0) {
-			close(fd);
-			i++;
-			continue;
-		}
-		if ((errno == EACCES || errno == EPERM) && geteuid()) {
-			fprintf(stderr, "varscope record: tracing kernel events "
-				"needs root or CAP_PERFMON (or "
-				"kernel.perf_event_paranoid = -1)\n");
-			return -1;
-		}
-		len = strlen(r->dropped_tps);
-		snprintf(r->dropped_tps + len, sizeof(r->dropped_tps) - len,
-			 "%s%s:%s (%s)", len ? ", " : "", set->tp[i].system,
-			 set->tp[i].name, strerror(errno));
-		vs_tp_set_drop(set, i);
-	}
-	if (!set->nr) {
-		fprintf(stderr, "varscope record: no tracepoint can be recorded\n");
-		return -1;
-	}
-	return 0;
-}
-
-/*
  * The hardware PMU: one line when it is absent (software counters only,
  * -e raw events named in a note); with one, the hardware events and their
- * epoch schedule, counted per CPU by the engine (or per thread,
- * core/record-thread.c, without it).
+ * epoch schedule, counted per CPU by the engine.
  *
  * Tests only (VARSCOPE_TEST_SW_COUNTERS, DEVELOPERS.md): on a machine
  * without a PMU, software events in place of hardware ones
@@ -490,12 +440,6 @@ static void write_metas(struct vs_recorder *r)
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
 	vs_session_write_meta(&r->s, "note", vs_fault_time_note);
-	if (r->dropped_tps[0]) {
-		char note[600];
-
-		snprintf(note, sizeof(note), "not recorded: %s", r->dropped_tps);
-		vs_session_write_meta(&r->s, "note", note);
-	}
 }
 
 /* --- the in-kernel engine ------------------------------------------------ */
@@ -912,8 +856,6 @@ static int setup(struct vs_recorder *r)
 		fprintf(stderr, "varscope record: no tracepoint selected\n");
 		return -1;
 	}
-	if (probe_tracepoints(r))
-		return -1;
 	if (r->opts->task_funcs || r->opts->probe_funcs) {
 		binary = command_binary(r, exe);
 		if (!binary)

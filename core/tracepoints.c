@@ -87,7 +87,6 @@ static struct vs_tp *add_tp(struct vs_tp_set *set, const char *sys,
 	snprintf(tp->name, sizeof(tp->name), "%s", name);
 	tp->role = role;
 	tp->label = label;
-	tp->id = ev->id;
 	return tp;
 }
 
@@ -235,38 +234,4 @@ void vs_tp_set_exit(struct vs_tp_set *set)
 	if (set->tep)
 		tep_free(set->tep);
 	set->tep = NULL;
-}
-
-/* The role at the other end of an entry/exit pair, or -1. */
-static int partner_role(enum vs_tp_role role)
-{
-	switch (role) {
-	case VS_TP_IRQ_ENTRY:		return VS_TP_IRQ_EXIT;
-	case VS_TP_IRQ_EXIT:		return VS_TP_IRQ_ENTRY;
-	case VS_TP_SOFTIRQ_ENTRY:	return VS_TP_SOFTIRQ_EXIT;
-	case VS_TP_SOFTIRQ_EXIT:	return VS_TP_SOFTIRQ_ENTRY;
-	case VS_TP_VECTOR_ENTRY:	return VS_TP_VECTOR_EXIT;
-	case VS_TP_VECTOR_EXIT:		return VS_TP_VECTOR_ENTRY;
-	default:			return -1;
-	}
-}
-
-static void remove_at(struct vs_tp_set *set, int i)
-{
-	memmove(&set->tp[i], &set->tp[i + 1],
-		(set->nr - i - 1) * sizeof(set->tp[0]));
-	set->nr--;
-}
-
-void vs_tp_set_drop(struct vs_tp_set *set, int i)
-{
-	int role = partner_role(set->tp[i].role), j;
-	const char *label = set->tp[i].label;
-
-	remove_at(set, i);
-	for (j = 0; j < set->nr; j++)
-		if ((int)set->tp[j].role == role && set->tp[j].label == label) {
-			remove_at(set, j);
-			break;
-		}
 }

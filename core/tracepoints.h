@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracepoints.h - the kernel tracepoints record selects (-e), their
- * roles and ids read with libtraceevent: which of the engine's programs
- * run (core/record/bpf-engine.h), and which the kernel lets perf open.
+ * tracepoints.h - the kernel tracepoints record selects (-e), checked
+ * against the kernel's formats with libtraceevent, and their roles: which
+ * of the engine's programs run (core/record/bpf-engine.h).
  */
 #ifndef VS_CORE_TRACEPOINTS_H
 #define VS_CORE_TRACEPOINTS_H
@@ -31,7 +31,6 @@ struct vs_tp {
 	char name[64];
 	enum vs_tp_role role;
 	const char *label;		/* vector name */
-	int id;				/* tracepoint id (attr.config) */
 };
 
 struct vs_tp_set {
@@ -59,11 +58,5 @@ int vs_tp_set_select(struct vs_tp_set *set, struct tep_handle *tep,
 		     const char *select, char *err, size_t errlen);
 
 void vs_tp_set_exit(struct vs_tp_set *set);
-
-/**
- * vs_tp_set_drop - remove tracepoint @i and the other half of its
- * entry/exit pair (for one the kernel refuses)
- */
-void vs_tp_set_drop(struct vs_tp_set *set, int i);
 
 #endif /* VS_CORE_TRACEPOINTS_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * control.c - the recorder's registration socket: a thread of the command
- * asks for its slot (or its perf events) and the recorder checks that it
- * is one of the command's before it answers; a program names a task type.
+ * asks for its slot and the recorder checks that it is one of the
+ * command's before it answers; a program names a task type.
  */
 #include <dirent.h>
 #include <errno.h>

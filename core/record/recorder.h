@@ -71,7 +71,6 @@ struct vs_recorder {
 		char *buf;
 		size_t len, alloc;
 	} batch;
-	char dropped_tps[512];	/* tracepoints refused per thread */
 	int refuse_errno;	/* why opening a thread's events failed */
 	struct vs_syscall_trace *syscalls;	/* --syscalls */
 	struct build_id_of {	/* files whose build-id was read here */
