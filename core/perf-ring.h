@@ -2,10 +2,11 @@
 /*
  * perf-ring.h - open perf events and read their mmap'd ring buffers.
  *
- * The recorder needs the raw descriptors (it passes ring owners to the
- * annotated threads and pauses rings), which libperf's evlist keeps to
- * itself, so events and rings are handled here on the bare ABI; the
- * system-call tracer (core/signature/syscall-trace.c) reads its rings here too.
+ * The recorder needs the raw descriptors (it redirects events into
+ * rings and hands the sampling events to the engine's filter), which
+ * libperf's evlist keeps to itself, so events and rings are handled here
+ * on the bare ABI; the system-call tracer
+ * (core/signature/syscall-trace.c) reads its rings here too.
  */
 #ifndef VS_CORE_PERF_RING_H
 #define VS_CORE_PERF_RING_H

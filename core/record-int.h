@@ -49,17 +49,6 @@ vs_sample_id_of(const struct perf_event_header *h)
 /* The engine's software facts named per task (vs_rthread_sw_counters()). */
 #define VS_NR_SW_COUNTERS	4
 
-/* A PERF_RECORD_SAMPLE of VS_SAMPLE_TYPE. */
-struct vs_raw_sample {
-	struct perf_event_header header;
-	uint64_t id;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint32_t raw_size;
-	char raw[];
-};
-
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
@@ -114,13 +103,6 @@ struct vs_session {
 	uint64_t hw_failures;		/* epochs whose counters failed */
 	char hw_error[160];		/* the first failure */
 };
-
-/**
- * vs_event_attr - @attr for an event of the recorder: every record sampled
- * (period 1) with VS_SAMPLE_TYPE, sample_id_all, on CLOCK_MONOTONIC
- */
-void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
-		   uint64_t config);
 
 /**
  * vs_rthread_open - the engine's slot and the task ring of @tid

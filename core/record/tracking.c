@@ -26,16 +26,18 @@
 #include "core/array.h"
 #include "core/record-int.h"
 #include "core/record/recorder.h"
-#include "core/sort.h"
 #include "core/symbols/symbols.h"
 #include "core/signature/syscall-trace.h"
-#include "core/analysis/wakeup.h"
 
 #define VS_SAMPLE_CPU_PAGES	512	/* per CPU, with every sample */
 #define VS_TRACK_PAGES		64
 
-void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
-		   uint64_t config)
+/*
+ * @attr for an event of the recorder: every record sampled (period 1)
+ * with VS_SAMPLE_TYPE, sample_id_all, on CLOCK_MONOTONIC
+ */
+static void vs_event_attr(struct perf_event_attr *attr, uint32_t type,
+			  uint64_t config)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = type;
