@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * signature-print.h - what varscope signature prints: the ranking of the
+ * functions inferred behind an anomalous recording (infer) or window of
+ * time (watch, core/signature/signature-watch.h) as text or JSON, and
+ * the summary lines of a build and of a watch, on the standard error.
+ */
+#ifndef VS_UI_SIGNATURE_PRINT_H
+#define VS_UI_SIGNATURE_PRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/signature/signature-build.h"
+#include "core/signature/signature-watch.h"
+#include "core/signature/signature.h"
+#include "ui/output-format.h"
+
+/**
+ * vs_signature_print_infer - the functions of @res on stdout in @format
+ * (text or JSON)
+ * @t0: the first call's enter, times are printed from it
+ * @nr_threads: the threads whose calls were inferred
+ */
+void vs_signature_print_infer(const struct vs_infer_result *res, uint64_t t0,
+			      size_t nr_threads, enum vs_output_format format);
+
+/* How a watch prints its windows. */
+struct vs_signature_watch_print {
+	bool json;
+	uint64_t t0;			/* CLOCK_MONOTONIC of the start */
+	uint64_t window_ns;
+	int64_t to_realtime;		/* add to get CLOCK_REALTIME */
+};
+
+/**
+ * vs_signature_watch_print_start - @o for a watch starting now, whose
+ * windows are @window_ns long, printed as JSON lines when @json
+ */
+void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
+				    bool json, uint64_t window_ns);
+
+/**
+ * vs_signature_print_window - print abnormal window @win on stdout and
+ * flush it: a vs_sig_window_fn whose @arg is a struct
+ * vs_signature_watch_print; returns 0
+ */
+int vs_signature_print_window(const struct vs_sig_window *win, void *arg);
+
+#endif /* VS_UI_SIGNATURE_PRINT_H */
