@@ -17,7 +17,6 @@
 #include "core/signature/cluster.h"
 #include "core/output-file.h"
 #include "core/parse-options.h"
-#include "core/plural.h"
 #include "core/signature/signature-build.h"
 #include "core/signature/signature-watch.h"
 #include "core/signature/signature.h"
@@ -84,7 +83,6 @@ static int signature_build(int argc, const char **argv)
 	struct vs_sig_build_stats st;
 	struct vs_signatures *sig;
 	struct vs_profile *p;
-	size_t i, nep = 0;
 	char err[512];
 	int status;
 
@@ -144,8 +142,6 @@ static int signature_build(int argc, const char **argv)
 		vs_signatures_free(sig);
 		return 1;
 	}
-	for (i = 0; i < sig->nr; i++)
-		nep += sig->funcs[i].nr_episodes;
 	if (vs_signature_file_write(output, sig, argv, method, functions,
 				    support, &st) < 0) {
 		fprintf(stderr, "varscope signature: %s: %s\n", output,
@@ -153,31 +149,8 @@ static int signature_build(int argc, const char **argv)
 		vs_signatures_free(sig);
 		return 1;
 	}
-	fprintf(stderr, "varscope signature: %zu %s of %s, %zu %s, from "
-		"%llu of %llu system calls%s -> %s\n", sig->nr,
-		vs_plural(sig->nr, "function", "functions"), st.program, nep,
-		vs_plural(nep, "episode", "episodes"),
-		(unsigned long long)st.attributed,
-		(unsigned long long)st.calls, st.lost ? " (records lost)" : "",
-		output);
-	if (sig->nr_capped)
-		fprintf(stderr, "varscope signature: %zu %s more than %d "
-			"candidate episodes of a length: those of the most "
-			"frequent shorter ones were counted\n", sig->nr_capped,
-			vs_plural(sig->nr_capped, "function had",
-				  "functions had"), VS_EPISODE_MAX_COUNTED);
-	if (st.lost)
-		fprintf(stderr, "varscope signature: warning: the kernel "
-			"dropped %llu %s\n", (unsigned long long)st.lost,
-			vs_plural(st.lost, "record", "records"));
-	if (st.cut)
-		fprintf(stderr, "varscope signature: warning: the stacks of "
-			"%llu calls were cut at their %llu-byte copy (raise "
-			"--stack-size)\n", (unsigned long long)st.cut,
-			(unsigned long long)stack_size);
-	if (status)
-		fprintf(stderr, "varscope signature: warning: %s exited with "
-			"status %d\n", argv[0], status);
+	vs_signature_print_built(sig, &st, output, stack_size, argv[0],
+				 status);
 	vs_signatures_free(sig);
 	return 0;
 }
@@ -333,23 +306,13 @@ static int signature_watch(int argc, const char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	vs_signature_watch_print_start(&out, json, window);
 	if (vs_signature_watch(sig, pid ? NULL : argv, pid, &opts,
-			       vs_signature_print_window, &out, &watch_stop, &st, err,
-			       sizeof(err)) < 0) {
+			       vs_signature_print_window, &out, &watch_stop, &st,
+			       err, sizeof(err)) < 0) {
 		fprintf(stderr, "varscope signature: %s\n", err);
 		vs_signatures_free(sig);
 		return 1;
 	}
-	fprintf(stderr, "varscope signature: watched %.1f s, %lu %s (%lu "
-		"abnormal): %llu system calls traced (%.0f a second), the "
-		"watcher's CPU %.2f s (%.1f%% of one CPU), %llu %s lost\n",
-		st.seconds, st.counts.windows,
-		vs_plural(st.counts.windows, "window", "windows"),
-		st.counts.abnormal, (unsigned long long)st.counts.calls,
-		st.seconds > 0 ? st.counts.calls / st.seconds : 0,
-		st.cpu_seconds, st.seconds > 0 ?
-		100 * st.cpu_seconds / st.seconds : 0,
-		(unsigned long long)st.lost,
-		vs_plural(st.lost, "record", "records"));
+	vs_signature_print_watched(&st);
 	vs_signatures_free(sig);
 	return 0;
 }

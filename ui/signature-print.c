@@ -11,6 +11,44 @@
 #include "ui/json.h"
 #include "ui/signature-print.h"
 
+/* --- build --- */
+
+void vs_signature_print_built(const struct vs_signatures *sig,
+			      const struct vs_sig_build_stats *st,
+			      const char *output, uint64_t stack_size,
+			      const char *command, int status)
+{
+	size_t i, nep = 0;
+
+	for (i = 0; i < sig->nr; i++)
+		nep += sig->funcs[i].nr_episodes;
+	fprintf(stderr, "varscope signature: %zu %s of %s, %zu %s, from "
+		"%llu of %llu system calls%s -> %s\n", sig->nr,
+		vs_plural(sig->nr, "function", "functions"), st->program, nep,
+		vs_plural(nep, "episode", "episodes"),
+		(unsigned long long)st->attributed,
+		(unsigned long long)st->calls, st->lost ? " (records lost)" : "",
+		output);
+	if (sig->nr_capped)
+		fprintf(stderr, "varscope signature: %zu %s more than %d "
+			"candidate episodes of a length: those of the most "
+			"frequent shorter ones were counted\n", sig->nr_capped,
+			vs_plural(sig->nr_capped, "function had",
+				  "functions had"), VS_EPISODE_MAX_COUNTED);
+	if (st->lost)
+		fprintf(stderr, "varscope signature: warning: the kernel "
+			"dropped %llu %s\n", (unsigned long long)st->lost,
+			vs_plural(st->lost, "record", "records"));
+	if (st->cut)
+		fprintf(stderr, "varscope signature: warning: the stacks of "
+			"%llu calls were cut at their %llu-byte copy (raise "
+			"--stack-size)\n", (unsigned long long)st->cut,
+			(unsigned long long)stack_size);
+	if (status)
+		fprintf(stderr, "varscope signature: warning: %s exited with "
+			"status %d\n", command, status);
+}
+
 /* --- infer --- */
 
 static void episode_names(const struct vs_episode *e, const char **out,
@@ -28,7 +66,8 @@ static void episode_names(const struct vs_episode *e, const char **out,
 	}
 }
 
-static void json_functions(struct json_out *j, const struct vs_infer_result *res)
+static void json_functions(struct json_out *j,
+			   const struct vs_infer_result *res)
 {
 	const char *names[2 * VS_EPISODE_MAX_LEN];
 	size_t i, k;
@@ -242,8 +281,8 @@ void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
 				   real.tv_nsec) - (int64_t)o->t0;
 }
 
-static void format_utc(const struct vs_signature_watch_print *o, uint64_t mono, char *buf,
-		       size_t size)
+static void format_utc(const struct vs_signature_watch_print *o,
+		       uint64_t mono, char *buf, size_t size)
 {
 	time_t sec = (time_t)((mono + o->to_realtime) / 1000000000ull);
 	struct tm tm;
@@ -300,4 +339,19 @@ int vs_signature_print_window(const struct vs_sig_window *win, void *arg)
 	}
 	fflush(stdout);
 	return 0;
+}
+
+void vs_signature_print_watched(const struct vs_sig_watch_stats *st)
+{
+	fprintf(stderr, "varscope signature: watched %.1f s, %lu %s (%lu "
+		"abnormal): %llu system calls traced (%.0f a second), the "
+		"watcher's CPU %.2f s (%.1f%% of one CPU), %llu %s lost\n",
+		st->seconds, st->counts.windows,
+		vs_plural(st->counts.windows, "window", "windows"),
+		st->counts.abnormal, (unsigned long long)st->counts.calls,
+		st->seconds > 0 ? st->counts.calls / st->seconds : 0,
+		st->cpu_seconds, st->seconds > 0 ?
+		100 * st->cpu_seconds / st->seconds : 0,
+		(unsigned long long)st->lost,
+		vs_plural(st->lost, "record", "records"));
 }

@@ -18,6 +18,17 @@
 #include "ui/output-format.h"
 
 /**
+ * vs_signature_print_built - what build made of command @command (its
+ * exit @status): the functions and episodes of @sig written to @output,
+ * then the warnings of @st (records lost, stacks cut at @stack_size
+ * bytes), on stderr
+ */
+void vs_signature_print_built(const struct vs_signatures *sig,
+			      const struct vs_sig_build_stats *st,
+			      const char *output, uint64_t stack_size,
+			      const char *command, int status);
+
+/**
  * vs_signature_print_infer - the functions of @res on stdout in @format
  * (text or JSON)
  * @t0: the first call's enter, times are printed from it
@@ -47,5 +58,12 @@ void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
  * vs_signature_watch_print; returns 0
  */
 int vs_signature_print_window(const struct vs_sig_window *win, void *arg);
+
+/**
+ * vs_signature_print_watched - the line that ends a watch, of @st, on
+ * stderr: how long, the windows, the calls traced, the watcher's CPU
+ * time, the records lost
+ */
+void vs_signature_print_watched(const struct vs_sig_watch_stats *st);
 
 #endif /* VS_UI_SIGNATURE_PRINT_H */
