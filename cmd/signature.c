@@ -5,12 +5,10 @@
  * anomalous recording (PerfScope).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "core/arch.h"
@@ -39,27 +37,6 @@ static void check_support(double p)
 }
 
 /* --- build --- */
-
-/*
- * Whether @path can be written, before a profiling run that may last: a
- * file left as it was (an old signature survives a failed build).
- */
-static int check_writable(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	if (fd >= 0) {
-		close(fd);
-		return unlink(path);
-	}
-	if (errno != EEXIST)
-		return -1;
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
 
 static int signature_build(int argc, const char **argv)
 {
@@ -108,7 +85,7 @@ static int signature_build(int argc, const char **argv)
 	if (!argc)
 		usage_with_options(signature_usage, options);
 	opts.functions = functions;
-	if (check_writable(output)) {
+	if (vs_output_writable(output)) {
 		fprintf(stderr, "varscope signature: %s: %s\n", output,
 			strerror(errno));
 		return 1;

@@ -58,6 +58,23 @@ void vs_output_option(const char *name, const char *path)
 		option_error(name, "%s", err);
 }
 
+int vs_output_writable(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return unlink(path);
+	}
+	if (errno != EEXIST)
+		return -1;
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* errno for what sits at @path, 0 when nothing or a regular file does. */
 static int refusal(const char *path, bool *regular)
 {

@@ -42,6 +42,16 @@ bool vs_output_check(const char *path, char *err, size_t errlen);
 void vs_output_option(const char *name, const char *path);
 
 /**
+ * vs_output_writable - whether @path can be written, tried before a run
+ * that may last (signature build's profiling) and leaving the file as it
+ * was: a file that does not exist is created and removed again, one that
+ * does is opened for writing (not through a link) and closed
+ *
+ * Returns 0, or -1 with errno saying why not.
+ */
+int vs_output_writable(const char *path);
+
+/**
  * vs_output_create - create @path (mode 0600) for writing, as above
  * @path: the file; "-" is a duplicate of the standard output
  * @backup: when not NULL and a regular file sits at @path, it is renamed
