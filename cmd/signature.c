@@ -36,6 +36,22 @@ static void check_support(double p)
 		option_error("support", "must be in (0, 1]");
 }
 
+/* --support and --cluster-diameter of infer and watch */
+static void check_infer_opts(const struct vs_infer_opts *o)
+{
+	check_support(o->support);
+	if (!(o->cluster_diameter > 0 && o->cluster_diameter <= 1))
+		option_error("cluster-diameter", "must be in (0, 1]");
+}
+
+/* --stack-size of build and watch */
+static void check_stack_size(uint64_t stack_size)
+{
+	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
+		option_error("stack-size", "must be from 8 to %d bytes",
+			     VS_SC_STACK_MAX);
+}
+
 /* --- build --- */
 
 static int signature_build(int argc, const char **argv)
@@ -78,9 +94,7 @@ static int signature_build(int argc, const char **argv)
 		opts.method = VS_SIG_PROBES;
 	else
 		option_error("method", "must be callchain or probes");
-	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
-		option_error("stack-size", "must be from 8 to %d bytes",
-			     VS_SC_STACK_MAX);
+	check_stack_size(stack_size);
 	opts.stack_size = stack_size;
 	if (!argc)
 		usage_with_options(signature_usage, options);
@@ -158,8 +172,7 @@ static int signature_infer(int argc, const char **argv)
 	struct vs_thread_calls *threads = NULL;
 	struct vs_infer_result res;
 	struct vs_signatures *sig;
-	size_t nth = 0, i;
-	uint64_t t0 = UINT64_MAX;
+	size_t nth = 0;
 	enum vs_output_format format;
 	char err[512];
 	int ret;
@@ -170,9 +183,7 @@ static int signature_infer(int argc, const char **argv)
 	if (!sigfile)
 		option_error("signatures", "is required");
 	format = vs_format_option(format_name, VS_FORMATS_TEXT_JSON);
-	check_support(opts.support);
-	if (!(opts.cluster_diameter > 0 && opts.cluster_diameter <= 1))
-		option_error("cluster-diameter", "must be in (0, 1]");
+	check_infer_opts(&opts);
 
 	sig = vs_signatures_read(sigfile, err, sizeof(err));
 	if (!sig) {
@@ -185,9 +196,6 @@ static int signature_infer(int argc, const char **argv)
 		vs_signatures_free(sig);
 		return 2;
 	}
-	for (i = 0; i < nth; i++)
-		if (threads[i].nr_calls && threads[i].calls[0].enter < t0)
-			t0 = threads[i].calls[0].enter;
 	ret = vs_signature_infer(sig, threads, nth, &opts, &res);
 	if (!ret && res.nr_hangs && strcmp(input, "-") &&
 	    vs_signature_name_hangs(input, sig, &res, err, sizeof(err)) < 0) {
@@ -200,7 +208,8 @@ static int signature_infer(int argc, const char **argv)
 			" (record with --syscalls)\n", input);
 		ret = -1;
 	} else {
-		vs_signature_print_infer(&res, t0, nth, format);
+		vs_signature_print_infer(&res, vs_thread_calls_first(threads, nth),
+					 nth, format);
 	}
 	vs_infer_result_free(&res);	/* also after "no system call records" */
 	vs_thread_calls_free(threads, nth);
@@ -258,17 +267,12 @@ static int signature_watch(int argc, const char **argv)
 		option_error("signatures", "is required");
 	json = vs_format_option(format, VS_FORMATS_TEXT_JSON) ==
 	       VS_FORMAT_JSON;
-	check_support(opts.infer.support);
-	if (!(opts.infer.cluster_diameter > 0 &&
-	      opts.infer.cluster_diameter <= 1))
-		option_error("cluster-diameter", "must be in (0, 1]");
+	check_infer_opts(&opts.infer);
 	if (window < 1000000)
 		option_error("window", "must be 1ms or more");
 	if (!(opts.min_score > 0))
 		option_error("min-score", "must be above 0");
-	if (stack_size < 8 || stack_size > VS_SC_STACK_MAX)
-		option_error("stack-size", "must be from 8 to %d bytes",
-			     VS_SC_STACK_MAX);
+	check_stack_size(stack_size);
 	if (pid < 0 || (pid && argc) || (!pid && !argc))
 		option_error("pid", "give either -p PID or a command");
 	opts.window_ns = window;

@@ -506,6 +506,18 @@ void vs_cpu_times_release(struct vs_cpu_times *c)
 	c->cap = 0;
 }
 
+uint64_t vs_thread_calls_first(const struct vs_thread_calls *threads,
+			       size_t nr)
+{
+	uint64_t first = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (threads[i].nr_calls && threads[i].calls[0].enter < first)
+			first = threads[i].calls[0].enter;
+	return first;
+}
+
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr)
 {
 	size_t i;

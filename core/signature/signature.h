@@ -275,6 +275,14 @@ int vs_signature_read_calls(const char *path, struct vs_thread_calls **threads,
  */
 void vs_thread_calls_close(struct vs_thread_calls *th, uint64_t end);
 
+/**
+ * vs_thread_calls_first - the enter time of the first call of the @nr
+ * threads @threads (each's calls by enter time), UINT64_MAX when they
+ * made none
+ */
+uint64_t vs_thread_calls_first(const struct vs_thread_calls *threads,
+			       size_t nr);
+
 void vs_thread_calls_free(struct vs_thread_calls *threads, size_t nr);
 
 /**
