@@ -61,10 +61,7 @@ static void print_json(struct json_out *j, const struct vs_arch_event *e)
 	json_key(j, "group");
 	json_string(j, vs_group_name(vs_arch_event_group(e)));
 	json_key(j, "parent");
-	if (parent)
-		json_string(j, parent);
-	else
-		json_null(j);
+	json_string_or_null(j, parent);
 	json_key(j, "encoding");
 	json_string(j, enc);
 	json_key(j, "type");

@@ -206,6 +206,14 @@ void json_null(struct json_out *j)
 	fputs("null", j->fp);
 }
 
+void json_string_or_null(struct json_out *j, const char *s)
+{
+	if (s)
+		json_string(j, s);
+	else
+		json_null(j);
+}
+
 void json_double(struct json_out *j, double v)
 {
 	separate(j);

@@ -73,6 +73,12 @@ void json_bool(struct json_out *j, bool v);
 void json_null(struct json_out *j);
 
 /**
+ * json_string_or_null - string @s, or null when @s is NULL (a name not
+ * known, a field that does not apply)
+ */
+void json_string_or_null(struct json_out *j, const char *s);
+
+/**
  * json_double - a number; NaN and infinities are written as null
  */
 void json_double(struct json_out *j, double v);

@@ -579,10 +579,8 @@ static void json_ranked_event(const struct vs_report_print *p,
 	json_key(j, "time_bound");
 	json_bool(j, er->time_bound);
 	json_key(j, "bounded_by");
-	if (er->time_twin >= 0)
-		json_string(j, event_name(p, er->time_twin));
-	else
-		json_null(j);
+	json_string_or_null(j, er->time_twin >= 0 ?
+			    event_name(p, er->time_twin) : NULL);
 	json_key(j, "pairs_too_few");
 	json_u64(j, er->pairs_too_few);
 	if (er->corr_with >= 0)

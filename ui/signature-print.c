@@ -92,10 +92,7 @@ static void json_functions(struct json_out *j,
 		json_key(j, "specificity");
 		json_double(j, f->specificity);
 		json_key(j, "within");
-		if (f->within)
-			json_string(j, f->within->name);
-		else
-			json_null(j);
+		json_string_or_null(j, f->within ? f->within->name : NULL);
 		json_key(j, "first_ns");
 		json_u64(j, f->first);
 		json_key(j, "last_ns");
@@ -125,10 +122,7 @@ static void json_functions(struct json_out *j,
 		json_key(j, "call");
 		json_string(j, vs_episode_call_name(h->nr, buf, sizeof(buf)));
 		json_key(j, "function");
-		if (h->function[0])
-			json_string(j, h->function);
-		else
-			json_null(j);
+		json_string_or_null(j, h->function[0] ? h->function : NULL);
 		json_key(j, "enter_ns");
 		json_u64(j, h->enter);
 		json_key(j, "duration_ns");

@@ -264,10 +264,7 @@ void vs_vtree_print_json(struct json_out *j, const struct vs_vtree_view *v)
 		json_key(j, "function");
 		json_string(j, vs_vtree_node_name(v, i));
 		json_key(j, "source");
-		if (vs_vtree_node_source(v, i))
-			json_string(j, vs_vtree_node_source(v, i));
-		else
-			json_null(j);
+		json_string_or_null(j, vs_vtree_node_source(v, i));
 		json_key(j, "depth");
 		json_u64(j, n->depth);
 		json_key(j, "height");

@@ -76,6 +76,8 @@ int main(void)
 	json_double(&j, INFINITY);
 	json_bool(&j, true);
 	json_null(&j);
+	json_string_or_null(&j, "x");
+	json_string_or_null(&j, NULL);
 	json_end_array(&j);
 	json_key(&j, "after");
 	json_bool(&j, false);
@@ -86,7 +88,8 @@ int main(void)
 	json_newline(&j);
 	is_str(finish(fp),
 	       "{\"kind\":\"task\",\"n\":18446744073709551615,\"neg\":-5,"
-	       "\"list\":[1,{},[],0.25,null,null,true,null],\"after\":false}\n"
+	       "\"list\":[1,{},[],0.25,null,null,true,null,\"x\",null],"
+	       "\"after\":false}\n"
 	       "[]\n", "nested containers, separators, numbers, lines");
 	free(buf);
 	return done_testing();
