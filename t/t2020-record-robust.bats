@@ -47,7 +47,7 @@ recorder_perf_fds() {
 	# a perf event of a tracepoint, even disabled and on the sleeping
 	# recorder, keeps the tracepoint's perf probe registered: every hit
 	# of it on the machine calls the probe beside the engine's program
-	# (+4% CPU on a pipe ping-pong, bench/README).  The recorder's perf
+	# (bench/engine-floor, bench/README).  The recorder's perf
 	# events are its per-CPU tracking ones, whatever -e selects; no
 	# thread has registered while sleep runs.
 	all=$(recorder_perf_fds)
