@@ -136,8 +136,9 @@ int cmd_record(int argc, const char **argv)
 			   "default: SIZE bytes of stack, 8192, unwound "
 			   "offline) or fp (frame pointers)"),
 		OPT_INTEGER('m', "mmap-pages", &mmap_pages,
-			    "data pages of each thread's kernel event ring "
-			    "(a power of two; default 128, 256 with --sample)"),
+			    "data pages of each CPU's --sample ring (a power "
+			    "of two; default 512, 2048 with --call-graph "
+			    "dwarf)"),
 		OPT_INTEGER('r', "realtime", &realtime,
 			    "drain the rings with this SCHED_FIFO priority "
 			    "(1-99; the command runs as it would)"),

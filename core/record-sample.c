@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-sample.c - varscope record --sample: the sampling event of each
- * recorded thread (Akiyama et al.'s hybrid of coarse instrumentation and
- * PEBS).
+ * record-sample.c - varscope record --sample: the sampling event
+ * (Akiyama et al.'s hybrid of coarse instrumentation and PEBS).
  *
  * The event (PEBS UOPS_RETIRED.ALL with reset value R, PEBS load latency
- * for --sample=mem, or cpu-clock where there is no PEBS) is opened per
- * thread, enabled, and redirected with PERF_EVENT_IOC_SET_OUTPUT into the
- * thread's ring, which the library resumes only inside selected tasks: the
- * kernel drops the samples taken outside them, so the volume written
- * follows the selection rate.  Each sample goes to the trace as it is read
- * (VS_REC_SAMPLE); which task it belongs to is found at report time from
- * its thread and time (core/analysis/task-samples.h).
+ * for --sample=mem, or cpu-clock where there is no PEBS) is opened once
+ * per CPU, into a ring of that CPU's, with the engine's filter attached:
+ * the kernel drops the samples of threads outside selected tasks, so the
+ * volume written follows the selection rate.  Each sample goes to the
+ * trace as it is read (VS_REC_SAMPLE); which task it belongs to is found
+ * at report time from its thread and time (core/analysis/task-samples.h).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -38,8 +38,9 @@ struct vs_record_opts {
 	uint64_t segment_ns;		/* numbered files this long, 0: one */
 	uint64_t max_size;		/* bytes of all of them, 0: no bound */
 	const char *events;		/* -e list, NULL: the default set */
-	unsigned int mmap_pages;	/* data pages of each per-thread ring,
-					 * 0: the default (core/record-int.h) */
+	unsigned int mmap_pages;	/* data pages of each CPU's sample
+					 * ring, 0: the default
+					 * (core/record/tracking.c) */
 	int realtime;			/* -r: the recorder's SCHED_FIFO
 					 * priority, 0: it stays SCHED_OTHER */
 	const char *task_funcs;		/* --task-func list, or NULL */
