@@ -92,6 +92,8 @@ struct vs_thread {
 static int vs_on;
 static uint64_t vs_select_below;	/* select when rnd < this */
 static bool vs_select_all;
+/* tests only (DEVELOPERS.md): off the CPU this long after a task's end */
+static struct timespec vs_test_off_cpu;
 static char vs_sock_name[108];
 static pthread_key_t vs_exit_key;
 
@@ -358,14 +360,46 @@ static uint64_t vs_thread_cpu_time(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* The thread's CPU time @cpu read at @now, for the open wait of @since. */
+struct vs_unseen_end {
+	uint64_t since, now, cpu;
+};
+
+/*
+ * A wait still open in the slot while the task runs is one whose
+ * switch-in no program saw (see core/record/task-slot.h): it ended when
+ * the thread began to run again, which its CPU time tells.  Read before
+ * the task ends, the thread on the CPU (one system call, in that case
+ * only): after the end, the thread may be preempted unseen before it
+ * reads it.  Nothing in @u when no wait is open.
+ */
+static void vs_slot_unseen_end(struct vs_thread *t, struct vs_unseen_end *u)
+{
+	const struct vs_slot *s = t->slot;
+	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	uint64_t since = 0;
+
+	*u = (struct vs_unseen_end){ 0 };
+	if (!(seq & 1) &&
+	    __atomic_load_n(&s->values_of, __ATOMIC_RELAXED) == t->seq &&
+	    __atomic_load_n(&s->wait.task, __ATOMIC_RELAXED) == t->seq)
+		since = __atomic_load_n(&s->wait.since, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!since || __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq)
+		return;
+	u->cpu = vs_thread_cpu_time();
+	u->now = vs_now();
+	u->since = since;
+}
+
 /*
  * The engine's values of the task that ended at @end, into @v, read at
- * once after @end.  A wait still open in the slot is one whose switch-in
- * no program saw (see core/record/task-slot.h): it ended when the thread
- * began to run again, which its CPU time tells (one system call, in that
- * case only), less what it ran since @end (it has run all along).
+ * once after @end.  A wait still open in the slot ends at its reading in
+ * @u; one that opened after it (the thread preempted, its switch-in
+ * unseen again) from the CPU time now, less the time since @end.
  */
 static void vs_slot_take(struct vs_thread *t, uint64_t end,
+			 const struct vs_unseen_end *u,
 			 struct vs_slot_values *v, uint32_t *flags)
 {
 	struct vs_slot_open_wait wait;
@@ -377,11 +411,15 @@ static void vs_slot_take(struct vs_thread *t, uint64_t end,
 	}
 	if (wait.task != t->seq || !wait.since)
 		return;
-	cpu = vs_thread_cpu_time();
-	since_end = vs_now() - end;
-	if (cpu < since_end)
-		return;
-	wait_end = vs_slot_wait_end(&wait, end, cpu - since_end);
+	if (wait.since == u->since) {
+		wait_end = vs_slot_wait_end(&wait, u->now, u->cpu);
+	} else {
+		cpu = vs_thread_cpu_time();
+		since_end = vs_now() - end;
+		if (cpu < since_end)
+			return;
+		wait_end = vs_slot_wait_end(&wait, end, cpu - since_end);
+	}
 	if (!wait_end)
 		return;
 	vs_slot_add_wait(v, &wait, wait_end - wait.since);
@@ -427,11 +465,15 @@ static void vs_finish(struct vs_thread *t, uint32_t flags)
 	uint64_t end, head;
 	struct vs_ring_task *slot;
 	struct vs_slot_values kernel;
+	struct vs_unseen_end unseen;
 	uint32_t kernel_flags = 0;
 
+	vs_slot_unseen_end(t, &unseen);
 	vs_slot_close(t);
 	end = vs_now();
-	vs_slot_take(t, end, &kernel, &kernel_flags);
+	if (vs_test_off_cpu.tv_nsec)
+		nanosleep(&vs_test_off_cpu, NULL);
+	vs_slot_take(t, end, &unseen, &kernel, &kernel_flags);
 	__atomic_store_n(&ring->open, 0, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	t->open = VS_OPEN_NONE;
@@ -650,6 +692,9 @@ __attribute__((constructor(101))) static void vs_init(void)
 
 	if (!ctl || !vs_parse_ctl(ctl))
 		return;
+	ctl = getenv("VARSCOPE_TEST_OFF_CPU_AT_END");
+	if (ctl)
+		vs_test_off_cpu.tv_nsec = strtoul(ctl, NULL, 10) % 1000000 * 1000;
 	if (pthread_key_create(&vs_exit_key, vs_thread_exit) ||
 	    pthread_atfork(NULL, NULL, vs_atfork_child))
 		return;
