@@ -15,6 +15,10 @@ load test-lib
 	require_root
 	require_example interfere
 	[ -e /dev/kvm ] || skip "no /dev/kvm: no guest kernel to boot"
+	# each sleep one wait in clock_nanosleep: the 20 ms asked, less the
+	# stretch from the timer's arming to the switch-out, which an emulated
+	# vCPU preempted on its host lengthens (issue 14's 10%), never past
+	# the task
 	run "$SRC/scripts/run-on-kernel.sh" --cpus=1 --mem=2048 --timeout=300 6.1 -- \
 		bash -c '
 		set -e
@@ -23,7 +27,8 @@ load test-lib
 		"$0" script -i t.data --format json >t.json
 		"$2" "T[\"1\"][\"tasks\"] == 10" <t.json
 		"$2" "T[\"1\"][\"sum\"][\"sched.blocked.clock_nanosleep.count\"] == 10" <t.json
-		"$2" "T[\"1\"][\"min\"][\"sched.blocked.clock_nanosleep.time\"] >= 20e6" <t.json
+		"$2" "T[\"1\"][\"min\"][\"sched.blocked.clock_nanosleep.time\"] >= 0.9 * 20e6" <t.json
+		"$2" "T[\"1\"][\"sum\"][\"sched.blocked.clock_nanosleep.time\"] <= T[\"1\"][\"sum\"][\"latency_ns\"]" <t.json
 		echo all-checks-passed' \
 		"$VARSCOPE" "$EXAMPLES/interfere" "$SRC/t/helper/task-stats.py"
 	if [ "$status" = 125 ] && [[ $output =~ run-on-kernel:\ (cannot\ (install|fetch)|no\ package)[^$'\n']* ]]; then
