@@ -44,7 +44,7 @@
 
 #include "core/parse-options.h"
 #include "core/record/bpf-engine.h"
-#include "core/tracepoints.h"
+#include "core/record/tracepoints.h"
 
 #define MAX_ROUNDS	200
 #define MSG		64

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - varscope record: run a command and record, for each of its
- * AppTasks, the cumulative kernel and counter values (core/record.c).
+ * AppTasks, the cumulative kernel and counter values (core/record/record.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "cmd/builtin.h"
 #include "core/output-file.h"
 #include "core/parse-options.h"
-#include "core/record.h"
+#include "core/record/record.h"
 #include "core/trace/trace.h"
 
 static const char *const record_usage[] = {

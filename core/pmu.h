@@ -3,7 +3,7 @@
  * pmu.h - hardware counters for varscope record: detection, the
  * interning of their events, the DTE filter of a task's counter reads,
  * cpu.freq, and the sampling event (PEBS or cpu-clock).  The engine
- * counts per CPU (core/record/bpf-engine.h) what core/hwcount.h
+ * counts per CPU (core/record/bpf-engine.h) what core/record/hwcount.h
  * schedules.
  *
  * Every function is written against the real perf ABI and detects at run

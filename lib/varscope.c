@@ -5,7 +5,7 @@
  * Outside "varscope record" every entry point tests one global that the
  * constructor set from the environment and returns: a predictable branch.
  *
- * Under record (VARSCOPE_CTL set, see core/task-ring.h), each thread, at
+ * Under record (VARSCOPE_CTL set, see core/record/task-ring.h), each thread, at
  * its first selected vs_task_begin(), registers with the recorder over a
  * unix socket.  The reply brings the in-kernel engine's slots map
  * (core/record/task-slot.h) and the thread's slot in it, and a memfd
@@ -56,7 +56,7 @@
 #include <linux/futex.h>
 #include <varscope.h>
 
-#include "core/task-ring.h"
+#include "core/record/task-ring.h"
 #include "core/trace/trace.h"
 
 #define VS_API __attribute__((visibility("default")))
@@ -223,7 +223,7 @@ static int vs_recv_fds(int sock, struct vs_reg_reply *reply, int *fds)
 
 /*
  * The calling thread vouches for the registration it sends on @sock
- * (vs_reg_vouch() of core/task-ring.h): its robust futex list names the
+ * (vs_reg_vouch() of core/record/task-ring.h): its robust futex list names the
  * socket until vs_unvouch() puts back @saved, glibc's.  The kernel uses
  * that list only when the thread exits.
  */

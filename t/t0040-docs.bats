@@ -217,7 +217,7 @@ spec_kinds() {
 @test "every META key varscope record writes is named in its man page" {
 	local key missing=""
 
-	grep -ohE 'write_meta\([^,]+, "[a-z_]+"' "$SRC"/core/record*.c |
+	grep -ohE 'write_meta\([^,]+, "[a-z_]+"' "$SRC"/core/record/*.c |
 		sed -E 's/.*"([a-z_]+)"/\1/' | sort -u >keys
 	[ "$(wc -l <keys)" -ge 5 ] || fail "META keys found: $(cat keys)"
 	# an item "`key`::" of the page's list of META records

@@ -131,7 +131,7 @@ struct vs_wake_blame *vs_wake_build_finish(struct vs_wake_build *b,
 
 /*
  * The META record a recorder of wake-ups writes before its first task
- * (core/record.c spells the key out, for t0040): the trace has wake-up
+ * (core/record/record.c spells the key out, for t0040): the trace has wake-up
  * records wherever a recorded thread blocked.
  */
 #define VS_META_WAKEUPS		"wakeups"

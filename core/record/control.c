@@ -165,7 +165,7 @@ static uint64_t peer_inode(int fd)
 
 /*
  * Did thread @tid (ours) send the registration on our connection @fd?  It
- * vouched for its socket (vs_reg_vouch() of core/task-ring.h): its
+ * vouched for its socket (vs_reg_vouch() of core/record/task-ring.h): its
  * robust futex list, which a sibling cannot set, names the inode the
  * kernel gives as our connection's peer.  A sibling that names it sends
  * from a socket of its own, which @tid never vouches for.  1 when it did,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder.h - the recording session as the parts of core/record.c's
+ * recorder.h - the recording session as the parts of core/record/record.c's
  * command see it: struct vs_recorder (the session, the command, the
  * tracking rings, the output), shared by record.c, the registration
  * socket (core/record/control.c) and the summary (core/record/summary.c).
@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "core/perf-ring.h"
-#include "core/record-int.h"
+#include "core/record/record-int.h"
 #include "core/symbols/symbols.h"
 #include "core/workload.h"
 

@@ -22,7 +22,7 @@ struct vs_task_values;
 /**
  * vs_task_values_new - the names of the engine's values in @cat
  * @sw_ids: the catalog ids of task-clock, context-switches, page-faults
- *	and cpu-migrations (core/record-int.h's VS_NR_SW_COUNTERS order)
+ *	and cpu-migrations (core/record/record-int.h's VS_NR_SW_COUNTERS order)
  */
 struct vs_task_values *vs_task_values_new(struct vs_catalog *cat,
 					  const uint16_t sw_ids[4]);

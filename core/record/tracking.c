@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
-#include "core/record-int.h"
+#include "core/record/record-int.h"
 #include "core/record/recorder.h"
 #include "core/symbols/symbols.h"
 #include "core/signature/syscall-trace.h"

@@ -12,7 +12,8 @@
 
 /*
  * META key: with --task-func, the ns that a function's probe pair adds to
- * each of its calls, measured by record at its start (core/probe-cost.h).
+ * each of its calls, measured by record at its start
+ * (core/record/probe-cost.h).
  */
 #define VS_META_PROBE_COST	"probe_cost_ns"
 

@@ -6,7 +6,7 @@
  * before the sibling's first task and once in the middle of them,
  * connects to the recorder's registration socket and sends the
  * library's request with the sibling's tid.  It plays the protocol as
- * the library does (core/task-ring.h), vouching for its own socket: all
+ * the library does (core/record/task-ring.h), vouching for its own socket: all
  * it changes is the tid.
  *
  *	hostile-sibling [TASKS]
@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "varscope.h"
-#include "core/task-ring.h"
+#include "core/record/task-ring.h"
 
 static int nr_tasks = 300;
 static pid_t sibling_tid;	/* set by the sibling */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "arch/x86/intel-events.h"
-#include "core/epoch.h"
+#include "core/record/epoch.h"
 #include "t/unit/tap.h"
 
 #define MAX_N	160

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * hwcount.c - the hardware counting of 'varscope record' without a PMU:
- * the events and epochs of core/hwcount.c, and cpu.freq, cycles over
+ * the events and epochs of core/record/hwcount.c, and cpu.freq, cycles over
  * run.time, added to a task's values in id order.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86/intel-events.h"
-#include "core/hwcount.h"
+#include "core/record/hwcount.h"
 #include "t/unit/tap.h"
 
 static struct vs_catalog *cat;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/arch.h"
-#include "core/perf-sample.h"
+#include "core/record/perf-sample.h"
 #include "core/pmu.h"
 #include "t/unit/tap.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <event-parse.h>
 
-#include "core/tracepoints.h"
+#include "core/record/tracepoints.h"
 #include "t/unit/tap.h"
 
 #define COMMON \

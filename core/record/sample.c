@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-sample.c - varscope record --sample: the sampling event
+ * sample.c - varscope record --sample: the sampling event
  * (Akiyama et al.'s hybrid of coarse instrumentation and PEBS).
  *
  * The event (PEBS UOPS_RETIRED.ALL with reset value R, PEBS load latency
@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "core/arch.h"
-#include "core/perf-sample.h"
+#include "core/record/perf-sample.h"
 #include "core/pmu.h"
-#include "core/record-int.h"
+#include "core/record/record-int.h"
 
 #define NS_PER_SEC	1000000000ull
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/epoch.h"
-#include "core/hwcount.h"
+#include "core/record/epoch.h"
+#include "core/record/hwcount.h"
 
 /* Fixed counters and every event of a table, or of a -e list. */
 #define VS_HW_MAX_EVENTS	256

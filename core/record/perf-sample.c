@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/arch.h"
-#include "core/perf-sample.h"
+#include "core/record/perf-sample.h"
 
 #define KNOWN_FIELDS	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
 			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/epoch.h"
+#include "core/record/epoch.h"
 
 struct vs_epoch_schedule {
 	unsigned int n, k, len;

@@ -8,7 +8,7 @@
  * The program links libvarscope; VARSCOPE_CTL in its environment names
  * the rate and an abstract unix socket.  Each thread registers there at
  * its first selected task, and gets its slot in the in-kernel engine
- * (core/record/bpf-engine.h) and its task ring (core/record-thread.c).
+ * (core/record/bpf-engine.h) and its task ring (core/record/thread.c).
  * What record knows of the command's processes (tracking records, -p,
  * /proc) is core/record/tracking.c's.  Nothing is opened in the
  * command's threads: the engine's programs and the tracking events are
@@ -41,7 +41,7 @@
 #include "core/pmu.h"
 #include "core/array.h"
 #include "core/plural.h"
-#include "core/record-int.h"
+#include "core/record/record-int.h"
 #include "core/record/recorder.h"
 #include "core/sort.h"
 #include "core/symbols/symbols.h"

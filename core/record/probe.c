@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-probe.c - --task-func: every call of a function is an AppTask,
+ * probe.c - --task-func: every call of a function is an AppTask,
  * from a uprobe at its entry and a uretprobe at its return, for programs
  * without annotations.
  *
@@ -35,8 +35,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/probe-cost.h"
-#include "core/record-int.h"
+#include "core/record/probe-cost.h"
+#include "core/record/record-int.h"
 #include "core/trace/trace-head.h"
 #include "core/uprobe.h"
 

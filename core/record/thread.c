@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-thread.c - one recorded thread: its slot in the in-kernel
+ * thread.c - one recorded thread: its slot in the in-kernel
  * engine (core/record/task-slot.h), which the BPF programs account its
  * kernel events into while it holds a task, and its task ring, where the
  * library pushes each finished task with the slot's values.
@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/record-int.h"
+#include "core/record/record-int.h"
 
 struct vs_rthread {
 	struct vs_rthread *next;	/* session hash chain */

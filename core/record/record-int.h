@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record-int.h - what the parts of the recording engine share: the session
- * (core/record.c: command, socket, tracking, output, main loop) and the
- * recorded threads (core/record-thread.c: the engine's slot and the task
+ * (core/record/record.c: command, socket, tracking, output, main loop) and the
+ * recorded threads (core/record/thread.c: the engine's slot and the task
  * ring of each).
  */
 #ifndef VS_CORE_RECORD_INT_H
@@ -12,15 +12,15 @@
 #include <stdint.h>
 
 #include "core/catalog.h"
-#include "core/hwcount.h"
+#include "core/record/hwcount.h"
 #include "core/perf-ring.h"
-#include "core/record.h"
+#include "core/record/record.h"
 #include "core/record/bpf-engine.h"
 #include "core/record/task-values.h"
 #include "core/trace/rotating-writer.h"
-#include "core/task-ring.h"
+#include "core/record/task-ring.h"
 #include "core/trace/trace.h"
-#include "core/tracepoints.h"
+#include "core/record/tracepoints.h"
 #include "core/trace/type-names.h"
 
 /* epoll data of the recorder's descriptors */
@@ -164,7 +164,7 @@ uint64_t vs_rthread_opened(const struct vs_rthread *rt);
  */
 void vs_rthread_sw_counters(struct vs_session *s);
 
-/* --- --sample (core/record-sample.c) --- */
+/* --- --sample (core/record/sample.c) --- */
 
 /**
  * vs_sample_setup - pick the sampling event of --sample on this machine
@@ -198,7 +198,7 @@ void vs_sample_write(struct vs_session *s, const struct perf_event_header *h);
 unsigned int vs_sample_ring_pages(const struct vs_session *s,
 				  unsigned int pages);
 
-/* --- --task-func (core/record-probe.c) --- */
+/* --- --task-func (core/record/probe.c) --- */
 
 #define VS_MAX_TASK_FUNCS	16
 #define VS_MAX_PROBE_FUNCS	64
@@ -268,10 +268,13 @@ void vs_probe_free(struct vs_session *s);
 /* vs_session_name_type() of each --task-func type: its function. */
 void vs_probe_name_types(struct vs_session *s);
 
-/* --task-func: META VS_META_PROBE_COST, measured now (core/probe-cost.h). */
+/*
+ * --task-func: META VS_META_PROBE_COST, measured now
+ * (core/record/probe-cost.h).
+ */
 void vs_probe_write_cost(struct vs_session *s);
 
-/* --- task type names (core/record-names.c) --- */
+/* --- task type names (core/record/names.c) --- */
 
 /*
  * Types named at most: a flood of names costs a bounded table (the

@@ -12,7 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "core/perf-ring.h"
-#include "core/probe-cost.h"
+#include "core/record/probe-cost.h"
 #include "core/uprobe.h"
 
 __attribute__((noinline)) void vs_probe_cost_target(void)

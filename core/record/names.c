@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-names.c - the names of task types in a recording: those the
+ * names.c - the names of task types in a recording: those the
  * program gives with vs_task_type_name(), and the functions of
  * --task-func types.
  *
@@ -13,8 +13,8 @@
  */
 #include <string.h>
 
-#include "core/record-int.h"
-#include "core/task-ring.h"
+#include "core/record/record-int.h"
+#include "core/record/task-ring.h"
 
 _Static_assert(VS_NAME_MSG_MAX == VS_TYPE_NAME_MAX,
 	       "the message holds a whole name");

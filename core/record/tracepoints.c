@@ -13,7 +13,7 @@
 #include <event-parse.h>
 
 #include "core/arch.h"
-#include "core/tracepoints.h"
+#include "core/record/tracepoints.h"
 
 #define VS_TRACEFS	"/sys/kernel/tracing"
 

@@ -5,8 +5,8 @@
  * catalog ids, the epoch schedule that shares the programmable counters
  * out, the counters of the current epoch, and cpu.freq.
  *
- * Pure code over core/pmu.h and core/epoch.h: nothing here opens or reads
- * a counter.  The caller does
+ * Pure code over core/pmu.h and core/record/epoch.h: nothing here opens
+ * or reads a counter.  The caller does
  *
  *	h = vs_hwcount_new(cat, pmu.table, raws, vs_pmu_epoch_width(&pmu))
  *	each epoch: vs_hwcount_set_epoch(h, epoch), then the engine counts
