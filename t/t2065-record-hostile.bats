@@ -103,3 +103,46 @@ time.sleep(60)' "$name" &
 	check 'T["1"]["tasks"] == 40 and not T["1"]["flagged"]'
 	grep -qx 'varscope record: 40 connections to the registration socket from outside the command closed unread' err
 }
+
+@test "a mapped file that becomes a FIFO: the recorder reads no build-id from it, and does not block" {
+	require_cmd "$VS_CC"
+	# an executable mapping of a file that is no ELF: the kernel finds no
+	# build-id note, so the recorder looks in the file, by then a FIFO
+	# that nobody writes (an open of it for reading blocks for good)
+	cat > swap.c <<-'EOF2'
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <sys/mman.h>
+	#include <sys/stat.h>
+	#include <unistd.h>
+	#include "varscope.h"
+	static void map_then_swap(const char *path)
+	{
+		int fd = open(path, O_RDONLY);
+		if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			perror(path);
+		close(fd);
+		unlink(path);
+		if (mkfifo(path, 0600))
+			perror("mkfifo");
+	}
+	int main(void)
+	{
+		map_then_swap("lib1.so");
+		for (int i = 0; i < 20; i++) {
+			vs_task_begin(1);
+			usleep(1000);
+			vs_task_end(1);
+		}
+		return 0;
+	}
+	EOF2
+	head -c 8192 /dev/zero > lib1.so
+	"$VS_CC" -O2 -I"$SRC/include" -o swap swap.c "$VS_LIBDIR/libvarscope.a" -lpthread
+	run timeout -k 5 30 "$VARSCOPE" record -o t.data -- ./swap
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 20'
+	grep '"kind":"mmap"' t.json | grep -q 'lib1.so"'
+}

@@ -29,7 +29,7 @@ static Dwarf *dso_dwarf(struct vs_dso *d)
 	d->dw_tried = true;
 	vs_dso_debug_file(d, dbg, sizeof(dbg));
 	for (i = 0; i < 2 && !d->dw && paths[i][0]; i++) {
-		d->dw_fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		d->dw_fd = vs_open_regular(paths[i]);
 		if (d->dw_fd < 0)
 			continue;
 		d->dw = dwarf_begin(d->dw_fd, DWARF_C_READ);

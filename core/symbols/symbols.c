@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core/array.h"
 #include "core/sort.h"
@@ -209,11 +210,33 @@ static void tidy_symbols(struct vs_dso *d)
 			d->syms[i].size = d->syms[i + 1].addr - d->syms[i].addr;
 }
 
+int vs_open_regular(const char *path)
+{
+	char through[64];
+	struct stat st;
+	int pfd, fd, err;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(through, sizeof(through), "/proc/self/fd/%d", pfd);
+	fd = open(through, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return fd;
+}
+
 static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = vs_open_regular(path);
 	if (*fd < 0)
 		return NULL;
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);

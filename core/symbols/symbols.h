@@ -51,6 +51,18 @@ const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len);
 #define VS_BUILD_ID_MAX	20	/* bytes of a build-id kept (SHA-1's) */
 
 /**
+ * vs_open_regular - open @path for reading when it is a regular file
+ *
+ * The paths read here come from a traced program (its mappings) or a
+ * trace: by then one may name a FIFO, a device or a leased file, whose
+ * open blocks, or acts (a watchdog).  An O_PATH descriptor opens nothing;
+ * only the regular file it names is then opened, through it, without
+ * blocking.  Returns the descriptor (O_CLOEXEC), or -1 with errno set
+ * (EINVAL: not a regular file).
+ */
+int vs_open_regular(const char *path);
+
+/**
  * vs_elf_build_id - the GNU build-id of the ELF file at @path, read from
  * its notes alone (not its symbols), into @id
  *

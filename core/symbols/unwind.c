@@ -8,6 +8,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/arch.h"
 #include "core/array.h"
@@ -152,15 +153,22 @@ static Dwfl *make_dwfl(struct vs_unwinder *uw, uint32_t pid,
 	dwfl_report_begin(dwfl);
 	for (i = 0; i < nr; i++) {
 		const char *path, *base;
+		int fd;
 
 		if (!maps[i].dso || replaced(maps, nr, i) ||
 		    vs_dso_vaddr(maps[i].dso, maps[i].pgoff, &vaddr))
 			continue;
 		path = vs_dso_path(maps[i].dso);
 		base = strrchr(path, '/');
-		if (dwfl_report_elf(dwfl, base ? base + 1 : path, path, -1,
+		/* libdwfl keeps the descriptor of a module it takes */
+		fd = vs_open_regular(path);
+		if (fd < 0)
+			continue;
+		if (dwfl_report_elf(dwfl, base ? base + 1 : path, path, fd,
 				    maps[i].start - vaddr, true))
 			any = true;
+		else
+			close(fd);
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!any || !dwfl_attach_state(dwfl, NULL, pid, &thread_callbacks,
