@@ -106,8 +106,10 @@ for line in sys.stdin:
     n += 1
     callers = [c for c in ("lookup_a", "lookup_b", "lookup_c") if c in f]
     assert len(callers) == 1, f
-    # every sample in hash has the caller and serve and main above it
-    assert f[callers[0]] == f["hash"], f
+    # every sample in hash has the caller and serve and main above it;
+    # the caller may have a sample or two of its own, in the few
+    # instructions around its call (CI: lookup_b 18, hash 17)
+    assert f["hash"] <= f[callers[0]] <= f["hash"] + 2, f
     assert f["serve"] >= f["hash"] and f["main"] >= f["hash"], f
     (slow if callers == ["lookup_b"] else fast).append(f["hash"])
 # 50 slow requests of some 16 samples in hash, fast ones of 0.4
