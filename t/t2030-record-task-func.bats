@@ -136,6 +136,7 @@ libc_of() {
 	    v = t["values"]
 	    assert v["sched.blocked.count"] == 1, t
 	    assert 1.8e6 <= v["sched.blocked.time"] <= t["latency_ns"], t
+	    assert t["flags"] & 1024, t	# UNSEEN_SWITCH
 	EOF2
 }
 

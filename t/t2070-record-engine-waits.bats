@@ -173,6 +173,7 @@ load record-lib
 	    # measured around its sleeps, never more than the task lasted
 	    off = v["sched.blocked.time"] + v["sched.runnable.time"]
 	    assert v["sched.blocked.clock_nanosleep.count"] == 3, t
+	    assert t["flags"] & 1024, t	# UNSEEN_SWITCH: one of three at least
 	    assert v["sched.blocked.count"] == 3, t
 	    assert v["sched.blocked.time"] >= 6e6, t
 	    assert 0.9 * s <= off <= t["latency_ns"], (t, s)

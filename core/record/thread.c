@@ -227,8 +227,10 @@ void vs_record_engine_task(struct vs_session *s, struct vs_task *task,
 			   const struct vs_slot_values *kv)
 {
 	/* the names first (event definitions), then who ran, then the task */
-	if (kv->unseen_switch_ins)
+	if (kv->unseen_switch_ins) {
 		s->stats.unseen_switch_tasks++;
+		task->flags |= VS_TASK_UNSEEN_SWITCH;
+	}
 	if (vs_task_values_fill(s->values, kv, task) == 0) {
 		write_ran_instead(s, task, kv);
 		vs_session_task(s, task);

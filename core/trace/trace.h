@@ -79,6 +79,9 @@ enum vs_record_kind {
 					      vs_task_attach() to detach */
 #define VS_TASK_NO_RETURN	(1u << 9)  /* --task-func: the call was left
 					      without returning (longjmp) */
+#define VS_TASK_UNSEEN_SWITCH	(1u << 10) /* a switch in of its thread the
+					      kernel left untraced: the wait
+					      whole, who ran instead not */
 
 /* Sample flags: which optional fields are present. */
 #define VS_SAMPLE_ADDR		(1u << 0)
