@@ -139,7 +139,9 @@ time.sleep(60)' "$name" &
 	}
 	EOF2
 	head -c 8192 /dev/zero > lib1.so
-	"$VS_CC" -O2 -I"$SRC/include" -o swap swap.c "$VS_LIBDIR/libvarscope.a" -lpthread
+	# shellcheck disable=SC2086
+	"$VS_CC" $VS_APP_CFLAGS -O2 -I"$SRC/include" -o swap swap.c \
+		"$VS_LIBDIR/libvarscope.a" -lpthread
 	run timeout -k 5 30 "$VARSCOPE" record -o t.data -- ./swap
 	assert_success
 	"$VARSCOPE" script -i t.data --format json > t.json
