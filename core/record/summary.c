@@ -169,7 +169,8 @@ void vs_record_summary(struct vs_recorder *r)
 	count_line(r->s.stats.unseen_switch_tasks, "task", "tasks",
 		   "had a switch the kernel did not trace (its wait "
 		   "ended unseen): the wait was closed from the "
-		   "thread's CPU time, without who ran instead");
+		   "thread's CPU time, without who ran instead "
+		   "(flagged UNSEEN_SWITCH)");
 	if (r->s.values) {
 		const struct vs_counters_left_out *lo =
 			vs_task_values_left_out(r->s.values);

@@ -486,20 +486,15 @@ static __always_inline void close_wait_at_return(struct task_struct *cur,
 						 __u32 tid, __u64 now)
 {
 	struct vs_thread_state *ts = thread_of(cur);
-	struct vs_slot *slot;
-	__u32 idx = ct->slot;
+	struct vs_slot *slot = active_slot(ts);
 
-	if (!ct->open || !ts || !ts->wait.since || ts->wait.task != ct->seq)
-		return;
-	slot = bpf_map_lookup_elem(&slots, &idx);
-	if (!slot || idx == VS_SLOT_HEADER)
+	if (!ct->open || !ts || !slot || !ts->wait.since ||
+	    ts->wait.task != ct->seq)
 		return;
 	values_open(slot, ct->seq);
 	close_unseen_wait(ts, slot, tid, now,
 			  BPF_CORE_READ(cur, se.sum_exec_runtime));
-	ts->wait.since = 0;
-	ts->queued_since = 0;
-	slot->wait.task = 0;
+	wait_closed(ts, slot);
 	values_done(slot);
 }
 

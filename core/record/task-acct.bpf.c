@@ -365,6 +365,15 @@ static __always_inline __u32 wait_syscall(struct task_struct *p,
 static __always_inline void calls_switch_out(struct task_struct *prev,
 					     __u64 now);
 
+/* No wait of @ts is open any more, nor in its slot @slot. */
+static __always_inline void wait_closed(struct vs_thread_state *ts,
+					struct vs_slot *slot)
+{
+	ts->wait.since = 0;
+	ts->queued_since = 0;
+	slot->wait.task = 0;
+}
+
 /*
  * The wait @ts holds ended unseen (its switch-in fired no program) and
  * the thread runs again in the same task: closed from its CPU time
@@ -455,9 +464,7 @@ static __always_inline void switch_in(struct task_struct *next,
 		if (ts->queued_since && ts->queued_since < now)
 			account_ran(slot, pc, ts->queued_since, now);
 	}
-	ts->wait.since = 0;
-	ts->queued_since = 0;
-	slot->wait.task = 0;
+	wait_closed(ts, slot);
 	values_done(slot);
 }
 
