@@ -69,6 +69,15 @@ open(p, "wb").write(b)' "$@"
 	assert_output "varscope script: text.data: not a varscope trace (bad magic) at byte 0"
 }
 
+@test "a FIFO named as the trace is refused at once, not waited on" {
+	mkfifo fifo.data
+	run timeout 10 "$VARSCOPE" script -i fifo.data
+	assert_failure 2
+	assert_output "varscope script: fifo.data: not a regular file at byte 0"
+	run timeout 10 "$VARSCOPE" report -i fifo.data
+	assert_failure 2
+}
+
 @test "truncation at a chunk boundary warns and keeps every whole chunk" {
 	"$GEN" -o full.data --tasks 1000 --chunk-records 100
 	full=$("$VARSCOPE" script -i full.data | grep -c ' task ')

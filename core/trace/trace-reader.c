@@ -225,7 +225,8 @@ int vs_trace_open_fd(const char *path)
 {
 	if (!strcmp(path, "-"))
 		return open_stdin();
-	return open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO without a writer would block: it is refused (no file) */
+	return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
 bool vs_trace_can_open(const char *path, char *err, size_t errlen)
