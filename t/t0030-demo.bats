@@ -6,8 +6,10 @@
 load test-lib
 
 # first_or_tied TYPE EVENT...: one of the EVENTs has the first impact of
-# TYPE in r.json, or one whose 95% confidence interval overlaps the
-# first's, and at least 50%
+# TYPE in r.json, or ties with it, and at least 50%.  Tied: their 95%
+# confidence intervals overlap, or the first's impact is within 1% of
+# the EVENT's (two events high in the same slow tasks but one have the
+# same impact to that much, however narrow their bootstrap intervals)
 first_or_tied() {
 	python3 - "$@" <<'EOF'
 import json, sys
@@ -16,7 +18,9 @@ t = [t for t in json.load(open("r.json"))["task_types"]
 r = t["ranking"]
 best = max((e for e in r if e["event"] in sys.argv[2:]),
            key=lambda e: e["impact"], default=None)
-if not best or best["impact"] < 0.5 or best["ci"][1] < r[0]["ci"][0]:
+tied = (best and (best["ci"][1] >= r[0]["ci"][0] or
+                 r[0]["impact"] <= 1.01 * best["impact"]))
+if not best or best["impact"] < 0.5 or not tied:
     sys.exit("type %s: %s" % (sys.argv[1],
              [(e["event"], round(e["impact"], 3), e["ci"]) for e in r[:5]]))
 EOF
