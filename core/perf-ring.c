@@ -65,10 +65,11 @@ void vs_perf_ring_unmap(struct vs_perf_ring *ring)
 }
 
 /*
- * Whether a PERF_RECORD_LOST at @pos, read by a read from @tail, lies
- * where the ring was near full, against the tail the kernel saw when it
- * wrote there: @tail, or in the window of the read before (up to the
- * head it found after its store) that read's own tail.
+ * Whether the kernel, writing at @pos, found the ring near full (a drop
+ * possible there), for a read from @tail: against the tail it saw, @tail
+ * or, in the window of the read before (up to the head it found after
+ * its store), that read's own tail; or @pos is where a read found the
+ * ring near full and nothing was written since.
  */
 static bool near_full(const struct vs_perf_ring *ring, uint64_t pos,
 		      uint64_t tail)
@@ -114,8 +115,6 @@ size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,
 			memcpy(ring->copy + first, data, size - first);
 			h = (const void *)ring->copy;
 		}
-		ring->full = h->type == PERF_RECORD_LOST &&
-			     near_full(ring, tail, start);
 		fn(ctx, h);
 		tail += size;
 	}

@@ -51,19 +51,16 @@ typedef void (*vs_perf_record_fn)(void *ctx, const struct perf_event_header *h);
 /**
  * vs_perf_ring_read - hand every record in the ring to @fn, in order
  *
- * The kernel counts in one PERF_RECORD_LOST the records it dropped for
- * want of room and those it dropped while the ring was paused
- * (PERF_EVENT_IOC_PAUSE_OUTPUT), and writes it where the head stood at
- * the first drop, at its next write that fits.  So a LOST record counts
- * a drop for want of room only if it lies where the ring was near full
- * (less than 8 KiB short of a ring's size past the tail the kernel saw):
- * past the tail of this read; or, among the records written while the
- * read before ran (up to the head it found after storing its tail),
- * past that read's tail; or at the head of a read that found the ring
- * near full and saw no record written there since.  When @fn gets a LOST
- * record, @ring->full says whether it lies there; false: it counts pause
- * drops alone.  After the read, @ring->full says whether the ring may be
- * dropping records now, their LOST record still to come.
+ * The kernel counts the records it dropped for want of room in one
+ * PERF_RECORD_LOST, written where the head stood at the first drop at
+ * its next write that fits: a ring found full at the end of a read may
+ * have dropped records whose LOST is still to come.  It was near full
+ * when the head lies less than 8 KiB short of a ring's size past the
+ * tail the kernel saw: the tail of this read or, for records written
+ * while the read before ran (up to the head it found after storing its
+ * tail), that read's tail; or when the head has not moved since a read
+ * that found the ring near full.  After the read, @ring->full says
+ * whether the ring was near full: a LOST may still come.
  * Returns the bytes read.
  */
 size_t vs_perf_ring_read(struct vs_perf_ring *ring, vs_perf_record_fn fn,

@@ -2,10 +2,11 @@
 /*
  * perf-ring.c - vs_perf_ring_read() against a ring written the way the
  * kernel writes one (kernel/events/ring_buffer.c): a record that does
- * not fit, or comes while the ring is paused, is dropped and counted;
+ * not fit is dropped and counted;
  * the count goes out as a PERF_RECORD_LOST at the head, in front of the
- * next record that fits.  The reader must tell the LOST records that
- * count drops for want of room from those that count pause drops alone.
+ * next record that fits.  The reader hands every record over, the LOST
+ * ones too, and says after a read whether the ring was near full: a LOST
+ * may still come.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,14 +32,12 @@ struct lost_rec {
 static struct writer {
 	struct vs_perf_ring *ring;
 	uint64_t lost;			/* dropped, not reported yet */
-	bool paused;
 } w;
 
 /* The records the reader handed over. */
 static struct seen {
 	unsigned int records;
-	uint64_t lost_full;		/* counts of LOSTs judged for want of room */
-	uint64_t lost_paused;		/* ... judged pause drops */
+	uint64_t lost;			/* the counts of the LOST records */
 } seen;
 
 static struct perf_event_mmap_page *pc(void)
@@ -63,7 +62,7 @@ static void put_seeing(uint64_t tail, uint16_t size)
 	size_t need = size + (w.lost ? LOST_SIZE : 0);
 	char zero[REC] = { 0 };
 
-	if (w.paused || head + need > tail + w.ring->data_size) {
+	if (head + need > tail + w.ring->data_size) {
 		w.lost++;
 		return;
 	}
@@ -93,27 +92,14 @@ static void fill_and_drop(uint64_t n)
 		put(1);
 }
 
-/* A pause drop: one record while paused, then one that is written. */
-static void pause_drop(void)
-{
-	w.paused = true;
-	put(1);
-	w.paused = false;
-	put(1);
-}
-
 static void on_record(void *ctx, const struct perf_event_header *h)
 {
 	const struct lost_rec *l = (const void *)h;
 
 	(void)ctx;
 	seen.records++;
-	if (h->type != PERF_RECORD_LOST)
-		return;
-	if (w.ring->full)
-		seen.lost_full += l->lost;
-	else
-		seen.lost_paused += l->lost;
+	if (h->type == PERF_RECORD_LOST)
+		seen.lost += l->lost;
 }
 
 static void read_ring(void)
@@ -154,42 +140,33 @@ int main(void)
 	struct vs_perf_ring ring;
 	int i;
 
-	/* a reader in time: every LOST counts pause drops */
+	/* a reader in time: nothing dropped, the ring never near full */
 	start(&ring);
 	for (i = 0; i < 100; i++) {
 		put(8);
-		pause_drop();
 		read_ring();
 	}
-	is_u64(seen.lost_paused, 100, "reader in time: 100 pause drops");
-	is_u64(seen.lost_full, 0, "reader in time: no drop for want of room");
+	is_u64(seen.records, 800, "reader in time: 800 records");
+	is_u64(seen.lost, 0, "reader in time: nothing lost");
 	ok(!ring.full, "reader in time: the ring is not near full");
 	stop(&ring);
 
 	/*
-	 * A reader late: pause drops early in the ring, then it fills up
-	 * and 10 records are dropped.  The read finds the early LOSTs
-	 * (pause drops, even in a read that finds the ring full) and the
-	 * ring near full; the LOST of the 10 comes at its next write.
+	 * A reader late: the ring fills up and 10 records are dropped.  The
+	 * read finds the ring near full; the LOST of the 10 comes at the
+	 * kernel's next write.
 	 */
 	start(&ring);
 	read_ring();
-	for (i = 0; i < 5; i++) {
-		put(2);
-		pause_drop();
-	}
+	put(10);
 	fill_and_drop(10);
 	read_ring();
-	is_u64(seen.lost_paused, 5, "late reader: 5 early pause drops");
-	is_u64(seen.lost_full, 0, "late reader: the drops' LOST not yet written");
+	is_u64(seen.lost, 0, "late reader: the drops' LOST not yet written");
 	ok(ring.full, "late reader: the ring was full: a LOST may come");
 	put(1);
 	read_ring();
-	is_u64(seen.lost_full, 10, "late reader: then the 10, for want of room");
+	is_u64(seen.lost, 10, "late reader: then the 10");
 	ok(!ring.full, "late reader: no LOST to come after it");
-	pause_drop();
-	read_ring();
-	is_u64(seen.lost_paused, 6, "late reader: a pause drop after it is one");
 	stop(&ring);
 
 	/* the ring stays full across reads that find nothing new */
@@ -199,17 +176,13 @@ int main(void)
 	read_ring();
 	read_ring();
 	ok(ring.full, "stuck: still near full, nothing written since");
-	w.paused = true;		/* the task ends: pause drops add up */
-	put(4);
-	w.paused = false;
 	put(1);
 	read_ring();
-	is_u64(seen.lost_full, 7, "stuck: the LOST at the stuck head counts "
-	       "the 3 (and the 4 pause drops it merges)");
-	is_u64(seen.lost_paused, 0, "stuck: none judged a pause drop");
+	is_u64(seen.lost, 3, "stuck: the LOST at the stuck head counts the 3");
+	ok(!ring.full, "stuck: written since, no LOST to come");
 	stop(&ring);
 
-	/* near full without a drop: later pause drops are pause drops */
+	/* near full without a drop */
 	start(&ring);
 	put(RING_SIZE / REC - 2);
 	read_ring();
@@ -218,10 +191,7 @@ int main(void)
 	read_ring();
 	ok(!ring.full, "near full: a record written where a LOST would be: "
 	   "nothing dropped");
-	pause_drop();
-	read_ring();
-	is_u64(seen.lost_paused, 1, "near full: the later pause drop is one");
-	is_u64(seen.lost_full, 0, "near full: no drop for want of room");
+	is_u64(seen.lost, 0, "near full: nothing lost");
 	stop(&ring);
 
 	/*
@@ -244,19 +214,22 @@ int main(void)
 	ok(ring.full, "read window: the drop's LOST is still to come");
 	put(1);
 	read_ring();
-	is_u64(seen.lost_full, 2, "read window: it counts for want of room");
+	is_u64(seen.lost, 2, "read window: then the 2");
 	stop(&ring);
 
 	/* a one-page ring: near full is its second half */
 	start_pages(&ring, 1);
-	pause_drop();
+	put(1);
 	read_ring();
-	is_u64(seen.lost_paused, 1, "one page: a pause drop");
+	ok(!ring.full, "one page: a record in its first half: not near full");
+	put(2);
+	read_ring();
+	ok(ring.full, "one page: two in its second half: near full");
 	fill_and_drop(3);
 	read_ring();
 	put(1);
 	read_ring();
-	is_u64(seen.lost_full, 3, "one page: 3 dropped for want of room");
+	is_u64(seen.lost, 3, "one page: 3 dropped for want of room");
 	stop(&ring);
 	return done_testing();
 }
