@@ -4,7 +4,8 @@
 # in-kernel engine (issue 19): it scribbles over every slot of the
 # engine's map and over its own task ring, then lies in the ring's head
 # and counts (t/helper/hostile-slots.c); a thread asks for its sibling's
-# registration (t/helper/hostile-sibling.c); another user holds
+# registration (t/helper/hostile-sibling.c); a program truncates its
+# task ring (hostile-slots --shrink); another user holds
 # connections to the registration socket open.  The recorder, root, must end
 # with the command, stay within a small memory bound, keep every task of
 # the honest process or thread beside it, and say in one line what it
@@ -51,6 +52,18 @@ bounded_numbers() {
 	check "T['1']['tasks'] == 300 and T['1']['pids'] == [$honest]"
 	# no task of a type the program never used, none longer than the run
 	check "set(T) <= {'1', '2'} and all(t['max']['latency_ns'] < 60e9 for t in T.values())"
+	[ "$(cat rss)" -lt 100000 ]
+}
+
+@test "a task ring truncated by its program: refused, the recorder reads on" {
+	record_hostile --shrink 300
+	# a ring cut to nothing was a SIGBUS in the root recorder
+	grep -qx 'hostile: shrink=EPERM tasks=50' out
+	grep -q '^honest: pid=[0-9]* tasks=300$' out
+	honest=$(sed -n 's/^honest: pid=\([0-9]*\) .*/\1/p' out)
+	check "T['1']['tasks'] == 300 and T['1']['pids'] == [$honest]"
+	# the program's own tasks, before and after, are all there too
+	check "T['2']['tasks'] == 51"
 	[ "$(cat rss)" -lt 100000 ]
 }
 

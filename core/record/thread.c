@@ -12,6 +12,7 @@
  * open then with the slot's values at that time.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,13 +80,22 @@ static void close_fds(struct vs_session *s, struct vs_rthread *rt)
 	rt->tasks = NULL;
 }
 
+/*
+ * The thread's task ring: a memfd the program maps.  Sealed at its size:
+ * the program holds the descriptor (and can open another through
+ * /proc/self/map_files), and a ring it truncated would be a SIGBUS in the
+ * recorder at its next read.
+ */
 static int open_task_ring(struct vs_rthread *rt)
 {
 	void *p;
 
-	rt->tasks_fd = memfd_create("varscope-tasks", MFD_CLOEXEC);
+	rt->tasks_fd = memfd_create("varscope-tasks",
+				    MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (rt->tasks_fd < 0 ||
-	    ftruncate(rt->tasks_fd, sizeof(struct vs_task_ring)))
+	    ftruncate(rt->tasks_fd, sizeof(struct vs_task_ring)) ||
+	    fcntl(rt->tasks_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		return -1;
 	p = mmap(NULL, sizeof(struct vs_task_ring), PROT_READ | PROT_WRITE,
 		 MAP_SHARED, rt->tasks_fd, 0);

@@ -6,14 +6,22 @@
  * the in-kernel engine's map and over its own task ring, then sets its
  * ring's head and counts to what no ring can hold.
  *
- *	hostile-slots [--garbage] [TASKS]
+ *	hostile-slots [--garbage | --shrink] [TASKS]
  *
  * With --garbage the ring's head moves only a hundred entries past its
  * tail, over random entries, its counts kept: tasks that cannot be.
+ * With --shrink the parent scribbles nothing: it opens its task ring
+ * again through /proc/self/map_files (as it could keep the descriptor the
+ * recorder passed) and truncates it, which would be a SIGBUS in the
+ * recorder at its next read of the ring, then runs 50 more tasks; it
+ * prints "hostile: shrink=RESULT tasks=50", RESULT "done" or the errno's
+ * name ("EPERM": the ring is sealed at its size).
  * The child runs TASKS (default 300) tasks of type 1, each a 1 ms sleep,
  * and prints "honest: pid=P tasks=N".  The parent prints what it hit:
  * "hostile: slots=BYTES ring=BYTES".  Both exit 0.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,14 +100,67 @@ static unsigned long attack(const char *what, bool lie_ring)
 	return total;
 }
 
+/* Truncate the task ring's memfd, opened again by its mapping: the result. */
+static const char *shrink_ring(void)
+{
+	char line[512], path[128];
+	unsigned long lo, hi;
+	const char *result = "no ring";
+	FILE *f = fopen("/proc/self/maps", "r");
+	int fd;
+
+	if (!f)
+		return result;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "varscope-tasks") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+			 lo, hi);
+		fd = open(path, O_RDWR);
+		if (fd < 0) {
+			result = "cannot open";
+			break;
+		}
+		result = !ftruncate(fd, 0) ? "done" :
+			 errno == EPERM ? "EPERM" : "failed";
+		close(fd);
+		break;
+	}
+	fclose(f);
+	return result;
+}
+
+static void shrink_attack(void)
+{
+	const char *result;
+	int i;
+
+	vs_task_begin(2);
+	sleep_ms(1);
+	vs_task_end(2);
+	result = shrink_ring();
+	for (i = 0; i < 50; i++) {
+		vs_task_begin(2);
+		sleep_ms(1);
+		vs_task_end(2);
+	}
+	printf("hostile: shrink=%s tasks=50\n", result);
+}
+
 int main(int argc, char **argv)
 {
+	bool shrink = false;
 	int tasks = 300, i, st;
 	unsigned long slots = 0, ring = 0;
 	pid_t child;
 
 	if (argc > 1 && !strcmp(argv[1], "--garbage")) {
 		garbage = true;
+		argc--;
+		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "--shrink")) {
+		shrink = true;
 		argc--;
 		argv++;
 	}
@@ -114,6 +175,11 @@ int main(int argc, char **argv)
 			vs_task_end(1);
 		}
 		printf("honest: pid=%d tasks=%d\n", getpid(), tasks);
+		return 0;
+	}
+	if (shrink) {
+		shrink_attack();
+		waitpid(child, &st, 0);
 		return 0;
 	}
 	/* registered: a task of its own, then the attack, again and again */
