@@ -83,6 +83,26 @@ load record-lib
 	assert_output "varscope record: cannot read $TRACEFS/events: Permission denied (recording needs root, or CAP_PERFMON and read access to tracefs)"
 }
 
+@test "record without CAP_BPF says in one line what the engine needs" {
+	require_cmd setpriv
+	# root, less the capabilities that let it load BPF programs
+	run --separate-stderr setpriv --bounding-set=-bpf,-perfmon,-sys_admin \
+		"$VARSCOPE" record -o t.data -- touch started
+	assert_equal "$status" 1
+	assert_equal "$stderr" "varscope record: cannot load the BPF recording engine: Operation not permitted (it needs CAP_BPF and CAP_PERFMON, or root)"
+	[ ! -e started ] && [ ! -e t.data ]
+}
+
+@test "record on a kernel without BTF says so in one line" {
+	require_unshare -m
+	# the kernel's BTF hidden under an empty file system
+	run --separate-stderr unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf &&
+		exec "$0" record -o t.data -- touch started' "$VARSCOPE"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "varscope record: the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): the recording engine needs it"
+	[ ! -e started ] && [ ! -e t.data ]
+}
+
 @test "record -e with an unknown tracepoint says which" {
 	run "$VARSCOPE" record -e sched:no_such_event -- true
 	assert_failure 1

@@ -4,7 +4,8 @@
 # is refused (its target never created), and so is a FIFO, before the
 # command starts; an existing file is replaced by a new one, never opened
 # and truncated; a recording killed halfway has its trace under the final
-# name, no temporary file beside it.
+# name, no temporary file beside it; one that cannot start leaves the
+# traces there as they were.
 
 load test-lib
 load record-lib
@@ -95,4 +96,30 @@ plant_link() {
 	assert_success
 	run ls -A
 	assert_output "t.data"
+}
+
+@test "a recording that cannot start leaves the trace and its .old as they were" {
+	"$VARSCOPE" record -o t.data -- "$IF" -n 3 --types sleep \
+		--sleep-us 1000 >/dev/null 2>&1
+	"$VARSCOPE" record -o t.data -- "$IF" -n 4 --types sleep \
+		--sleep-us 1000 >/dev/null 2>&1
+	want=$(sha1sum t.data t.data.old)
+	# a command that does not exist, twice; a recorder without CAP_BPF
+	run -127 "$VARSCOPE" record -o t.data -- ./no-such-program
+	run -127 "$VARSCOPE" record -o t.data -- ./no-such-program
+	if command -v setpriv >/dev/null; then
+		run -1 setpriv --bounding-set=-bpf,-perfmon,-sys_admin \
+			"$VARSCOPE" record -o t.data -- "$IF" -n 2
+	fi
+	assert_equal "$(sha1sum t.data t.data.old)" "$want"
+	run ls -A
+	assert_output "t.data
+t.data.old"
+	# the next recording that runs moves them on
+	"$VARSCOPE" record -o t.data -- "$IF" -n 5 --types sleep \
+		--sleep-us 1000 >/dev/null 2>&1
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 5'
+	"$VARSCOPE" script -i t.data.old --format json > t.json
+	check 'T["1"]["tasks"] == 4'
 }

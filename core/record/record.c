@@ -189,9 +189,81 @@ static void write_epoch(struct vs_recorder *r, uint64_t time)
 	free(ids);
 }
 
+static const char *output_path(const struct vs_recorder *r)
+{
+	return r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+}
+
+/*
+ * The trace at the output's name @path, a regular file, is set aside under
+ * a fresh hidden name beside it until the recording starts, when it
+ * becomes FILE.old (keep_old_trace()): a recording that cannot start (no
+ * privilege, a command that does not exist) puts it back
+ * (discard_output()), and FILE.old, the recording before, stays too.
+ */
+static int set_aside_old_trace(struct vs_recorder *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path) + 1 : 0, fd;
+
+	r->set_aside = malloc(strlen(path) + sizeof(".old.XXXXXX") + 1);
+	if (!r->set_aside)
+		return -1;
+	sprintf(r->set_aside, "%.*s.%s.old.XXXXXX", dir_len, path,
+		path + dir_len);
+	fd = mkostemp(r->set_aside, O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || rename(path, r->set_aside)) {
+		fprintf(stderr, "varscope record: cannot set %s aside: %s\n",
+			path, strerror(errno));
+		if (fd >= 0)
+			unlink(r->set_aside);
+		free(r->set_aside);
+		r->set_aside = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The recording started: the trace set aside becomes FILE.old. */
+static void keep_old_trace(struct vs_recorder *r)
+{
+	char old[4096];
+
+	r->started = true;
+	if (!r->set_aside)
+		return;
+	snprintf(old, sizeof(old), "%s.old", output_path(r));
+	if (rename(r->set_aside, old))
+		fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
+			r->set_aside, old, strerror(errno));
+	free(r->set_aside);
+	r->set_aside = NULL;
+}
+
+/*
+ * The recording could not start: its trace, closed, is removed, and the
+ * one set aside is back under its name.  Segment files stay (their
+ * writer retired the old ones already).
+ */
+static void discard_output(struct vs_recorder *r)
+{
+	const char *path = output_path(r);
+
+	if (r->opts->segment_ns || !strcmp(path, "-"))
+		return;
+	if (r->set_aside ? rename(r->set_aside, path) : unlink(path))
+		fprintf(stderr, "varscope record: cannot %s %s: %s\n",
+			r->set_aside ? "put back" : "remove", path,
+			strerror(errno));
+	free(r->set_aside);
+	r->set_aside = NULL;
+}
+
 static int open_output(struct vs_recorder *r)
 {
-	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
+	const char *path = output_path(r);
 	struct vs_header hdr = {
 		.major = VS_FORMAT_MAJOR, .minor = VS_FORMAT_MINOR,
 		.clockid = CLOCK_MONOTONIC,
@@ -203,22 +275,20 @@ static int open_output(struct vs_recorder *r)
 		.max_size = r->opts->max_size,
 	};
 	struct stat st;
-	char old[4096];
 
 	/* a regular file, not a link: what a link names is not ours */
 	if (!ro.segment_ns && strcmp(path, "-") && !lstat(path, &st) &&
-	    S_ISREG(st.st_mode)) {
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (rename(path, old)) {
-			fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
-				path, old, strerror(errno));
-			return -1;
-		}
-	}
+	    S_ISREG(st.st_mode) && set_aside_old_trace(r, path))
+		return -1;
 	r->s.out = vs_rotwriter_open(path, &hdr, &ro);
 	if (!r->s.out) {
 		fprintf(stderr, "varscope record: cannot create %s: %s\n", path,
 			strerror(errno));
+		if (r->set_aside && rename(r->set_aside, path))
+			fprintf(stderr, "varscope record: cannot put back %s: %s\n",
+				path, strerror(errno));
+		free(r->set_aside);
+		r->set_aside = NULL;
 		return -1;
 	}
 	/* -o -: the trace has the standard output, the command gets stderr */
@@ -474,19 +544,31 @@ static unsigned int engine_what(const struct vs_tp_set *set)
 	return what;
 }
 
-static int open_engine(struct vs_recorder *r)
+/*
+ * Load the engine, first of all that needs privileges: a kernel without
+ * BTF or a user without CAP_BPF gets that one line, and nothing else.
+ */
+static int load_engine(struct vs_recorder *r)
 {
 	char err[256];
-	int fd;
 
 	r->s.engine = vs_bpf_engine_open(engine_what(&r->s.tps) |
 					 (r->s.probe ? VS_BPF_CALLS : 0) |
-					 (r->s.sampling ? VS_BPF_SAMPLES : 0),
+					 (r->opts->sample ? VS_BPF_SAMPLES : 0),
 					 err, sizeof(err));
 	if (!r->s.engine) {
 		fprintf(stderr, "varscope record: %s\n", err);
 		return -1;
 	}
+	return 0;
+}
+
+/* The loaded engine's counters, probes and event ring. */
+static int open_engine(struct vs_recorder *r)
+{
+	char err[256];
+	int fd;
+
 	if (r->s.hw && engine_counters(r)) {
 		fprintf(stderr, "varscope record: hardware counters: %s\n",
 			r->s.hw_error);
@@ -879,7 +961,7 @@ static int setup(struct vs_recorder *r)
 			strerror(errno));
 		return -1;
 	}
-	if (open_output(r))
+	if (load_engine(r) || open_output(r))
 		return -1;
 	r->recording = true;
 	r->s.cat = vs_catalog_new(on_new_event, &r->s);
@@ -989,6 +1071,7 @@ int vs_record(const struct vs_record_opts *opts)
 		status = 127;
 		goto out;
 	}
+	keep_old_trace(r);
 	tick(r);
 	loop(r);
 	if (!r->attached)
@@ -1001,9 +1084,12 @@ int vs_record(const struct vs_record_opts *opts)
 	vs_record_summary(r);
 	status = exit_status(r);
 out:
-	if (r->s.out && vs_rotwriter_close(r->s.out) && r->recording)
+	if (r->s.out && vs_rotwriter_close(r->s.out) && r->recording &&
+	    r->started)
 		fprintf(stderr, "varscope record: closing the trace: %s\n",
 			strerror(errno));
+	if (r->s.out && !r->started)
+		discard_output(r);
 	vs_syscall_trace_close(r->syscalls);
 	vs_task_values_free(r->s.values);
 	vs_bpf_engine_close(r->s.engine);
