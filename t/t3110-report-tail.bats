@@ -2,7 +2,9 @@
 # t3110-report-tail: the tail past pTarget on a real process
 # (t/t3110/tail.c): a 0.3% tail of 20 ms sleeps behind a p99 of about
 # 100 us gets the hint with the deeper target, and a tail that thins out
-# smoothly gets none.
+# smoothly gets none; on synthetic traces (gen-trace), a far tail the
+# generator made gets the hint with its own count, no cause or a near
+# one gets none.
 # varscope-test: exclusive
 
 load test-lib
@@ -84,4 +86,54 @@ assert json.load(sys.stdin)["task_types"][0]["tail_hint"] is None' <<<"$output"
 	elif python3 -c "import sys; sys.exit(not $ratio > 4.5)"; then
 		assert_line --regexp '^# the slowest .* their top event is sched\.blocked\.time; '
 	fi
+}
+
+@test "report: the hint on a synthetic far tail counts the tasks it was given" {
+	# 0.3% of 6000 tasks get 20 ms more of sched.blocked.time, far past
+	# a p99 of about 250 us; the generator's own values say which
+	"$BUILD/t/helper/gen-trace" -o z.data --tasks 6000 --types 1 \
+		--cause sched.blocked.time --cause-frac 0.003 --cause-ns 20ms
+	"$VARSCOPE" script -i z.data --format json > s.json
+	read -r given median < <(python3 -c 'import json
+L = sorted(r["latency_ns"] for l in open("s.json")
+           if (r := json.loads(l))["kind"] == "task" and
+           r["values"].get("sched.blocked.time", 0) >= 20e6)
+print(len(L), L[len(L) // 2])')
+	[ "$given" -ge 10 ]
+	run "$VARSCOPE" report -i z.data --format json
+	assert_success
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+h = t["tail_hint"]
+assert h and h["event"] == "sched.blocked.time", h
+assert h["tasks"] == '"$given"' and h["median_ns"] == '"$median"', h
+assert abs(h["share"] - '"$given"' / 6000) < 1e-9, h
+# the 6 tasks past the 0.999 target are 6 of the given ones
+assert h["ptarget"] == 0.999 and h["high_tasks"] == 6, h
+assert h["impact"] > 2 * h["impact_at_ptarget"], h' <<<"$output"
+	run "$VARSCOPE" report -i z.data --top 3
+	assert_line --regexp "^# the slowest 0\\.[0-9]+% \\($given tasks\\) take 20\\.[0-9] ms, [0-9]+x the p99: their top event is sched\\.blocked\\.time; see --ptarget 0\\.999\$"
+	# at the deeper target the cause ranks first and no line points on
+	run "$VARSCOPE" report -i z.data --ptarget 0.999 --top 1
+	assert_line --regexp '^ +1 +sched\.blocked\.time '
+	refute_line --partial "the slowest"
+}
+
+@test "report: a synthetic tail with no cause, or one that is not far, gets no hint" {
+	# no cause: nothing is high in the tasks past the p99 (rule 3); a
+	# cause of 600 us in 0.3% of the tasks: high in all of them, but
+	# their latency is some 3x the p99, not 4 (rule 2)
+	"$BUILD/t/helper/gen-trace" -o s.data --tasks 6000 --types 1
+	"$BUILD/t/helper/gen-trace" -o n.data --tasks 6000 --types 1 \
+		--cause sched.blocked.time --cause-frac 0.003 --cause-ns 600us
+	for trace in s.data n.data; do
+		run "$VARSCOPE" report -i $trace --format json
+		assert_success
+		python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+assert t["tail_hint"] is None, t["tail_hint"]' <<<"$output"
+		run "$VARSCOPE" report -i $trace
+		assert_success
+		refute_line --partial "the slowest"
+	done
 }
