@@ -285,6 +285,35 @@ static int take_record(struct part *p, const struct vs_record *rec)
 	return nr ? add_to_ranges(p, t, nr) : 0;
 }
 
+/*
+ * The task of the ran_instead records @p's part ended with lies in the
+ * next part's first chunk, where @p->rec, its first record, is: read on
+ * in that chunk to the task, and give it the records.  The next part
+ * reads the records of that chunk before the task itself; @p reads no
+ * further than the chunk, whatever it holds.  Returns 0, or -1 when
+ * memory runs out.
+ */
+static int finish_ran(struct part *p)
+{
+	uint64_t chunk = vs_reader_offset(p->r);
+	int ret = 1;
+
+	if (!p->ran_on || !p->ran.nr_pending)
+		return 0;
+	for (; ret > 0 && vs_reader_offset(p->r) == chunk;
+	     ret = vs_reader_next(p->r, &p->rec)) {
+		if (p->rec.kind == VS_REC_RAN_INSTEAD &&
+		    p->rec.ran_instead.task_id == p->ran.pending_task)
+			continue;		/* the next part's */
+		if (p->rec.kind == VS_REC_RAN_INSTEAD)
+			break;			/* another task's: never came */
+		if (p->rec.kind == VS_REC_TASK)
+			return feed_ran(p, &p->rec);
+	}
+	p->ran.nr_pending = 0;		/* a damaged chunk: the next part's */
+	return 0;
+}
+
 static void part_progress(struct part *p)
 {
 	uint64_t off = vs_reader_offset(p->r), sum = 0;
@@ -311,8 +340,11 @@ static void *load_part(void *arg)
 	    take_record(p, &p->rec))
 		return NULL;
 	while (p->start_off != UINT64_MAX && (ret = vs_reader_next(p->r, &p->rec)) > 0) {
-		if (vs_reader_offset(p->r) >= p->end_off)
+		if (vs_reader_offset(p->r) >= p->end_off) {
+			if (finish_ran(p))
+				return NULL;
 			break;
+		}
 		if (take_record(p, &p->rec))
 			return NULL;
 		if (!(++seen % PROGRESS_EVERY))
