@@ -747,6 +747,32 @@ int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child)
 	return 0;
 }
 
+void vs_symbols_forget(struct vs_symbols *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_procs; i++) {
+		if (s->procs[i].pid != pid)
+			continue;
+		free(s->procs[i].maps);
+		s->procs[i] = s->procs[--s->nr_procs];
+		break;
+	}
+	s->last_proc = 0;
+	for (i = 0; i < s->nr_jits; i++) {
+		if (s->jits[i].pid != pid)
+			continue;
+		free_text_syms(&s->jits[i]);
+		s->jits[i] = s->jits[--s->nr_jits];
+		break;
+	}
+}
+
+uint32_t vs_symbols_pid(const struct vs_symbols *s, size_t i)
+{
+	return i < s->nr_procs ? s->procs[i].pid : 0;
+}
+
 int vs_symbols_lookup(struct vs_symbols *s, uint32_t pid, uint64_t addr,
 		      struct vs_symbol_hit *hit)
 {

@@ -138,6 +138,24 @@ int vs_symbols_read_proc_maps(struct vs_symbols *s, uint32_t pid);
 int vs_symbols_fork(struct vs_symbols *s, uint32_t parent, uint32_t child);
 
 /**
+ * vs_symbols_forget - drop what @s knows of process @pid: its mappings
+ * and its JIT map (the files' symbols stay, for the other processes)
+ *
+ * For a process that ended, whose number the kernel may give to
+ * another: that one's FORK or maps come anew.  The last process of
+ * vs_symbols_pid()'s order takes its place.
+ */
+void vs_symbols_forget(struct vs_symbols *s, uint32_t pid);
+
+/**
+ * vs_symbols_pid - the @i-th process @s has mappings of, 0 past the last
+ *
+ * After vs_symbols_forget() of the @i-th, the @i-th is the one that was
+ * last: look at @i again.
+ */
+uint32_t vs_symbols_pid(const struct vs_symbols *s, size_t i);
+
+/**
  * vs_symbols_lookup - resolve user address @addr of process @pid
  *
  * Returns 0 with @hit filled when a mapped file holds @addr (hit->sym may

@@ -73,6 +73,20 @@ void vs_unwinder_free(struct vs_unwinder *uw)
 	free(uw);
 }
 
+void vs_unwinder_forget(struct vs_unwinder *uw, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < uw->nr_procs; i++) {
+		if (uw->procs[i].pid != pid)
+			continue;
+		if (uw->procs[i].dwfl)
+			dwfl_end(uw->procs[i].dwfl);
+		uw->procs[i] = uw->procs[--uw->nr_procs];
+		return;
+	}
+}
+
 /* --- the thread callbacks: one thread, its state from the sample --- */
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)

@@ -41,6 +41,13 @@ struct vs_unwinder *vs_unwinder_new(struct vs_symbols *s);
 void vs_unwinder_free(struct vs_unwinder *uw);
 
 /**
+ * vs_unwinder_forget - end the libdw session of process @pid (its
+ * files' descriptors with it): for a process that ended, before
+ * vs_symbols_forget() of the same
+ */
+void vs_unwinder_forget(struct vs_unwinder *uw, uint32_t pid);
+
+/**
  * vs_unwind - the call chain of a stopped thread @tid of process @pid
  * @u: its registers, a copy of the top of its stack, and optionally the
  *     kernel's frame-pointer walk

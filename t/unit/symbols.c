@@ -26,6 +26,7 @@ int main(void)
 	const char *src;
 	char want[64];
 	int64_t off;
+	size_t nr, i;
 
 	ok(!vs_symbols_read_proc_maps(s, getpid()), "reads /proc/self/maps");
 	ok(!vs_symbols_lookup(s, getpid(), addr + 2, &hit) && hit.sym &&
@@ -66,6 +67,17 @@ int main(void)
 	   vs_symbols_lookup(s, 4000000, addr, &hit) < 0,
 	   "a later mapping hides an earlier one (exec)");
 	ok(!vs_symbols_dso(s, "/proc/self/status"), "a non-ELF file has no dso");
+	vs_symbols_forget(s, 4000000);
+	ok(vs_symbols_lookup(s, 4000000, addr, &hit) < 0 &&
+	   !vs_symbols_maps(s, 4000000, &nr),
+	   "a process forgotten has no mappings left");
+	ok(!vs_symbols_lookup(s, getpid(), addr, &hit) && hit.sym &&
+	   !strcmp(hit.sym->name, "probe_target"),
+	   "...and the others keep theirs, and the files' symbols");
+	for (i = 0; vs_symbols_pid(s, i); i++)
+		;
+	ok(i == 1 && vs_symbols_pid(s, 0) == (uint32_t)getpid(),
+	   "this process alone is left (%zu)", i);
 	vs_symbols_free(s);
 	return done_testing();
 }
