@@ -17,6 +17,9 @@
  * alone and then under `signature watch` (1 s windows, signatures of a
  * short normal run built first), in the same run; it prints both
  * throughputs, their ratio, and what watch said it traced and cost.
+ * Then watch's peak resident memory over a shell loop that runs
+ * WATCH_FORKS / 10 processes and over one that runs WATCH_FORKS, and
+ * their ratio: about 1 when what watch keeps per process goes with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +40,7 @@
 #define GTOD		96
 #define READ		0
 #define WATCH_REQUESTS	3000
+#define WATCH_FORKS	20000
 
 static uint16_t handler[NR_HANDLERS][12];
 static int handler_len[NR_HANDLERS];
@@ -221,6 +225,59 @@ static int bench_watch(const char *varscope, const char *build,
 	return 0;
 }
 
+/*
+ * The peak resident memory (KB) of signature watch over a shell that runs
+ * @n processes one after the other; -1 when it failed.
+ */
+static long watch_forks_rss(const char *varscope, const char *dir, int n)
+{
+	char sig[512], loop[256];
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	snprintf(sig, sizeof(sig), "%s/bs.sig", dir);
+	snprintf(loop, sizeof(loop), "i=0; while [ $i -lt %d ]; do "
+		 "/bin/true; i=$((i + 1)); done", n);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (!freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execl(varscope, varscope, "signature", "watch", "-s", sig,
+		      "--window", "1s", "--", "sh", "-c", loop, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return ru.ru_maxrss;
+}
+
+/*
+ * Watch's memory over a program that makes processes: what it keeps of
+ * each (its mappings, its libdw session) goes when it is reaped, so
+ * ten times the processes leave the peak where it was.
+ */
+static int bench_watch_forks(const char *varscope, const char *dir)
+{
+	long few = watch_forks_rss(varscope, dir, WATCH_FORKS / 10);
+	long many = few > 0 ? watch_forks_rss(varscope, dir, WATCH_FORKS) : -1;
+
+	if (many <= 0) {
+		fprintf(stderr, "bench/signature: watch of a forking loop "
+			"failed\n");
+		return -1;
+	}
+	printf("signature watch: peak RSS %.1f MB over %d processes, %.1f MB "
+	       "over %d (ratio %.2f)\n", few / 1024.0, WATCH_FORKS / 10,
+	       many / 1024.0, WATCH_FORKS, (double)many / few);
+	return 0;
+}
+
 int main(void)
 {
 	const char *varscope = getenv("VARSCOPE") ? getenv("VARSCOPE") :
@@ -277,7 +334,8 @@ int main(void)
 	       "target %.0f s, ratio %.3f); looping handler ranked %d\n",
 	       NR_CALLS, t, cpu, TARGET_S, t / TARGET_S, rank);
 	fflush(stdout);
-	failed = bench_watch(varscope, build, dir) < 0;
+	failed = bench_watch(varscope, build, dir) < 0 ||
+		 bench_watch_forks(varscope, dir) < 0;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench/signature: could not remove %s\n", dir);

@@ -872,9 +872,35 @@ static int proc_call_of(uint32_t pid, uint32_t tid, struct vs_sig_proc_call *c)
 	return 1;
 }
 
+/* How often the processes that ended are forgotten. */
+#define SWEEP_NS	1000000000ull
+
 static bool process_alive(pid_t pid)
 {
 	return !kill(pid, 0) || errno != ESRCH;
+}
+
+/*
+ * Forget the processes that ended (reaped: the kernel has no process of
+ * that number) in @r's symbols and in @uw: a program that forks a
+ * process a request would otherwise grow them by the mappings of each,
+ * for as long as it is watched.  A process reaped and its number given
+ * to a new one between two sweeps is kept: the new one's FORK record
+ * replaced its mappings.
+ */
+static void forget_ended(struct runner *r, struct vs_unwinder *uw)
+{
+	uint32_t pid;
+	size_t i = 0;
+
+	while ((pid = vs_symbols_pid(r->syms, i))) {
+		if (process_alive(pid)) {
+			i++;
+			continue;
+		}
+		vs_unwinder_forget(uw, pid);
+		vs_symbols_forget(r->syms, pid);
+	}
 }
 
 int vs_signature_watch(const struct vs_signatures *sig,
@@ -894,7 +920,7 @@ int vs_signature_watch(const struct vs_signatures *sig,
 	char program[4096], path[64];
 	struct vs_workload wl;
 	double cpu0 = cpu_seconds();
-	uint64_t t0, now;
+	uint64_t t0, now, swept;
 	int status = 0, ret = -1;
 	bool child = argv != NULL, done = false;
 
@@ -939,7 +965,7 @@ int vs_signature_watch(const struct vs_signatures *sig,
 			vs_workload_cancel(&wl);
 		goto out;
 	}
-	t0 = monotonic_ns();
+	t0 = swept = monotonic_ns();
 	wopts.call_of = proc_call_of;
 	wopts.background = true;
 	r.w = vs_sig_watch_new(sig, &wopts, r.syms, uw,
@@ -975,6 +1001,10 @@ int vs_signature_watch(const struct vs_signatures *sig,
 			r.failed = vs_sig_watch_close(r.w, done ?
 					monotonic_ns() : now - VS_SC_SLACK_NS,
 					done, fn, arg);
+		if (now - swept >= SWEEP_NS) {
+			forget_ended(&r, uw);
+			swept = now;
+		}
 	}
 	if (!done && !r.failed) {	/* stopped: the window so far */
 		vs_syscall_trace_read(t, 0, true, on_event, &r);
