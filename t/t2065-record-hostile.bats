@@ -67,6 +67,19 @@ bounded_numbers() {
 	[ "$(cat rss)" -lt 100000 ]
 }
 
+@test "counts that creep up faster than tasks can end: the thread is no longer read" {
+	record_hostile --creep 300
+	grep -qx 'hostile: creep=50' out
+	grep -qx 'varscope record: 1 thread wrote impossible values into its task ring (its head, its counts): its later tasks were not read' err
+	# 2^30 a step, fifty steps: never a count in the summary
+	bounded_numbers
+	! grep -q 'without begin\|task ring full' err
+	honest=$(sed -n 's/^honest: pid=\([0-9]*\) .*/\1/p' out)
+	check "T['1']['tasks'] == 300 and T['1']['pids'] == [$honest]"
+	# nor in the trace: no LOST record of tasks
+	! grep -q '"kind":"lost"' t.json
+}
+
 @test "a thread that asks for its sibling's registration is refused; the sibling keeps every task" {
 	timeout -k 10 120 "$VARSCOPE" record -o t.data -- \
 		"$BUILD/t/helper/hostile-sibling" 300 > out 2> err

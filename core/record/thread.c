@@ -28,6 +28,7 @@ struct vs_rthread {
 	int tasks_fd;
 	struct vs_task_ring *tasks;
 	uint64_t last_dropped, last_unmatched;
+	uint64_t counts_read;		/* when they were read last */
 	uint32_t done_seq;		/* last task written */
 	/* the slot, the tasks read (ours, not the ring's tail, which the
 	 * program may write), a lying ring */
@@ -114,6 +115,7 @@ struct vs_rthread *vs_rthread_open(struct vs_session *s, uint32_t pid,
 	if (!rt)
 		return NULL;
 	rt->opened = vs_perf_clock_ns();
+	rt->counts_read = rt->opened;
 	rt->pid = pid;
 	rt->tid = tid;
 	rt->tasks_fd = -1;
@@ -176,6 +178,7 @@ static void read_counts(struct vs_session *s, struct vs_rthread *rt,
 	}
 	s->stats.unmatched_ends += unmatched - rt->last_unmatched;
 	rt->last_unmatched = unmatched;
+	rt->counts_read = now;
 }
 
 /*
@@ -335,12 +338,14 @@ static void close_slot_task(struct vs_session *s, struct vs_rthread *rt,
 	rt->done_seq = seq;
 }
 
-/* The library's counts, each of which may only grow, by a bounded step. */
-#define VS_MAX_COUNT_STEP	(1ull << 32)
-
-static bool count_grew(uint64_t now, uint64_t last)
+/*
+ * The library's counts, each of which may only grow, and by at most one
+ * a nanosecond since they were read last (@elapsed): a task dropped, or
+ * an end without begin, is a call of the library.
+ */
+static bool count_grew(uint64_t now, uint64_t last, uint64_t elapsed)
 {
-	return now >= last && now - last <= VS_MAX_COUNT_STEP;
+	return now >= last && now - last <= elapsed;
 }
 
 /*
@@ -352,15 +357,16 @@ static unsigned int drain_slot_thread(struct vs_session *s,
 {
 	struct vs_task_ring *r = rt->tasks;
 	uint64_t head, first = rt->tail, now = vs_perf_clock_ns();
+	uint64_t elapsed = now - rt->counts_read;
 
 	if (rt->bad)
 		return 0;
 	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	if (head - rt->tail > VS_RING_ENTRIES ||
 	    !count_grew(__atomic_load_n(&r->dropped, __ATOMIC_RELAXED),
-			rt->last_dropped) ||
+			rt->last_dropped, elapsed) ||
 	    !count_grew(__atomic_load_n(&r->unmatched_ends, __ATOMIC_RELAXED),
-			rt->last_unmatched)) {
+			rt->last_unmatched, elapsed)) {
 		thread_lied(s, rt);
 		return 0;
 	}

@@ -6,7 +6,7 @@
  * the in-kernel engine's map and over its own task ring, then sets its
  * ring's head and counts to what no ring can hold.
  *
- *	hostile-slots [--garbage | --shrink] [TASKS]
+ *	hostile-slots [--garbage | --shrink | --creep] [TASKS]
  *
  * With --garbage the ring's head moves only a hundred entries past its
  * tail, over random entries, its counts kept: tasks that cannot be.
@@ -16,6 +16,10 @@
  * recorder at its next read of the ring, then runs 50 more tasks; it
  * prints "hostile: shrink=RESULT tasks=50", RESULT "done" or the errno's
  * name ("EPERM": the ring is sealed at its size).
+ * With --creep the parent's ring stays sound but its counts of dropped
+ * tasks and of ends without begin grow by 2^30 every 5 ms, a step no
+ * read of the recorder found too long by itself before; it prints
+ * "hostile: creep=STEPS".
  * The child runs TASKS (default 300) tasks of type 1, each a 1 ms sleep,
  * and prints "honest: pid=P tasks=N".  The parent prints what it hit:
  * "hostile: slots=BYTES ring=BYTES".  Both exit 0.
@@ -31,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/record/task-ring.h"
 #include "varscope.h"
 
 static uint64_t rnd = 0x9e3779b97f4a7c15ull;
@@ -148,9 +153,45 @@ static void shrink_attack(void)
 	printf("hostile: shrink=%s tasks=50\n", result);
 }
 
+/* The thread's task ring, registered by a first task; NULL if none. */
+static struct vs_task_ring *own_ring(void)
+{
+	struct vs_task_ring *ring = NULL;
+	char line[512];
+	unsigned long lo, hi;
+	FILE *f;
+
+	vs_task_begin(2);
+	sleep_ms(1);
+	vs_task_end(2);
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "varscope-tasks") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			ring = (struct vs_task_ring *)lo;
+	if (f)
+		fclose(f);
+	return ring;
+}
+
+/* The counts of the task ring grow by 2^30 every 5 ms, 50 times. */
+static void creep_attack(void)
+{
+	struct vs_task_ring *ring = own_ring();
+	int i;
+
+	for (i = 0; ring && i < 50; i++) {
+		__atomic_fetch_add(&ring->dropped, 1ull << 30, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&ring->unmatched_ends, 1ull << 30,
+				   __ATOMIC_RELAXED);
+		sleep_ms(5);
+	}
+	printf("hostile: creep=%d\n", i);
+}
+
 int main(int argc, char **argv)
 {
-	bool shrink = false;
+	const char *mode = NULL;
 	int tasks = 300, i, st;
 	unsigned long slots = 0, ring = 0;
 	pid_t child;
@@ -159,8 +200,9 @@ int main(int argc, char **argv)
 		garbage = true;
 		argc--;
 		argv++;
-	} else if (argc > 1 && !strcmp(argv[1], "--shrink")) {
-		shrink = true;
+	} else if (argc > 1 && (!strcmp(argv[1], "--shrink") ||
+				!strcmp(argv[1], "--creep"))) {
+		mode = argv[1];
 		argc--;
 		argv++;
 	}
@@ -177,8 +219,11 @@ int main(int argc, char **argv)
 		printf("honest: pid=%d tasks=%d\n", getpid(), tasks);
 		return 0;
 	}
-	if (shrink) {
-		shrink_attack();
+	if (mode) {
+		if (!strcmp(mode, "--shrink"))
+			shrink_attack();
+		else
+			creep_attack();
 		waitpid(child, &st, 0);
 		return 0;
 	}
