@@ -80,6 +80,22 @@ bounded_numbers() {
 	! grep -q '"kind":"lost"' t.json
 }
 
+@test "tasks that say they began on CPU 2,000,000: dropped and counted" {
+	record_hostile --cpu 300
+	grep -qx 'hostile: cpu=50' out
+	grep -qE '^varscope record: [0-9]+ tasks? dropped as impossible' err
+	bounded_numbers
+	honest=$(sed -n 's/^honest: pid=\([0-9]*\) .*/\1/p' out)
+	check "T['1']['tasks'] == 300 and T['1']['pids'] == [$honest]"
+	# a task read before its CPU was rewritten is whole; no other
+	python3 - "$(nproc --all)" <<-'EOF2'
+	import json, sys
+	T = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	assert all(t["cpu"] < int(sys.argv[1]) for t in T), [t for t in T if t["cpu"] >= int(sys.argv[1])][:3]
+	EOF2
+	[ "$(cat rss)" -lt 100000 ]
+}
+
 @test "a thread that asks for its sibling's registration is refused; the sibling keeps every task" {
 	timeout -k 10 120 "$VARSCOPE" record -o t.data -- \
 		"$BUILD/t/helper/hostile-sibling" 300 > out 2> err

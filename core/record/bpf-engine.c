@@ -443,6 +443,11 @@ int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e)
 	return bpf_map__fd(e->skel->maps.slots);
 }
 
+int vs_bpf_engine_nr_cpus(const struct vs_bpf_engine *e)
+{
+	return e->nr_cpus;
+}
+
 struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx)
 {
 	return idx < VS_SLOTS ? &e->slots[idx] : NULL;

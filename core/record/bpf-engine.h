@@ -54,6 +54,9 @@ void vs_bpf_engine_close(struct vs_bpf_engine *e);
  */
 int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e);
 
+/* The machine's possible CPUs, as the engine's per-CPU maps count them. */
+int vs_bpf_engine_nr_cpus(const struct vs_bpf_engine *e);
+
 /* The recorder's own mapping of slot @idx (< VS_SLOTS). */
 struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx);
 

@@ -142,7 +142,8 @@ void vs_record_summary(struct vs_recorder *r)
 		   "head, its counts): its later tasks were not read");
 	count_line(r->s.stats.bad_tasks, "task", "tasks",
 		   "dropped as impossible (ending before they began, "
-		   "outside their thread's time, or out of order)");
+		   "outside their thread's time, on no CPU of the machine, "
+		   "or out of order)");
 	if (r->s.engine && r->s.probe) {
 		struct vs_bpf_call_stats cs;
 

@@ -280,7 +280,8 @@ static void write_slot_task(struct vs_session *s, struct vs_rthread *rt,
 /*
  * One finished task of the ring: copied first, the program may write it.
  * A task that cannot be (it ends before it begins, outside the thread's
- * time, or its sequence number goes back) is dropped and counted.
+ * time, on a CPU the machine does not have, or its sequence number goes
+ * back) is dropped and counted.
  */
 static void take_slot_task(struct vs_session *s, struct vs_rthread *rt,
 			   const struct vs_ring_task *entry, uint64_t now)
@@ -290,6 +291,7 @@ static void take_slot_task(struct vs_session *s, struct vs_rthread *rt,
 
 	memcpy(&t, entry, sizeof(t));
 	if (t.end < t.start || t.seq <= rt->done_seq ||
+	    t.cpu >= (uint32_t)vs_bpf_engine_nr_cpus(s->engine) ||
 	    t.start + VS_TASK_CLOCK_SLACK_NS < rt->opened ||
 	    t.end > now + VS_TASK_CLOCK_SLACK_NS) {
 		s->stats.bad_tasks++;

@@ -6,7 +6,7 @@
  * the in-kernel engine's map and over its own task ring, then sets its
  * ring's head and counts to what no ring can hold.
  *
- *	hostile-slots [--garbage | --shrink | --creep] [TASKS]
+ *	hostile-slots [--garbage | --shrink | --creep | --cpu] [TASKS]
  *
  * With --garbage the ring's head moves only a hundred entries past its
  * tail, over random entries, its counts kept: tasks that cannot be.
@@ -19,7 +19,8 @@
  * With --creep the parent's ring stays sound but its counts of dropped
  * tasks and of ends without begin grow by 2^30 every 5 ms, a step no
  * read of the recorder found too long by itself before; it prints
- * "hostile: creep=STEPS".
+ * "hostile: creep=STEPS".  With --cpu its 50 tasks (type 2) say, once in
+ * the ring, that they began on CPU 2,000,000; it prints "hostile: cpu=50".
  * The child runs TASKS (default 300) tasks of type 1, each a 1 ms sleep,
  * and prints "honest: pid=P tasks=N".  The parent prints what it hit:
  * "hostile: slots=BYTES ring=BYTES".  Both exit 0.
@@ -189,6 +190,26 @@ static void creep_attack(void)
 	printf("hostile: creep=%d\n", i);
 }
 
+/*
+ * 50 tasks whose CPU, once pushed, is rewritten to 2,000,000 (a table
+ * sized by it cost the recorder 1 GB once).
+ */
+static void cpu_attack(void)
+{
+	struct vs_task_ring *ring = own_ring();
+	uint64_t head;
+	int i;
+
+	for (i = 0; ring && i < 50; i++) {
+		vs_task_begin(2);
+		vs_task_end(2);
+		head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+		ring->slot[(head - 1) & (VS_RING_ENTRIES - 1)].cpu = 2000000;
+		sleep_ms(1);
+	}
+	printf("hostile: cpu=%d\n", i);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = NULL;
@@ -201,7 +222,8 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	} else if (argc > 1 && (!strcmp(argv[1], "--shrink") ||
-				!strcmp(argv[1], "--creep"))) {
+				!strcmp(argv[1], "--creep") ||
+				!strcmp(argv[1], "--cpu"))) {
 		mode = argv[1];
 		argc--;
 		argv++;
@@ -222,8 +244,10 @@ int main(int argc, char **argv)
 	if (mode) {
 		if (!strcmp(mode, "--shrink"))
 			shrink_attack();
-		else
+		else if (!strcmp(mode, "--creep"))
 			creep_attack();
+		else
+			cpu_attack();
 		waitpid(child, &st, 0);
 		return 0;
 	}
