@@ -36,7 +36,8 @@
  * SIGSEGV at the end), --odd (an end without begin, a begin twice, a
  * thread that exits inside a task), --step (each task waits for a line
  * on stdin, and prints "interfere: step N done" after it: a test stops
- * the recorder around a task).
+ * the recorder around a task), --each (then one line per task, in the
+ * order they ended: "interfere: task type=T body_ns=N").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,7 +75,7 @@ static struct {
 	long burst_us;			/* 0: periodic co-runner */
 	long burst_every;		/* --burst-us: every K-th task, 0: none */
 	const char *types;
-	bool fork, exec, crash, odd, step;
+	bool fork, exec, crash, odd, step, each;
 	const char *argv0;
 } opt = {
 	.tasks = 20, .sleep_us = 2000, .pages = 256, .work_us = 2000,
@@ -94,6 +95,13 @@ struct truth {
 
 static struct truth truth[T__NR];
 static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* --each: every task's type and body, in the order they ended */
+static struct body {
+	int type;
+	long long ns;
+} *bodies;
+static long nr_bodies, max_bodies;
 
 static long long now_ns(void)
 {
@@ -235,6 +243,8 @@ void one_task(int type)
 	truth[type].tasks++;
 	truth[type].total_ns += t1 - t0;
 	truth[type].pages += pages;
+	if (nr_bodies < max_bodies)
+		bodies[nr_bodies++] = (struct body){ type, t1 - t0 };
 	pthread_mutex_unlock(&truth_lock);
 }
 
@@ -409,6 +419,7 @@ static void odd_orders(void)
 static void print_truth(void)
 {
 	int type;
+	long i;
 
 	for (type = 1; type < T__NR; type++)
 		if (truth[type].tasks)
@@ -416,6 +427,9 @@ static void print_truth(void)
 			       "total_ns=%lld pages=%ld\n", getpid(), type,
 			       type_name[type], truth[type].tasks,
 			       truth[type].total_ns, truth[type].pages);
+	for (i = 0; i < nr_bodies; i++)
+		printf("interfere: task type=%d body_ns=%lld\n",
+		       bodies[i].type, bodies[i].ns);
 	fflush(stdout);
 }
 
@@ -445,7 +459,7 @@ static void usage(void)
 		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
 		"                 [--wave N] [--outside-pages N] [--burst-us N]\n"
 		"                 [--burst-every K]\n"
-		"                 [--fork] [--exec] [--crash] [--odd] [--step]\n");
+		"                 [--fork] [--exec] [--crash] [--odd] [--step] [--each]\n");
 	exit(2);
 }
 
@@ -498,11 +512,19 @@ int main(int argc, char **argv)
 			opt.odd = true;
 		else if (!strcmp(argv[i], "--step"))
 			opt.step = true;
+		else if (!strcmp(argv[i], "--each"))
+			opt.each = true;
 		else
 			usage();
 	}
 	if (opt.threads < 1)
 		usage();
+	if (opt.each) {	/* each type's tasks on each thread, and --odd's */
+		max_bodies = opt.tasks * opt.threads * (T__NR - 1) + 8;
+		bodies = calloc(max_bodies, sizeof(*bodies));
+		if (!bodies)
+			max_bodies = 0;
+	}
 	calibrate();
 	run_all();
 	if (opt.odd)

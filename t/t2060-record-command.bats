@@ -36,7 +36,8 @@ load record-lib
 	"$VARSCOPE" record -o lib.data -- "$IF" -n 20 --types compute --work-us 50 \
 		> /dev/null 2>&1
 	"$VARSCOPE" record -o tf.data --task-func one_task -- "$IF" -n 400 \
-		--types compute --work-us 50 > truth 2> err || { cat err; false; }
+		--types compute --work-us 50 --each > truth 2> err ||
+		{ cat err; false; }
 	"$VARSCOPE" script -i tf.data --format json > t.json
 	cost=$(python3 -c 'import json
 for l in open("t.json"):
@@ -45,16 +46,21 @@ for l in open("t.json"):
         print(r["value"])')
 	[ -n "$cost" ] || fail "no probe_cost_ns"
 	# in the same run, each probed call lasts its body (interfere's own
-	# clock inside one_task, SCHED_FIFO: not preempted) plus the probes'
-	# cost: the mean difference is that cost, within half of it
+	# clock inside one_task) plus the probes' cost: the median difference
+	# is that cost, within half of it.  The median: a SCHED_FIFO task is
+	# still preempted now and then outside its body (6.12's fair server
+	# gives other threads up to 50 ms a second: one call 8 ms longer,
+	# under CI's load)
 	extra=$(python3 -c 'import json, re
 lat = [r["latency_ns"] for l in open("t.json")
        if (r := json.loads(l))["kind"] == "task"]
-body = int(re.search(r"total_ns=([0-9]+)", open("truth").read()).group(1))
-assert len(lat) == 400, len(lat)
-print((sum(lat) - body) // len(lat))')
+body = [int(b) for b in re.findall(r"task type=4 body_ns=([0-9]+)",
+                                   open("truth").read())]
+assert len(lat) == 400 and len(body) == 400, (len(lat), len(body))
+extra = sorted(l - b for l, b in zip(lat, body))
+print(extra[200])')
 	[ "$extra" -gt $((cost / 2)) ] && [ "$extra" -lt $((cost * 3 / 2)) ] ||
-		fail "each call lasted $extra ns more than its body, the probe cost is $cost ns"
+		fail "a call lasted $extra ns more than its body (median), the probe cost is $cost ns"
 	run "$VARSCOPE" report -i tf.data --min-tasks 10 --top 1
 	assert_line --regexp "^# --task-func: about [0-9.]+ us of each task is its probes' own cost, [0-9]+% of the median$"
 	run "$VARSCOPE" report -i tf.data --min-tasks 10 --format json
