@@ -246,6 +246,9 @@ write_corun() {
 		CPU_SET(cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
+	/* its spins, by its own clock, printed at the end */
+	static double spin[1000][2];
+	static int nr_spins;
 	/* SCHED_FIFO on the tasks' CPU: 2 ms of spinning every 5 ms */
 	static void *corunner(void *arg)
 	{
@@ -256,10 +259,12 @@ write_corun() {
 			perror("corunner: SCHED_FIFO");
 		printf("corunner tid=%d\n", gettid());
 		fflush(stdout);
-		while (!done) {
-			double t = now_ms();
-			while (now_ms() - t < 2)
+		while (!done && nr_spins < 1000) {
+			double t = now_ms(), t1;
+			while ((t1 = now_ms()) - t < 2)
 				;
+			spin[nr_spins][0] = t;
+			spin[nr_spins++][1] = t1;
 			nanosleep(&ms3, NULL);
 		}
 		return arg;
@@ -293,21 +298,30 @@ write_corun() {
 		}
 		done = 1;
 		pthread_join(t, NULL);
+		for (int i = 0; i < nr_spins; i++)
+			printf("spin %.0f %.0f\n", spin[i][0] * 1e6,
+			       spin[i][1] * 1e6);
 		return 0;
 	}
 	EOF2
 }
 
-# record corun (RECORD_OPTS, VS_APP_CFLAGS): the co-runner is first in
-# the ran_instead of each task that waited
+# record corun (RECORD_OPTS, VS_APP_CFLAGS): the co-runner is in the
+# ran_instead of each task that waited, for the time it spun during the
+# task.  Not always alone: since 6.12 the kernel's fair server runs other
+# threads on a CPU that real-time ones hold, up to 50 ms a second (CI
+# under load: bash and sed ran 6 ms of a 20 ms task); the CPU was theirs
+# or the co-runner's while the co-runner spun in the task
 check_corun_ran_instead() {
 	record_app corun
 	assert_success
 	corunner=$(sed -n 's/^corunner tid=//p' <<<"$output")
 	[ -n "$corunner" ]
+	grep '^spin ' <<<"$output" > spins
 	python3 - "$corunner" <<-'EOF2'
 	import json, sys
 	corunner = int(sys.argv[1])
+	spins = [tuple(map(int, l.split()[1:])) for l in open("spins")]
 	T = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
 	assert len(T) == 20, len(T)
 	waited = [t for t in T if t["values"]["sched.runnable.time"] > 1000000]
@@ -315,15 +329,21 @@ check_corun_ran_instead() {
 	assert len(waited) >= 15, [t["values"]["sched.runnable.time"] for t in T]
 	for t in waited:
 	    ran = t["ran_instead"]
-	    assert ran[0]["tid"] == corunner and ran[0]["comm"] == "corun", ran
-	    # most of the wait: only the co-runner outranks the tasks there
-	    assert ran[0]["time_ns"] >= 0.8 * t["values"]["sched.runnable.time"], t
-	    assert len([r for r in ran if r["tid"]]) <= 4, ran
+	    spun = sum(max(0, min(e, t["end_ns"]) - max(s, t["start_ns"]))
+	               for s, e in spins)
+	    co = [r["time_ns"] for r in ran
+	          if r["tid"] == corunner and r["comm"] == "corun"]
+	    assert co, ran
+	    others = sum(r["time_ns"] for r in ran) - co[0]
+	    # it ran while it spun, and during its spins only the fair
+	    # server's threads ran instead of it
+	    assert co[0] <= spun * 1.02 + 100000, (spun, t)
+	    assert co[0] + others >= spun - 200000, (spun, t)
 	    assert sum(r["time_ns"] for r in ran) <= t["values"]["sched.runnable.time"] * 1.01, t
 	EOF2
 }
 
-@test "a real-time co-runner on the task's CPU is named first in ran_instead" {
+@test "a real-time co-runner on the task's CPU is named in ran_instead for its time" {
 	require_cmd "$VS_CC"
 	write_corun
 	check_corun_ran_instead
