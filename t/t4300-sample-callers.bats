@@ -2,7 +2,8 @@
 # t4300-sample-callers: function attribution on real binaries, against the
 # ground truth of t/t4300/callers.c (the slow requests spend their time in
 # a leaf, hash(), called from lookup_b): first frames looked up as they
-# are, return addresses one byte back.
+# are, return addresses one byte back; the callers and inclusive times
+# of the ranking, the call paths of the variance tree.
 
 load test-lib
 
@@ -133,6 +134,20 @@ for t in json.load(sys.stdin)["task_types"]:
                 print("%s %.2f" % (x["path"], x["share"]))'
 }
 
+# totals TRACE: the inclusive times (func:<symbol>.total) the ranking has,
+# as "event ratio" lines: the event's 90th percentile over all tasks (a
+# value of a request through lookup_b: 50 of the 400) to that of
+# func:hash.time
+totals() {
+	"$VARSCOPE" report -i "$1" --pthreshold 0.9 --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["task_types"][0]["ranking"]
+p90 = {e["event"]: e["threshold"] for e in r}
+for name in sorted(p90):
+    if name.endswith(".total"):
+        print("%s %.2f" % (name, p90[name] / p90["func:hash.time"]))'
+}
+
 # top_factor TRACE: the variance tree's top factor
 top_factor() {
 	"$VARSCOPE" report -i "$1" --tree --format json | python3 -c '
@@ -158,6 +173,16 @@ print(t["factors"][0]["factor"])'
 	# text: the callers after the event's notes
 	run "$VARSCOPE" report -i cg.data
 	assert_line --regexp "func:hash\.time .*callers: main → serve → lookup_b → hash [0-9]+%"
+	# inclusive time, ranked like any event: lookup_b's in its requests
+	# holds their hash time, and the kernel's under it (an interrupt
+	# taken in hash is in no hash.time); its siblings' little; serve and
+	# main, on every sample, have none
+	run totals cg.data
+	assert_success
+	assert_line --regexp "^func:lookup_b\.total (0\.9[5-9]|1\.[0-9][0-9])$"
+	assert_line --regexp "^func:lookup_a\.total 0\.[01][0-9]$"
+	assert_line --regexp "^func:lookup_c\.total 0\.[01][0-9]$"
+	refute_line --regexp "^func:(serve|main)\.total"
 	# the tree's nodes are call paths: hash under lookup_b is its own
 	# node, the top factor, named by its path
 	run top_factor cg.data
