@@ -31,7 +31,7 @@ clang libbpf-dev bpftool"
 # source (dpkg-dev, patch, libevent-dev)
 TEST_PKGS="bats bats-assert bats-support coreutils time python3 libxml2-utils
 librsvg2-bin tmux strace util-linux man-db procps postgresql-15 nginx
-libmemcached-tools dpkg-dev patch libevent-dev"
+libmemcached-tools dpkg-dev patch libevent-dev libc6-dbg"
 # docs: asciidoctor converts Documentation/*.txt to man pages in one step
 DOC_PKGS="asciidoctor"
 # CI: clang's compiler-rt runtimes for make SANITIZE=1 and make fuzz

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * symbols.c - unit test of ELF symbolization (core/symbols/symbols.c) on this
- * very test program (a PIE) and the C library it maps.
+ * very test program (a PIE) and the C library it maps, with its build-id
+ * debug file (libc6-dbg, from scripts/install-deps.sh).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,9 @@ int main(void)
 	const char *src;
 	char want[64];
 	int64_t off;
+	const struct vs_elf_symbol *fns, *local;
+	const struct vs_dso *libc;
+	uint64_t bias;
 	size_t nr, i;
 
 	ok(!vs_symbols_read_proc_maps(s, getpid()), "reads /proc/self/maps");
@@ -46,6 +50,24 @@ int main(void)
 	vs_symbols_lookup(s, getpid(), (uint64_t)(uintptr_t)getpid, &hit);
 	ok(hit.dso && strstr(vs_dso_path(hit.dso), "libc") && hit.sym,
 	   "a C library function resolves in libc (%s)",
+	   hit.sym ? hit.sym->name : "?");
+	/*
+	 * libc.so.6 has no .symtab: _int_malloc, a static function of
+	 * malloc.c, is in its build-id debug file's (libc6-dbg) alone
+	 */
+	libc = hit.dso;
+	bias = (uint64_t)(uintptr_t)getpid - hit.vaddr;
+	fns = libc ? vs_dso_functions(libc, &nr) : NULL;
+	for (i = 0, local = NULL; fns && i < nr && !local; i++)
+		if (!strcmp(fns[i].name, "_int_malloc"))
+			local = &fns[i];
+	ok(local && local->size > 16,
+	   "libc's local functions, from its debug file by build-id");
+	memset(&hit, 0, sizeof(hit));
+	if (local)
+		vs_symbols_lookup(s, getpid(), local->addr + bias + 16, &hit);
+	ok(hit.sym && !strcmp(hit.sym->name, "_int_malloc"),
+	   "an address inside one resolves to it, not a neighbour (%s)",
 	   hit.sym ? hit.sym->name : "?");
 	/* clock_gettime, __clock_gettime, and in libc's debug file the
 	 * local __clock_gettime_2, __GI___clock_gettime and the versioned
