@@ -2,7 +2,8 @@
 # t2620-record-wakeup: wake-up edges (VS_REC_WAKEUP) into the recorded
 # threads, from sched:sched_waking opened per CPU on the command: exact
 # on a program that makes a known number of wake-ups, and the worker's
-# wake-up of the front thread in examples/crossthread.
+# wake-up of the front thread in examples/crossthread; an engine ring
+# that overflows counts every record it lost.
 
 load test-lib
 
@@ -262,4 +263,62 @@ check() {
 		"$VARSCOPE" script -i t.data --format json > t.json
 		check 'len(W) >= 30 and len(T) == 31'
 	done
+}
+
+# the voluntary switches of thread $1 of process $2 (one a request of
+# wakeping's reader: it blocks once in each)
+switches_of() {
+	sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' \
+		"/proc/$2/task/$1/status" 2>/dev/null || echo 0
+}
+
+@test "the engine's ring full: every edge and switch is written or counted lost" {
+	require_example wakeping
+	# the recorder stopped while wakeping's reader makes 3000 requests,
+	# three times: each request emits its wake-up edge and the switches
+	# that begin and end its wait, 9000 records, more than the engine's
+	# 256 KiB ring holds (3000 tasks fit the task ring: none dropped)
+	"$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 60000 \
+		> out 2> err &
+	local rec=$! app="" reader="" i k from
+	for i in $(seq 200); do
+		app=$(pgrep -P $rec) && reader=$(ls "/proc/$app/task" | grep -vx "$app" | head -1)
+		[ -n "$reader" ] && [ "$(switches_of "$reader" "$app")" -gt 10 ] && break
+		sleep 0.05
+	done
+	[ -n "$reader" ] || fail "no reader thread"
+	for k in 1 2 3; do
+		kill -STOP $rec
+		from=$(switches_of "$reader" "$app")
+		for i in $(seq 600); do
+			[ "$(switches_of "$reader" "$app")" -ge $((from + 3000)) ] && break
+			sleep 0.01
+		done
+		kill -CONT $rec
+		sleep 0.2
+	done
+	wait $rec
+	read -r _ waker _ wakee _ n < out
+	assert_equal "$n" 60000
+	lost=$(sed -n "s/^varscope record: \([0-9]*\) wake-up and switch records lost (the engine's ring full)$/\1/p" err)
+	[ -n "$lost" ] && [ "$lost" -gt 0 ] || { cat err; fail "the ring never overflowed"; }
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# each of the n requests: one edge, one switch out and one in, but
+	# for a wait closed by the library at the task's end (its switch-in
+	# unseen, the task flagged 1024), which emits no switch-in; and a
+	# task dropped in a full task ring hides one such wait at most
+	dropped=$(sed -n 's/^varscope record: \([0-9]*\) tasks\{0,1\} dropped (task ring full)$/\1/p' err)
+	python3 - "$n" "$wakee" "$lost" "${dropped:-0}" <<-'PY'
+	import json, sys
+	n, wakee, lost, dropped = map(int, sys.argv[1:])
+	R = [json.loads(l) for l in open("t.json")]
+	W = [r for r in R if r["kind"] == "wakeup" and r["wakee_tid"] == wakee]
+	S = [r for r in R if r["kind"] == "switch" and r["tid"] == wakee]
+	T = [r for r in R if r["kind"] == "task" and r["tid"] == wakee]
+	unseen = sum(1 for t in T if t["flags"] & 1024)
+	total = len(W) + len(S) + lost
+	print("edges %d switches %d lost %d tasks %d unseen %d dropped %d" %
+	      (len(W), len(S), lost, len(T), unseen, dropped))
+	assert 3 * n - unseen - dropped <= total <= 3 * n, total
+	PY
 }
