@@ -300,11 +300,18 @@ print(any(loop(e) for e in up["episodes"]), up["episodes"])'
 	[[ $stderr == "varscope signature: text.data: not a varscope trace"* ]]
 }
 
-@test "--help: the usage of both subcommands on stdout, exit 0" {
+@test "--help: the usage of the three subcommands on stdout, exit 0" {
 	run --separate-stderr "$VARSCOPE" signature --help
 	assert_success
 	assert_line --index 0 --partial 'varscope signature build -o FILE'
 	assert_line --index 1 --partial 'varscope signature infer -s FILE'
+	assert_line --index 2 --partial 'varscope signature watch -s FILE'
+	[ -z "$stderr" ]
+	run --separate-stderr "$VARSCOPE" signature watch -h
+	assert_success
+	assert_line --regexp '^ +-p, --pid'
+	assert_line --regexp '^ +--window'
+	assert_line --regexp '^ +--min-score'
 	[ -z "$stderr" ]
 	run --separate-stderr "$VARSCOPE" signature infer -h
 	assert_success
