@@ -15,7 +15,7 @@
  *
  * Watch: examples/buggyserver serves WATCH_REQUESTS requests per client,
  * alone and then under `signature watch` (1 s windows, signatures of a
- * short normal run built first), in the same run; it prints both
+ * normal run of as many requests built first), in the same run; it prints both
  * throughputs, their ratio, and what watch said it traced and cost.
  * Then watch's peak resident memory over a shell loop that runs
  * WATCH_FORKS / 10 processes and over one that runs WATCH_FORKS, and
@@ -194,8 +194,10 @@ static int bench_watch(const char *varscope, const char *build,
 
 	snprintf(server, sizeof(server), "%s/examples/buggyserver "
 		 "--duration=600 --dir=%s", build, dir);
+	/* the same work as the watched run: its windows are normal ones */
 	snprintf(cmd, sizeof(cmd), "%s signature build -o %s/bs.sig -- %s "
-		 "--requests=300 2>/dev/null", varscope, dir, server);
+		 "--requests=%d 2>/dev/null", varscope, dir, server,
+		 WATCH_REQUESTS);
 	if (timed(cmd) < 0) {
 		fprintf(stderr, "bench/signature: signature build failed\n");
 		return -1;
