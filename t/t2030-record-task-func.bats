@@ -120,6 +120,112 @@ libc_of() {
 	no_probes_left
 }
 
+# libf.so with f(), and calls: "calls N [FILE]" calls f N times, then
+# waits for FILE to exist; "calls -f K [sh]" forks K children one after
+# the other, each exiting before the next: each first forks a child that
+# exits at once (its parent and it are the swapped pair of perf's
+# contexts), then calls f 5 times; the last also has a grandchild that
+# calls f 5 times
+make_lib_calls() {
+	require_cmd cc
+	cat > f.c <<-'EOF'
+	__attribute__((noinline)) int f(int x)
+	{
+		__asm__ volatile("" : "+r"(x));
+		return x + 1;
+	}
+	EOF
+	cat > calls.c <<-'EOF'
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
+	#include <sys/wait.h>
+	int f(int x);
+	static void five(void)
+	{
+		for (int i = 0; i < 5; i++)
+			f(i);
+	}
+	int main(int argc, char **argv)
+	{
+		if (!strcmp(argv[1], "-f")) {
+			int k = atoi(argv[2]);
+			for (int c = 0; c < k; c++) {
+				if (fork())
+					continue;
+				if (!fork())
+					_exit(0);
+				wait(NULL);
+				five();
+				if (c == k - 1 && !fork()) {
+					five();
+					_exit(0);
+				}
+				while (wait(NULL) > 0)
+					;
+				_exit(0);
+			}
+			while (wait(NULL) > 0)
+				;
+			return 0;
+		}
+		for (int i = atoi(argv[1]); i > 0; i--)
+			f(i);
+		while (argc > 2 && access(argv[2], F_OK))
+			usleep(20000);
+		return 0;
+	}
+	EOF
+	cc -O2 -shared -fPIC -o libf.so f.c
+	cc -O2 -o calls calls.c -L. -lf -Wl,-rpath,"$PWD"
+}
+
+# the hits of the uprobe event $1 (f0_entry, f0_return) on libf.so in
+# this folder, as the kernel counts them (uprobe_profile: every trap, kept
+# or not)
+lib_hits() {
+	awk -v lib="$PWD/libf.so" -v ev="$1" \
+		'$1 == lib && $2 == ev { print $3; n++ } END { if (!n) print "none" }' \
+		"$TRACEFS/uprobe_profile"
+}
+
+@test "--task-func on a library: a process outside the recording calling it does not trap" {
+	require_uprobes
+	make_lib_calls
+	"$VARSCOPE" record -o t.data --task-func "f@$PWD/libf.so" -- ./calls 7 go 2> rec.err &
+	rec=$!
+	for i in $(seq 100); do
+		[ "$(lib_hits f0_return)" = 7 ] && break
+		sleep 0.1
+	done
+	# 500 calls of a process the recording does not know, beside it
+	./calls 500
+	entry=$(lib_hits f0_entry) return=$(lib_hits f0_return)
+	touch go
+	wait $rec
+	[ "$entry" = 7 ] || fail "$entry entry hits, 7 of them the command's"
+	[ "$return" = 7 ] || fail "$return return hits, 7 of them the command's"
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 7 and len(T["1"]["pids"]) == 1'
+	no_probes_left
+}
+
+@test "--task-func on a library follows the forks: a child after another exited, one whose child exited first, a grandchild" {
+	require_uprobes
+	make_lib_calls
+	# 12 children of 5 calls and a grandchild of 5; again one fork
+	# deeper, under a shell that does not exec it
+	for cmd in "./calls -f 12" "sh -c './calls -f 12; true'"; do
+		run "$VARSCOPE" record -o t.data --task-func "f@$PWD/libf.so" -- sh -c "$cmd"
+		assert_success
+		assert_line --partial "varscope record: 65 function calls written to t.data"
+		refute_output --partial "missing"
+		"$VARSCOPE" script -i t.data --format json > t.json
+		check 'len(T["1"]["pids"]) == 13'
+	done
+	no_probes_left
+}
+
 @test "--task-func: a wait whose switch-in went unseen is closed at the return" {
 	require_uprobes
 	# every switch-in unseen (fault injection, as this VM's agent thread

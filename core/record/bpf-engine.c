@@ -633,31 +633,29 @@ int vs_bpf_engine_calls_setup(struct vs_bpf_engine *e, uint32_t nr_task_funcs,
 }
 
 int vs_bpf_engine_attach_call(struct vs_bpf_engine *e, uint32_t func,
-			      const char *binary, uint64_t offset, char *err,
-			      size_t errlen)
+			      bool ret, int fd, char *err, size_t errlen)
 {
-	struct bpf_program *prog[2] = { e->skel->progs.vs_call_entry,
-					e->skel->progs.vs_call_return };
-	int ret;
+	struct bpf_program *prog = ret ? e->skel->progs.vs_call_return :
+					 e->skel->progs.vs_call_entry;
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = func);
+	int saved;
 
 	if (func >= VS_CALL_FUNCS) {
 		snprintf(err, errlen, "at most %d probed functions",
 			 VS_CALL_FUNCS);
+		close(fd);
 		return -1;
 	}
-	for (ret = 0; ret < 2; ret++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = func,
-			    .retprobe = ret);
-
-		e->call_link[func][ret] = bpf_program__attach_uprobe_opts(
-			prog[ret], -1, binary, offset, &opts);
-		if (!e->call_link[func][ret]) {
-			snprintf(err, errlen, "cannot attach the %s probe at "
-				 "%s+%#llx: %s", ret ? "return" : "entry",
-				 binary, (unsigned long long)offset,
-				 strerror(errno));
-			return -1;
-		}
+	e->call_link[func][ret] = bpf_program__attach_perf_event_opts(prog, fd,
+								      &opts);
+	if (!e->call_link[func][ret]) {
+		saved = errno;
+		snprintf(err, errlen, "cannot attach the %s program to its "
+			 "uprobe event: %s", ret ? "return" : "entry",
+			 strerror(saved));
+		close(fd);
+		errno = saved;
+		return -1;
 	}
 	return 0;
 }

@@ -151,16 +151,19 @@ int vs_bpf_engine_calls_setup(struct vs_bpf_engine *e, uint32_t nr_task_funcs,
 			      double rate);
 
 /**
- * vs_bpf_engine_attach_call - probe function @func (< VS_CALL_FUNCS) at
- * file offset @offset of @binary: its entry and its return, in every
- * process, the programs keeping the traced ones
+ * vs_bpf_engine_attach_call - run the program of function @func's entry
+ * (@ret false) or return (< VS_CALL_FUNCS) on the hits of the uprobe
+ * trace event @fd is a perf event of: the kernel runs a trace event's
+ * programs on every hit of the event, whichever of its perf events (one
+ * per traced process) wanted it, and the programs keep the traced
+ * processes' calls.  The engine owns @fd from then on, and closes it,
+ * even on failure.
  * @err: one line on failure
  *
  * Returns 0 or -1.
  */
 int vs_bpf_engine_attach_call(struct vs_bpf_engine *e, uint32_t func,
-			      const char *binary, uint64_t offset, char *err,
-			      size_t errlen);
+			      bool ret, int fd, char *err, size_t errlen);
 
 /* Trace process @pid's calls, and those of the children it forks later. */
 int vs_bpf_engine_trace_process(struct vs_bpf_engine *e, uint32_t pid);

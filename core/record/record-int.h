@@ -250,11 +250,42 @@ bool vs_probe_func_stats(const struct vs_session *s, int i,
  */
 int vs_probe_attach(struct vs_session *s, char *err, size_t errlen);
 
-/*
- * The probes count the calls of process @pid, and of the children it
- * forks from now on.  Returns 0 or -1 with errno set.
+/**
+ * vs_probe_trace - the probes count the calls of process @pid, and of
+ * the children it forks from now on: it is traced, and its threads get
+ * the probes (vs_probe_follow())
+ * @err: one line on failure ("No such process" when it is gone)
+ *
+ * Returns 0 or -1.
  */
-int vs_probe_trace(struct vs_session *s, pid_t pid);
+int vs_probe_trace(struct vs_session *s, pid_t pid, char *err, size_t errlen);
+
+/*
+ * A new process @pid of the command (read in its FORK, or found in
+ * /proc): its threads get the probes' perf events of their own, which
+ * it keeps until vs_probe_forget(), beside those it inherited at its
+ * fork.  A process gone already is left; one whose events could not be
+ * opened is counted (vs_probe_unfollowed()).
+ */
+void vs_probe_follow(struct vs_session *s, pid_t pid);
+
+/* Process @pid of the command is gone: its probes' events are closed. */
+void vs_probe_forget(struct vs_session *s, pid_t pid);
+
+/*
+ * Process @ppid of the command forked a child or started a thread at
+ * @time: before its own events on a kernel older than 6.12, that child
+ * and it may swap their events, and the calls of either may be missed
+ * until it has its own (counted, vs_probe_early_forks()).
+ */
+void vs_probe_forked(struct vs_session *s, pid_t ppid, uint64_t time);
+uint64_t vs_probe_early_forks(const struct vs_session *s);
+
+/*
+ * The processes vs_probe_follow() could not give events of their own
+ * (they kept the ones they inherited), and in @why the errno of the first.
+ */
+uint64_t vs_probe_unfollowed(const struct vs_session *s, int *why);
 
 /*
  * The recording stops at @time (a signal, --duration, the end of an

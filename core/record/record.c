@@ -1016,6 +1016,7 @@ int vs_record(const struct vs_record_opts *opts)
 	struct vs_recorder *r = calloc(1, sizeof(*r));
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	int status = 1, i;
+	char err[256];
 
 	if (!r)
 		return 1;
@@ -1048,9 +1049,10 @@ int vs_record(const struct vs_record_opts *opts)
 		goto out;
 	} else {
 		vs_record_add_command_pid(r, r->child);
-		if (r->s.probe && vs_probe_trace(&r->s, r->child)) {
+		if (r->s.probe && vs_probe_trace(&r->s, r->child, err,
+						 sizeof(err))) {
 			fprintf(stderr, "varscope record: cannot trace '%s': %s\n",
-				opts->argv[0], strerror(errno));
+				opts->argv[0], err);
 			vs_workload_cancel(&r->workload);
 			r->child_done = true;
 			goto out;

@@ -50,6 +50,28 @@ static void count_line(unsigned long long n, const char *one,
 		vs_plural(n, one, many), what);
 }
 
+/*
+ * What the per-process probes (core/record/probe.c) may have missed: a
+ * process whose own events could not be opened, forks too early for
+ * them on a kernel without inherit and PERF_SAMPLE_READ.
+ */
+static void probe_follow_lines(struct vs_recorder *r)
+{
+	char what[256];
+	int why = 0;
+	uint64_t n = vs_probe_unfollowed(&r->s, &why);
+
+	snprintf(what, sizeof(what), "of the command got no probes of their "
+		 "own (%s), on a kernel before 6.12: their calls after a "
+		 "child of theirs exits may be missing", strerror(why));
+	count_line(n, "process", "processes", what);
+	count_line(vs_probe_early_forks(&r->s), "fork or thread start",
+		   "forks or thread starts", "came before the recorder gave "
+		   "its process probes of its own, on a kernel before 6.12: "
+		   "the calls of that process or child after one of them "
+		   "exits may be missing until then");
+}
+
 void vs_record_summary(struct vs_recorder *r)
 {
 	const char *path = r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
@@ -155,6 +177,7 @@ void vs_record_summary(struct vs_recorder *r)
 			   "not recorded: every slot of the engine taken");
 		count_line(cs.no_thread, "thread", "threads",
 			   "not traced: the engine's map of threads full");
+		probe_follow_lines(r);
 		count_line(cs.too_deep, "probed call", "probed calls",
 			   "nested more than 16 deep: counted only by "
 			   "their depth");

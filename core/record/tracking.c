@@ -90,6 +90,13 @@ static void exit_command_pid(struct vs_recorder *r, uint32_t pid,
 		p->exit_time = time ? time : 1;
 }
 
+/* Process @i of the command is gone: forgotten, its probes closed. */
+static void drop_proc(struct vs_recorder *r, size_t i)
+{
+	vs_probe_forget(&r->s, r->procs[i].pid);
+	r->procs[i] = r->procs[--r->nr_procs];
+}
+
 /* Forget the processes whose leader exited before @time by the grace. */
 static void forget_exited(struct vs_recorder *r, uint64_t time)
 {
@@ -98,7 +105,7 @@ static void forget_exited(struct vs_recorder *r, uint64_t time)
 	for (i = r->nr_procs; i-- > 0;)
 		if (r->procs[i].exit_time &&
 		    r->procs[i].exit_time + VS_EXIT_GRACE_NS < time)
-			r->procs[i] = r->procs[--r->nr_procs];
+			drop_proc(r, i);
 }
 
 /*
@@ -407,7 +414,7 @@ static int for_each_child(struct vs_recorder *r, pid_t pid,
  */
 int vs_record_attach(struct vs_recorder *r, pid_t pid)
 {
-	char path[64];
+	char path[64], err[256];
 	struct dirent *d;
 	DIR *dir;
 
@@ -427,9 +434,10 @@ int vs_record_attach(struct vs_recorder *r, pid_t pid)
 	}
 	closedir(dir);
 	/* its calls after its threads' system calls: a call has them all */
-	if (r->s.probe && vs_probe_trace(&r->s, pid)) {
+	if (r->s.probe && vs_probe_trace(&r->s, pid, err, sizeof(err)) &&
+	    !vs_record_process_gone(pid)) {
 		fprintf(stderr, "varscope record: cannot trace process %d: %s\n",
-			pid, strerror(errno));
+			pid, err);
 		return -1;
 	}
 	if (for_each_child(r, pid, vs_record_attach))
@@ -486,6 +494,8 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 
 		if (h->type == PERF_RECORD_EXIT && f->pid == f->tid)
 			exit_command_pid(r, f->pid, f->time);
+		if (h->type == PERF_RECORD_FORK)
+			vs_probe_forked(&r->s, f->ppid, f->time);
 		rec.kind = VS_REC_PROCESS;
 		rec.process = (struct vs_process){ f->time,
 			h->type == PERF_RECORD_FORK ? VS_PROCESS_FORK :
@@ -629,6 +639,7 @@ static void follow_forks(struct vs_recorder *r, const struct vs_track_batch *b)
 			if (h->type == PERF_RECORD_FORK && f[0] != f[1] &&
 			    command_pid(r, f[1]) && !command_pid(r, f[0])) {
 				vs_record_add_command_pid(r, f[0]);
+				vs_probe_follow(&r->s, f[0]);
 				more = true;
 			}
 		}
@@ -647,8 +658,10 @@ static void track_add(void *ctx, const struct perf_event_header *h)
 
 static int adopt_child(struct vs_recorder *r, pid_t pid)
 {
-	if (!command_pid(r, pid))
+	if (!command_pid(r, pid)) {
 		vs_record_add_command_pid(r, pid);
+		vs_probe_follow(&r->s, pid);
+	}
 	return 0;
 }
 
@@ -674,7 +687,7 @@ static void resync_command(struct vs_recorder *r)
 		for_each_child(r, r->procs[i].pid, adopt_child);
 	for (i = r->nr_procs; i-- > 0;)
 		if (vs_record_process_gone(r->procs[i].pid))
-			r->procs[i] = r->procs[--r->nr_procs];
+			drop_proc(r, i);
 		else
 			resync_proc(r, &r->procs[i]);
 	for (i = 0; i < r->s.nr_buckets; i++)
