@@ -153,6 +153,158 @@ static void test_explained(void)
 	vs_profile_free(p);
 }
 
+/* A function of the tests below: its loops, {x, y, x, y} each. */
+struct weighed {
+	const char *name;
+	int loops[4][2];	/* calls x and y; x = 0: none */
+	int support[4];		/* executions of each when profiled */
+	int runaway[4];		/* times the abnormal unit makes each */
+};
+
+/* The first two functions ranked, none within another. */
+struct top_two {
+	int nr;			/* functions identified; 0: inference failed,
+				   or one of the two is within another */
+	char name[2][32];
+	double score[2], increase[2], match[2], specificity[2];
+};
+
+/*
+ * Profile @f (@nr functions), infer a run whose threads make the first
+ * loop of each once a millisecond, then the loops in one runaway unit
+ * as @f says, into @top.
+ */
+static void rank_weighed(const struct weighed *f, int nr, struct top_two *top)
+{
+	struct vs_infer_opts opts = { .support = 0.01,
+				      .cluster_diameter = 0.5 };
+	struct vs_profile *p = vs_profile_new();
+	struct vs_signatures *sig;
+	struct vs_infer_result res;
+	int i, k, l, r, seq[4];
+
+	for (k = 0; k < nr; k++)
+		for (l = 0; l < 4 && f[k].loops[l][0]; l++)
+			for (i = 0; i < f[k].support[l]; i++) {
+				seq[0] = seq[2] = f[k].loops[l][0];
+				seq[1] = seq[3] = f[k].loops[l][1];
+				profile(p, f[k].name, seq, 4, i);
+			}
+	sig = vs_profile_mine(p, 0.01, UINT64_MAX);
+	memset(th, 0, sizeof(th));
+	for (i = 0; i < 40; i++)
+		for (k = 0; k < nr; k++) {
+			seq[0] = seq[2] = f[k].loops[0][0];
+			seq[1] = seq[3] = f[k].loops[0][1];
+			run(1, seq, 4, 1000000, 2000);
+		}
+	for (r = 0; r < 2000; r++)
+		for (k = 0; k < nr; k++)
+			for (l = 0; l < 4; l++)
+				if (r < f[k].runaway[l]) {
+					seq[0] = seq[2] = f[k].loops[l][0];
+					seq[1] = seq[3] = f[k].loops[l][1];
+					run(0, seq, 4, 0, 2000);
+				}
+	for (k = 0; k < 2; k++)
+		th[k].calls = calls[k];
+	memset(top, 0, sizeof(*top));
+	if (sig && !vs_signature_infer(sig, th, 2, &opts, &res)) {
+		for (i = 0; i < (int)res.nr; i++) {
+			const struct vs_infer_function *g = &res.funcs[i];
+
+			printf("# %d: %s score %.3f increase %.1f match %.1f "
+			       "specificity %.2f\n", i + 1, g->func->name,
+			       g->score, g->increase, g->match,
+			       g->specificity);
+			if (i >= 2)
+				continue;
+			snprintf(top->name[i], sizeof(top->name[i]), "%s",
+				 g->func->name);
+			top->score[i] = g->score;
+			top->increase[i] = g->increase;
+			top->match[i] = g->match;
+			top->specificity[i] = g->specificity;
+		}
+		top->nr = res.nr >= 2 && !res.funcs[0].within &&
+			  !res.funcs[1].within ? res.nr : 0;
+		vs_infer_result_free(&res);
+	}
+	vs_signatures_free(sig);
+	vs_profile_free(p);
+}
+
+/*
+ * Specificity: four functions, each with two loops, one of which a
+ * runaway unit makes ten times as often as their normal runs did (the
+ * matcher's counts differ by one at most): gettimeofday+read, a loop
+ * three of them hold, and write+poll, one that b_own alone holds.  Same
+ * increase, same share matched, none matched whole: b_own, whose matched
+ * episode tells the most, ranks first, the three that share theirs
+ * below it (by name alone, a_shared would come first).
+ */
+static void test_specific(void)
+{
+	static const struct weighed f[] = {
+		{ "a_shared", { { GTOD, READ }, { FUTEX, FSYNC } },
+		  { 50, 50 }, { 500 } },
+		{ "c_shared", { { GTOD, READ }, { FSYNC, FUTEX } },
+		  { 50, 50 }, { 0 } },
+		{ "d_shared", { { GTOD, READ }, { 2, 3 } }, { 50, 50 },
+		  { 0 } },
+		{ "b_own", { { WRITE, POLL }, { 4, 5 } }, { 50, 50 },
+		  { 500 } },
+	};
+	struct top_two top;
+
+	rank_weighed(f, 4, &top);
+	ok(top.nr == 4 && top.increase[0] > 0.99 * top.increase[1] &&
+	   top.increase[1] > 0.99 * top.increase[0] &&
+	   top.match[0] == top.match[1],
+	   "four identified, alike but for whom their episodes are shared with");
+	is_str(top.name[0], "b_own",
+	       "the function of the episode it alone holds ranks first");
+	ok(top.specificity[0] == 1 && top.score[0] > 2.5 * top.score[1],
+	   "...by its score (%.3f, %.3f)", top.score[0], top.score[1]);
+}
+
+/*
+ * The score weighs the increase by the share of the signature matched,
+ * and takes its logarithm: of two functions matched in part, none
+ * whole, the one whose matched loop is half of its signature ranks above
+ * one whose loop, a quarter of its signature, grew twice as much; and
+ * two loops of a signature grown tenfold rank above one grown fiftyfold
+ * that was rare when profiled.  Without the share, or without the
+ * logarithm, the other ranks first.
+ */
+static void test_weights(void)
+{
+	static const struct weighed share[] = {
+		{ "half", { { 2, 3 }, { 4, 5 } }, { 50, 50 }, { 500 } },
+		{ "quarter", { { 8, 9 }, { 10, 11 }, { 12, 13 }, { 16, 17 } },
+		  { 50, 50, 50, 50 }, { 1000 } },
+	};
+	static const struct weighed rare[] = {
+		{ "two_loops", { { 2, 3 }, { 4, 5 }, { 8, 9 }, { 10, 11 } },
+		  { 50, 50, 50, 50 }, { 500, 500 } },
+		{ "rare_loop", { { 12, 13 }, { 16, 17 }, { 20, 21 },
+				 { 23, 32 } },
+		  { 10, 50, 50, 50 }, { 510 } },
+	};
+	struct top_two top;
+
+	rank_weighed(share, 2, &top);
+	is_str(top.name[0], "half", "half the signature grown tenfold, above "
+	       "a quarter grown twentyfold");
+	ok(top.score[0] > 1.3 * top.score[1], "...by its score (%.3f, %.3f)",
+	   top.score[0], top.score[1]);
+	rank_weighed(rare, 2, &top);
+	is_str(top.name[0], "two_loops",
+	       "two loops grown tenfold, above a rare one grown fiftyfold");
+	ok(top.score[0] > 1.1 * top.score[1], "...by its score (%.3f, %.3f)",
+	   top.score[0], top.score[1]);
+}
+
 /*
  * A function that makes 20 calls in any order has more candidate
  * episodes of length 4 than are counted: its signature is mined in part
@@ -309,5 +461,7 @@ int main(void)
 	vs_signatures_free(sig);
 	vs_profile_free(p);
 	test_explained();
+	test_specific();
+	test_weights();
 	return done_testing();
 }
