@@ -148,12 +148,15 @@ for name in sorted(p90):
         print("%s %.2f" % (name, p90[name] / p90["func:hash.time"]))'
 }
 
-# top_factor TRACE: the variance tree's top factor
+# top_factor TRACE: the variance tree's top factor, then the callers of
+# its nodes of hash, one node each
 top_factor() {
 	"$VARSCOPE" report -i "$1" --tree --format json | python3 -c '
 import json, sys
 t = json.load(sys.stdin)["task_types"][0]["variance_tree"]
-print(t["factors"][0]["factor"])'
+print(t["factors"][0]["factor"])
+fn = {n["id"]: n["function"] for n in t["nodes"]}
+print(*sorted(fn[n["parent"]] for n in t["nodes"] if n["function"] == "hash"))'
 }
 
 @test "dwarf call chains: a frameless leaf under its caller, no frame pointers" {
@@ -184,9 +187,10 @@ print(t["factors"][0]["factor"])'
 	assert_line --regexp "^func:lookup_c\.total 0\.[01][0-9]$"
 	refute_line --regexp "^func:(serve|main)\.total"
 	# the tree's nodes are call paths: hash under lookup_b is its own
-	# node, the top factor, named by its path
+	# node, the top factor, named by its path; under each lookup one
 	run top_factor cg.data
-	assert_output "Var(serve → lookup_b → hash)"
+	assert_line --index 0 "Var(serve → lookup_b → hash)"
+	assert_line --index 1 "lookup_a lookup_b lookup_c"
 }
 
 @test "dwarf call chains: the same with frame pointers, whose leaf has none" {
@@ -200,7 +204,8 @@ print(t["factors"][0]["factor"])'
 	assert_success
 	assert_line --index 0 --regexp "^main → serve → lookup_b → hash (0\.9[5-9]|1\.00)$"
 	run top_factor cg.data
-	assert_output "Var(serve → lookup_b → hash)"
+	assert_line --index 0 "Var(serve → lookup_b → hash)"
+	assert_line --index 1 "lookup_a lookup_b lookup_c"
 }
 
 @test "--call-graph: errors name the option" {
