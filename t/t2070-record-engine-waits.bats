@@ -2,8 +2,9 @@
 #
 # The in-kernel engine's facts on real kernel events, against what the
 # programs did: the system call each wait was in (a sleep, a futex wait
-# woken by another thread, an fdatasync), a thousand threads, and every
-# sleep's blocked time with two CPU hogs beside the recording.
+# woken by another thread, an fdatasync), a thousand threads, every
+# sleep's blocked time with two CPU hogs beside the recording, and the
+# system calls begin and end make (none; with counters, one each).
 # varscope-test: exclusive
 
 load test-lib
@@ -354,4 +355,77 @@ check_corun_ran_instead() {
 	require_uprobes
 	write_corun
 	VS_APP_CFLAGS="${VS_APP_CFLAGS-} -DTASK_FUNC" RECORD_OPTS="--task-func one_request" check_corun_ran_instead
+}
+
+# pairs.c: a thread registers (an attached interval, always selected)
+# and seeds its draws (its first begin reads its id, once), then makes
+# 2000 empty begin/end pairs between two getppid() calls
+write_pairs() {
+	cat > pairs.c <<-'EOF2'
+	#include <sys/syscall.h>
+	#include <unistd.h>
+	#include "varscope.h"
+	int main(void)
+	{
+		vs_task_attach(1);
+		vs_task_detach();
+		vs_task_begin(1);
+		vs_task_end(1);
+		syscall(SYS_getppid);
+		for (int i = 0; i < 2000; i++) {
+			vs_task_begin(1);
+			vs_task_end(1);
+		}
+		syscall(SYS_getppid);
+		return 0;
+	}
+	EOF2
+}
+
+# check_pairs_syscalls ALLOWED: the system calls of the pairs' thread
+# between its two getppid() calls, from --syscalls: only those ALLOWED
+# per selected task (python: nr -> how many each), and the clock reads
+# of the waits the library closed itself (two at most a flagged task)
+check_pairs_syscalls() {
+	python3 - "$1" <<-'EOF2'
+	import json, sys
+	allowed = eval(sys.argv[1])
+	R = [json.loads(l) for l in open("t.json")]
+	calls = [r for r in R if r["kind"] == "syscall" and r["dir"] == 0]
+	marks = [c for c in calls if c["nr"] == 110]	# getppid
+	assert len(marks) == 2, marks
+	t0, t1, tid = marks[0]["time_ns"], marks[1]["time_ns"], marks[0]["tid"]
+	inside = [c for c in calls if c["tid"] == tid and t0 < c["time_ns"] < t1]
+	tasks = [r for r in R if r["kind"] == "task" and t0 < r["start_ns"] < t1]
+	unseen = sum(1 for t in tasks if t["flags"] & 1024)
+	print("tasks %d, unseen %d, calls %s" % (len(tasks), unseen,
+	      sorted({c["nr"] for c in inside})))
+	# a rate of 0.5: selected ones and not
+	assert 600 < len(tasks) < 1400, len(tasks)
+	for nr in {c["nr"] for c in inside}:
+	    n = sum(1 for c in inside if c["nr"] == nr)
+	    if nr == 228:	# clock_gettime(CLOCK_THREAD_CPUTIME_ID)
+	        assert n <= 2 * unseen, (nr, n, unseen)
+	    else:
+	        assert n == allowed.get(nr, 0) * len(tasks), (nr, n, len(tasks))
+	EOF2
+}
+
+@test "vs_task_begin and vs_task_end make no system call, selected or not" {
+	require_cmd "$VS_CC"
+	write_pairs
+	RECORD_OPTS="--syscalls --rate 0.5" record_app pairs
+	assert_success
+	check_pairs_syscalls '{}'
+}
+
+@test "with counters: one system call at a selected task's begin and end, none else" {
+	require_cmd "$VS_CC"
+	write_pairs
+	# the software counters in place of a PMU's: the mark program, one
+	# bpf(BPF_PROG_TEST_RUN) after the begin and one before the end
+	VARSCOPE_TEST_SW_COUNTERS=1 RECORD_OPTS="--syscalls --rate 0.5" \
+		record_app pairs
+	assert_success
+	check_pairs_syscalls '{321: 2}'
 }
