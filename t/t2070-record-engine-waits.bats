@@ -2,9 +2,10 @@
 #
 # The in-kernel engine's facts on real kernel events, against what the
 # programs did: the system call each wait was in (a sleep, a futex wait
-# woken by another thread, an fdatasync), a thousand threads, every
-# sleep's blocked time with two CPU hogs beside the recording, and the
-# system calls begin and end make (none; with counters, one each).
+# woken by another thread, an fdatasync, none: a page fault's read), a
+# thousand threads, every sleep's blocked time with two CPU hogs beside
+# the recording, and the system calls begin and end make (none; with
+# counters, one each).
 # varscope-test: exclusive
 
 load test-lib
@@ -83,41 +84,97 @@ load record-lib
 	EOF2
 }
 
-@test "fdatasync's uninterruptible wait is sched.iowait.fdatasync" {
-	require_cmd "$VS_CC"
-	cat > sync.c <<-'EOF2'
+# disk.c: 10 tasks on a file of /var/tmp's disk: each an fdatasync() of
+# 4 MiB just written, or with -DFAULT the touch of 128 of the file's 8
+# MiB through a mapping without read-ahead, the file dropped from the
+# page cache before each task (each touch is a fault that reads a page)
+write_disk() {
+	cat > disk.c <<-'EOF2'
 	#include <fcntl.h>
 	#include <stdlib.h>
 	#include <string.h>
+	#include <sys/mman.h>
 	#include <unistd.h>
 	#include "varscope.h"
+	#define SIZE (8 << 20)
+	static char buf[1 << 20];
+	static int fill(int fd, int mib)
+	{
+		for (int k = 0; k < mib; k++)
+			if (write(fd, buf, sizeof(buf)) < 0)
+				return -1;
+		return 0;
+	}
 	int main(void)
 	{
-		static char buf[1 << 20];
 		char path[] = "/var/tmp/vs-t2070-XXXXXX";
 		int fd = mkstemp(path);
+		volatile char sum = 0;
 		if (fd < 0)
 			return 1;
 		unlink(path);
 		memset(buf, 'x', sizeof(buf));
+	#ifdef FAULT
+		if (fill(fd, SIZE >> 20) || fdatasync(fd))
+			return 1;
+	#endif
 		for (int i = 0; i < 10; i++) {
-			for (int k = 0; k < 4; k++)
-				if (write(fd, buf, sizeof(buf)) < 0)
-					return 1;
+	#ifndef FAULT
+			if (fill(fd, 4))
+				return 1;
 			vs_task_begin(1);
 			fdatasync(fd);
 			vs_task_end(1);
+	#else
+			posix_fadvise(fd, 0, SIZE, POSIX_FADV_DONTNEED);
+			char *p = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0);
+			if (p == MAP_FAILED)
+				return 1;
+			madvise(p, SIZE, MADV_RANDOM);
+			vs_task_begin(1);
+			for (long off = 0; off < SIZE; off += 16 * 4096)
+				sum += p[off];
+			vs_task_end(1);
+			munmap(p, SIZE);
+	#endif
 		}
-		return 0;
+		return sum == 1;
 	}
 	EOF2
-	record_app sync
+}
+
+@test "fdatasync's uninterruptible wait is sched.iowait.fdatasync" {
+	require_cmd "$VS_CC"
+	write_disk
+	record_app disk
 	assert_success
 	check 'T["1"]["tasks"] == 10'
 	# /var/tmp's disk makes the flush wait in state D; all of the
 	# task's iowait is fdatasync's
 	check 'T["1"]["sum"]["sched.iowait.count"] > 0'
 	check 'T["1"]["sum"]["sched.iowait.fdatasync.time"] == T["1"]["sum"]["sched.iowait.time"]'
+}
+
+@test "a page fault's read from disk is sched.iowait.fault, outside any system call" {
+	require_cmd "$VS_CC"
+	write_disk
+	VS_APP_CFLAGS="${VS_APP_CFLAGS-} -DFAULT" record_app disk
+	assert_success
+	check 'T["1"]["tasks"] == 10'
+	# 128 pages a task, each read from /var/tmp's disk in state D while
+	# the thread is in no system call: the wait's kind is fault
+	check 'T["1"]["sum"]["sched.iowait.fault.count"] >= 640'
+	check 'T["1"]["sum"]["sched.iowait.fault.time"] == T["1"]["sum"]["sched.iowait.time"] > 0'
+	python3 - <<-'EOF2'
+	import json
+	R = [json.loads(l) for l in open("t.json")]
+	d = {r["name"]: r for r in R if r["kind"] == "event_def"}
+	assert d["sched.iowait.fault.time"]["parent"] == d["sched.iowait.time"]["id"]
+	# no system call's name for these waits
+	names = {n for t in R if t["kind"] == "task" for n in t["values"]
+	         if n.startswith("sched.iowait.") and n.count(".") == 3}
+	assert names <= {"sched.iowait.fault.time", "sched.iowait.fault.count"}, names
+	EOF2
 }
 
 @test "a switch-in no program sees: the wait is closed from the thread's CPU time" {
