@@ -180,6 +180,17 @@ make_lib_calls() {
 	cc -O2 -o calls calls.c -L. -lf -Wl,-rpath,"$PWD"
 }
 
+# the running kernel is older than 6.12 (no inherit with PERF_SAMPLE_READ)
+kernel_before_6_12() {
+	local v major minor
+
+	v=$(uname -r)
+	major=${v%%.*}
+	minor=${v#*.}
+	minor=${minor%%.*}
+	[ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 12 ]; }
+}
+
 # the hits of the uprobe event $1 (f0_entry, f0_return) on libf.so in
 # this folder, as the kernel counts them (uprobe_profile: every trap, kept
 # or not)
@@ -218,6 +229,14 @@ lib_hits() {
 	for cmd in "./calls -f 12" "sh -c './calls -f 12; true'"; do
 		run "$VARSCOPE" record -o t.data --task-func "f@$PWD/libf.so" -- sh -c "$cmd"
 		assert_success
+		if kernel_before_6_12; then
+			# perf may swap a parent's and a child's inherited
+			# events there: a call missed is said, never lost
+			# silently (t2990 runs this on 6.1)
+			grep -q "varscope record: 65 function calls written" <<<"$output" ||
+				assert_line --regexp "^varscope record: [0-9]+ forks? or thread starts? came before the recorder gave its process probes of its own"
+			continue
+		fi
 		assert_line --partial "varscope record: 65 function calls written to t.data"
 		refute_output --partial "missing"
 		"$VARSCOPE" script -i t.data --format json > t.json
