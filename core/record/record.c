@@ -60,7 +60,8 @@ static volatile sig_atomic_t stop_signal;
 
 const char vs_fault_time_note[] =
 	"fault.page.time unavailable: page faults have no exit tracepoint "
-	"and this kernel has no kprobes; fault.page.count only";
+	"and the engine has no program on the fault handler's return (a "
+	"fault's handling is in run.time); fault.page.count only";
 
 static void on_stop_signal(int sig)
 {
