@@ -166,7 +166,8 @@ int cmd_tui(int argc, const char **argv)
 		fprintf(stderr, "varscope tui: cannot set up the terminal\n");
 		return 1;
 	}
-	vs_browser_progress((void *)tui.input, 0, 1);
+	snprintf(status, sizeof(status), "Reading %s", tui.input);
+	vs_browser_loading(status);
 	ret = load(&tui, err, sizeof(err));
 	if (ret) {
 		vs_browser_close();
@@ -174,7 +175,7 @@ int cmd_tui(int argc, const char **argv)
 		tui_release(&tui);
 		return ret;
 	}
-	vs_browser_progress("Building the variance tree", 1, 1);
+	vs_browser_loading("Building the variance tree");
 	tui.view.type = tui.tr.type;
 	tui.view.top = (unsigned int)tui.top;
 	vs_type_label(&tui.trace.ts->names, tui.tr.type, tui.type_label,

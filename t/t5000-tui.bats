@@ -3,10 +3,10 @@
 # ranking of a sampled recording of examples/vtreebench, the variance
 # tree a Tab away, moves, expands, searches, follows a resize, switches
 # views and quits, and the terminal is sane afterwards, also after ^C.
-# A trace without samples says why there is no tree.  Keys typed while
-# the trace loads count; type names show; the CDF's x axis is
-# logarithmic, a key away from linear.  The ranking names who ran
-# instead of the slow tasks, as report does.
+# A trace without samples says why there is no tree.  While the trace
+# loads a line says how much was read; keys typed meanwhile count; type
+# names show; the CDF's x axis is logarithmic, a key away from linear.
+# The ranking names who ran instead of the slow tasks, as report does.
 
 load test-lib
 
@@ -227,6 +227,42 @@ assert_terminal_restored() {
 	wait_for "Ranking (type set (1))"
 	run screen
 	assert_line --regexp '^Type set \(1\): [0-9]+ tasks'
+	keys q
+	assert_terminal_restored
+}
+
+@test "tui: while the trace loads, a line with the bytes read; keys typed on it are kept" {
+	require_cmd strace
+	"$BUILD/t/helper/gen-trace" -o big.data --tasks 300000 --types 2 \
+		--type-names get,set
+	size=$(stat -c %s big.data)
+	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	# every read of the trace 20 ms late: a load of some seconds
+	# (LeakSanitizer cannot run under ptrace, as in $STRACE_IO)
+	slow="strace -E ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	slow+=" -f -qq -o /dev/null -e trace=pread64"
+	slow+=" -e inject=pread64:delay_exit=20000"
+	tmux send-keys -t "$SESSION" \
+		"cd '$TEST_TMP' && $slow '$VARSCOPE' tui -i big.data" Enter
+	wait_for "keys typed now are kept"
+	: > seen
+	for _ in $(seq 100); do
+		screen | grep -E '^  (Reading )?big\.data' >> seen || true
+		grep -qE '^  big\.data: +[1-9][0-9]?% ' seen && break
+		sleep 0.1
+	done
+	# the file's size from the first line on, the share read growing
+	total=$(python3 -c "print('%.1f' % ($size / 1e6))")
+	grep -qE '^  big\.data: +[1-9][0-9]?% ' seen || fail "$(cat seen)"
+	run grep -vE "^  (Reading big\.data|big\.data: +[0-9]+% \([0-9]+\.[0-9] of $total MB\))\$" seen
+	assert_failure
+	keys h
+	wait_for "this help"
+	run screen
+	assert_line --regexp '^varscope tui: big.data - Help \(type get \(0\)\)'
+	keys q
+	wait_for "Ranking (type get (0))"
 	keys q
 	assert_terminal_restored
 }

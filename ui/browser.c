@@ -709,10 +709,21 @@ void vs_browser_close(void)
 	screen_restore();
 }
 
+void vs_browser_loading(const char *line)
+{
+	if (!screen_up)
+		return;
+	erase();
+	mvprintw(LINES / 2, 2, "%s", line);
+	mvprintw(LINES / 2 + 1, 2, "keys typed now are kept");
+	refresh();
+}
+
 void vs_browser_progress(void *what, uint64_t done, uint64_t total)
 {
 	static uint64_t last_ms;
 	struct timespec ts;
+	char line[512];
 	uint64_t ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -720,12 +731,10 @@ void vs_browser_progress(void *what, uint64_t done, uint64_t total)
 	if (!screen_up || (done < total && ms - last_ms < PROGRESS_EVERY_MS))
 		return;
 	last_ms = ms;
-	erase();
-	mvprintw(LINES / 2, 2, "%s: %3.0f%% (%.1f of %.1f MB)",
+	snprintf(line, sizeof(line), "%s: %3.0f%% (%.1f of %.1f MB)",
 		 (const char *)what, total ? 100.0 * done / total : 100.0,
 		 done / 1e6, total / 1e6);
-	mvprintw(LINES / 2 + 1, 2, "keys typed now are kept");
-	refresh();
+	vs_browser_loading(line);
 }
 
 int vs_browser_run(const struct vs_browser_input *in)

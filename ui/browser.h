@@ -46,6 +46,12 @@ struct vs_browser_input {
 int vs_browser_open(void);
 
 /**
+ * vs_browser_loading - the loading screen with @line, what is being done
+ * before the bytes read can say how far it is ("Reading t.data")
+ */
+void vs_browser_loading(const char *line);
+
+/**
  * vs_browser_progress - the loading line: "@what: 45% (12.3 of 27.1 MB)",
  * redrawn at most every 100 ms; the shape of a loader's progress
  * callback (vs_taskset_opts.progress), @what its argument
