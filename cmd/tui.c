@@ -134,6 +134,7 @@ int cmd_tui(int argc, const char **argv)
 	struct vs_browser_input in = { 0 };
 	char err[512], status[VS_TYPE_NAME_MAX + 600];
 	char tail[VS_TYPE_NAME_MAX + 512], ran[512];
+	FILE *keys;
 	int ret;
 
 	if (parse_options(argc, argv, options, tui_usage, 0))
@@ -144,7 +145,9 @@ int cmd_tui(int argc, const char **argv)
 		option_error("length", "must be more than 0");
 	if (tui.top < 1)
 		option_error("tree-top", "must be 1 or more");
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+	/* -i -: the trace on the standard input, the keys from the terminal */
+	keys = strcmp(tui.input, "-") ? stdin : fopen("/dev/tty", "r");
+	if (!keys || !isatty(fileno(keys)) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "varscope tui: not a terminal (varscope report "
 			"prints the same as text)\n");
 		return 1;
@@ -162,7 +165,7 @@ int cmd_tui(int argc, const char **argv)
 		return 1;
 	}
 	/* the screen first: the loading line, and keys typed meanwhile */
-	if (vs_browser_open()) {
+	if (vs_browser_open(keys)) {
 		fprintf(stderr, "varscope tui: cannot set up the terminal\n");
 		return 1;
 	}
@@ -207,5 +210,7 @@ int cmd_tui(int argc, const char **argv)
 	if (ret)
 		fprintf(stderr, "varscope tui: cannot set up the terminal\n");
 	tui_release(&tui);
+	if (keys != stdin)
+		fclose(keys);
 	return ret ? 1 : 0;
 }

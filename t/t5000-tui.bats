@@ -267,6 +267,26 @@ assert_terminal_restored() {
 	assert_terminal_restored
 }
 
+@test "tui: -i - reads the trace from a pipe, the keys from the terminal" {
+	"$BUILD/t/helper/gen-trace" -o n.data --tasks 500 --types 2 \
+		--type-names get,set
+	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && cat n.data | '$VARSCOPE' tui -i - --type set; echo status=\$?" Enter
+	wait_for "Ranking (type set (1))"
+	run screen
+	assert_line --regexp '^Type set \(1\): [0-9]+ tasks'
+	keys h
+	wait_for "this help"
+	keys q q
+	wait_for "status=0"
+	assert_terminal_restored
+	# with no terminal at all, one line
+	run --separate-stderr setsid "$VARSCOPE" tui -i - < n.data
+	assert_failure 1
+	[ "$stderr" = "varscope tui: not a terminal (varscope report prints the same as text)" ]
+}
+
 @test "tui: a --type that is no type is one line, before the screen is up" {
 	"$BUILD/t/helper/gen-trace" -o n.data --tasks 500 --types 2 \
 		--type-names get,set

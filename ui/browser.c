@@ -681,7 +681,7 @@ static void browser_free(struct browser *b)
 	free(b->node_cov);
 }
 
-int vs_browser_open(void)
+int vs_browser_open(FILE *keys)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	unsigned int i;
@@ -692,7 +692,7 @@ int vs_browser_open(void)
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], screen_signal);
 	setlocale(LC_ALL, "");
-	if (!initscr())
+	if (!newterm(NULL, stdout, keys))
 		return -1;
 	screen_up = true;
 	/* no flushinp() anywhere: keys typed while the trace loads count */
@@ -742,7 +742,7 @@ int vs_browser_run(const struct vs_browser_input *in)
 	struct browser b = { .in = in, .view = V_RANKING };
 	int c;
 
-	if ((in->tree && tree_keys(&b)) || vs_browser_open()) {
+	if ((in->tree && tree_keys(&b)) || !screen_up) {
 		browser_free(&b);
 		return -1;
 	}

@@ -7,6 +7,7 @@
 #define VS_UI_BROWSER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core/analysis/ranking.h"
@@ -41,9 +42,13 @@ struct vs_browser_input {
 /**
  * vs_browser_open - set the terminal up for the browser (curses), before
  * the trace loads: vs_browser_progress() draws on it, and the keys typed
- * meanwhile wait for vs_browser_run().  Returns 0, or -1.
+ * meanwhile wait for vs_browser_run()
+ * @keys: the terminal the keys come from (stdin, or /dev/tty when the
+ *        standard input is the trace); the screen is the standard output
+ *
+ * Returns 0, or -1 (vs_browser_run() then fails too).
  */
-int vs_browser_open(void);
+int vs_browser_open(FILE *keys);
 
 /**
  * vs_browser_loading - the loading screen with @line, what is being done
