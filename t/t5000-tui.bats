@@ -21,13 +21,22 @@ teardown() {
 	tmux kill-session -t "$SESSION" 2>/dev/null || true
 }
 
-# start_tui ARGS...: a shell in an 80x24 tmux window running varscope tui
-# (under the command $TUI_UNDER when set, like strace)
-start_tui() {
+# start_shell: a shell in an 80x24 tmux window, its prompt "vs-prompt$ "
+start_shell() {
 	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
 		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
-	tmux send-keys -t "$SESSION" \
-		"cd '$TEST_TMP' && ${TUI_UNDER:-} '$VARSCOPE' tui $*" Enter
+}
+
+# shell_line LINE: start_shell, LINE typed into it in the test's folder
+shell_line() {
+	start_shell
+	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && $1" Enter
+}
+
+# start_tui ARGS...: a shell running varscope tui (under the command
+# $TUI_UNDER when set, like strace), until its screen is up
+start_tui() {
+	shell_line "${TUI_UNDER:-} '$VARSCOPE' tui $*"
 	wait_for "varscope tui:"
 }
 
@@ -215,8 +224,7 @@ assert_terminal_restored() {
 @test "tui: keys typed while the trace loads are kept; type names show" {
 	"$BUILD/t/helper/gen-trace" -o big.data --tasks 300000 --types 2 \
 		--type-names get,set
-	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
-		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
+	start_shell
 	# typed at once, with the command: before the screen is even up
 	tmux send-keys -t "$SESSION" \
 		"cd '$TEST_TMP' && '$VARSCOPE' tui -i big.data --type set" Enter h
@@ -236,15 +244,12 @@ assert_terminal_restored() {
 	"$BUILD/t/helper/gen-trace" -o big.data --tasks 300000 --types 2 \
 		--type-names get,set
 	size=$(stat -c %s big.data)
-	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
-		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
 	# every read of the trace 20 ms late: a load of some seconds
 	# (LeakSanitizer cannot run under ptrace, as in $STRACE_IO)
 	slow="strace -E ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	slow+=" -f -qq -o /dev/null -e trace=pread64"
 	slow+=" -e inject=pread64:delay_exit=20000"
-	tmux send-keys -t "$SESSION" \
-		"cd '$TEST_TMP' && $slow '$VARSCOPE' tui -i big.data" Enter
+	shell_line "$slow '$VARSCOPE' tui -i big.data"
 	wait_for "keys typed now are kept"
 	: > seen
 	for _ in $(seq 100); do
@@ -270,9 +275,7 @@ assert_terminal_restored() {
 @test "tui: -i - reads the trace from a pipe, the keys from the terminal" {
 	"$BUILD/t/helper/gen-trace" -o n.data --tasks 500 --types 2 \
 		--type-names get,set
-	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
-		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
-	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && cat n.data | '$VARSCOPE' tui -i - --type set; echo status=\$?" Enter
+	shell_line "cat n.data | '$VARSCOPE' tui -i - --type set; echo status=\$?"
 	wait_for "Ranking (type set (1))"
 	run screen
 	assert_line --regexp '^Type set \(1\): [0-9]+ tasks'
@@ -290,9 +293,7 @@ assert_terminal_restored() {
 @test "tui: a --type that is no type is one line, before the screen is up" {
 	"$BUILD/t/helper/gen-trace" -o n.data --tasks 500 --types 2 \
 		--type-names get,set
-	tmux new-session -d -s "$SESSION" -x 80 -y 24 \
-		"env PS1='vs-prompt\$ ' TERM=screen bash --norc --noprofile"
-	tmux send-keys -t "$SESSION" "cd '$TEST_TMP' && '$VARSCOPE' tui -i n.data --type nosuch; echo status=\$?" Enter
+	shell_line "'$VARSCOPE' tui -i n.data --type nosuch; echo status=\$?"
 	wait_for "status=129"
 	# wrapped lines joined
 	run tmux capture-pane -p -J -t "$SESSION"
