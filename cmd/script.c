@@ -24,7 +24,7 @@ static const char *const script_usage[] = {
 	NULL
 };
 
-#define NO_TID	UINT64_MAX	/* --tid not given (0 is a thread id too) */
+#define NOT_GIVEN	UINT64_MAX	/* an option not given (0 is a value) */
 
 /* A task's ran_instead records kept for its line: record writes 5 at most. */
 #define MAX_RAN	8
@@ -37,7 +37,7 @@ struct ran_buf {
 
 struct script {
 	const char *input, *format, *type, *time;
-	uint64_t tid;
+	uint64_t tid, min_latency, slowest;	/* NOT_GIVEN: not given */
 	struct vs_record_filter filter;
 	uint64_t from, to;		/* --time, from the recording's start */
 	bool open_end;
@@ -125,7 +125,15 @@ static void check_options(struct script *sc)
 		sc->print = vs_print_record_json;
 	else
 		sc->print = vs_print_record_text;
-	if (sc->tid != NO_TID) {
+	if (sc->min_latency != NOT_GIVEN) {
+		sc->filter.min_latency_ns = sc->min_latency;
+		sc->filter.by_latency = true;
+	}
+	if (sc->slowest == 0)
+		option_error("slowest", "must be 1 or more");
+	if (sc->slowest != NOT_GIVEN)
+		sc->filter.slowest = sc->slowest;
+	if (sc->tid != NOT_GIVEN) {
 		if (sc->tid > UINT32_MAX)
 			option_error("tid", "%llu is not a thread id",
 				     (unsigned long long)sc->tid);
@@ -188,7 +196,8 @@ static void print_slowest(struct script *sc, struct vs_reader *r,
 int cmd_script(int argc, const char **argv)
 {
 	struct script sc = { .input = VS_DEFAULT_FILE, .format = "text",
-			     .tid = NO_TID };
+			     .tid = NOT_GIVEN, .min_latency = NOT_GIVEN,
+			     .slowest = NOT_GIVEN };
 	const struct vs_option options[] = {
 		OPT_STRING('i', "input", &sc.input, "file",
 			   "trace to read (default " VS_DEFAULT_FILE ")"),
@@ -197,9 +206,9 @@ int cmd_script(int argc, const char **argv)
 		OPT_STRING(0, "type", &sc.type, "type",
 			   "only the tasks of this type (a number or a name)"),
 		OPT_U64(0, "tid", &sc.tid, "only the records of this thread"),
-		OPT_DURATION(0, "min-latency", &sc.filter.min_latency_ns,
+		OPT_DURATION(0, "min-latency", &sc.min_latency,
 			     "only the tasks that took this long or longer"),
-		OPT_U64(0, "slowest", &sc.filter.slowest,
+		OPT_U64(0, "slowest", &sc.slowest,
 			"the N slowest tasks of the selection, slowest "
 			"first"),
 		OPT_STRING(0, "time", &sc.time, "start,end",

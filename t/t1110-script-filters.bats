@@ -68,7 +68,7 @@ print(len(a))' "$1" "$2"
 }
 
 @test "script --min-latency: the tasks that took that long or longer" {
-	for bound in 500us:500000 2ms:2000000 0.3ms:300000; do
+	for bound in 0:0 500us:500000 2ms:2000000 0.3ms:300000; do
 		pick 'r["kind"] == "task" and r["latency_ns"] >= '"${bound#*:}" > want
 		filtered --min-latency "${bound%%:*}" > got
 		same want got
@@ -133,7 +133,8 @@ print(max(json.loads(l).get("end_ns", 0) for l in open("all.json")))')
 
 @test "script filters: bad values are one line and status 129" {
 	for bad in "--time 2s,1s" "--time 1s" "--time x,2s" "--tid 99999999999" \
-		   "--min-latency fast" "--type nosuch" "--slowest many"; do
+		   "--min-latency fast" "--type nosuch" "--slowest many" \
+		   "--slowest 0"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$VARSCOPE" script -i t.data $bad
 		[ "$status" -eq 129 ] || fail "$bad: status $status"

@@ -51,7 +51,7 @@ bool vs_record_filter_match(const struct vs_record_filter *f,
 			    const struct vs_record *rec)
 {
 	const struct vs_kind_desc *d = vs_kind_desc(rec->kind);
-	bool tasks_only = f->by_type || f->min_latency_ns || f->slowest;
+	bool tasks_only = f->by_type || f->by_latency || f->slowest;
 
 	if (!d)
 		return false;
@@ -60,7 +60,8 @@ bool vs_record_filter_match(const struct vs_record_filter *f,
 			return false;
 		if (f->by_type && rec->task.type != f->type)
 			return false;
-		if (rec->task.end - rec->task.start < f->min_latency_ns)
+		if (f->by_latency &&
+		    rec->task.end - rec->task.start < f->min_latency_ns)
 			return false;
 	}
 	if (f->by_tid && !has_tid(d, rec, f->tid))

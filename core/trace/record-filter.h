@@ -24,9 +24,9 @@
 #include "core/trace/trace.h"
 
 struct vs_record_filter {
-	bool by_type, by_tid, by_time;
+	bool by_type, by_tid, by_time, by_latency;
 	uint32_t type, tid;
-	uint64_t min_latency_ns;	/* 0: no bound */
+	uint64_t min_latency_ns;	/* by_latency: the bound */
 	uint64_t slowest;		/* 0: every task of the selection */
 	uint64_t from_ns, to_ns;	/* by_time: the trace's clock; to_ns
 					 * UINT64_MAX: open */
