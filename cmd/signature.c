@@ -285,7 +285,7 @@ static int signature_watch(int argc, const char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	vs_signature_watch_print_start(&out, json, window);
+	vs_signature_watch_print_start(&out, json, window, sig->normal_calls);
 	if (vs_signature_watch(sig, pid ? NULL : argv, pid, &opts,
 			       vs_signature_print_window, &out, &watch_stop, &st,
 			       err, sizeof(err)) < 0) {
@@ -293,7 +293,7 @@ static int signature_watch(int argc, const char **argv)
 		vs_signatures_free(sig);
 		return 1;
 	}
-	vs_signature_print_watched(&st);
+	vs_signature_print_watched(&out, &st);
 	vs_signatures_free(sig);
 	return 0;
 }

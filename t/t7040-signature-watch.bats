@@ -5,7 +5,8 @@
 # handler, the windows before it are not; a thread that stays in a read
 # of a pipe nobody writes is named with the handler that made the read,
 # by watch (from the call's chain) and by infer (from the stack that
-# record --syscall-stacks keeps of each call of 1 s or more).
+# record --syscall-stacks keeps of each call of 1 s or more); signatures
+# of a run shorter than a window are said to be.
 #
 # Execution units are cut at gaps above mean + 2 sigma of a thread's
 # system calls, which another test file running beside it stretches:
@@ -42,6 +43,28 @@ print(eval(sys.argv[1]))' "$1"
 	assert_output True
 	run grep -E '^varscope signature: watched [0-9.]+ s, [0-9]+ windows \([0-9]+ abnormal\): [0-9]+ system calls traced \([0-9]+ a second\), the watcher.s CPU [0-9.]+ s \([0-9.]+% of one CPU\), [0-9]+ records? lost$' watch.err
 	assert_success
+}
+
+@test "watch: signatures of a run of fewer calls than a window, said" {
+	# 100 requests: some 1600 calls, fewer than a second of overlap's
+	"$VARSCOPE" signature build -o short.sig -- "$OVERLAP" \
+		--requests=100 2>build.err
+	normal=$(sed -nE 's/.* of ([0-9]+) system calls -> short\.sig$/\1/p' \
+		build.err)
+	[ -n "$normal" ]
+	run grep -c "\"key\":\"calls\",\"value\":\"$normal\"" \
+		<("$VARSCOPE" script -i short.sig --format json)
+	assert_output 1
+	"$VARSCOPE" signature watch -s short.sig --window 1s --format json \
+		-- "$OVERLAP" --duration=2.5 >watch.json 2>watch.err
+	cat watch.err
+	run grep -E "^varscope signature: warning: a window made [0-9]+ system calls, more than the $normal of the signatures' normal run: " watch.err
+	assert_success
+	# the windows printed carry the normal run's calls
+	run python3 -c 'import json, sys
+print(all(json.loads(l)["normal_run_calls"] == int(sys.argv[1])
+          for l in open("watch.json")))' "$normal"
+	assert_output True
 }
 
 @test "watch: a thread hung in a read is named with its function" {

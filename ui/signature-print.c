@@ -262,7 +262,8 @@ void vs_signature_print_infer(const struct vs_infer_result *res, uint64_t t0,
 /* --- watch --- */
 
 void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
-				    bool json, uint64_t window_ns)
+				    bool json, uint64_t window_ns,
+				    uint64_t normal_calls)
 {
 	struct timespec mono, real;
 
@@ -270,6 +271,7 @@ void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
 	clock_gettime(CLOCK_REALTIME, &real);
 	o->json = json;
 	o->window_ns = window_ns;
+	o->normal_calls = normal_calls;
 	o->t0 = mono.tv_sec * 1000000000ull + mono.tv_nsec;
 	o->to_realtime = (int64_t)(real.tv_sec * 1000000000ull +
 				   real.tv_nsec) - (int64_t)o->t0;
@@ -318,6 +320,11 @@ int vs_signature_print_window(const struct vs_sig_window *win, void *arg)
 		json_u64(&j, win->nr_threads);
 		json_key(&j, "abnormal_units");
 		json_u64(&j, res->nr_abnormal);
+		json_key(&j, "normal_run_calls");
+		if (o->normal_calls)
+			json_u64(&j, o->normal_calls);
+		else
+			json_null(&j);
 		json_functions(&j, res);
 		json_end_object(&j);
 		json_newline(&j);
@@ -329,13 +336,19 @@ int vs_signature_print_window(const struct vs_sig_window *win, void *arg)
 		       vs_plural(win->nr_threads, "thread", "threads"),
 		       res->nr_abnormal,
 		       vs_plural(res->nr_abnormal, "unit", "units"));
+		if (o->normal_calls && res->nr_calls > o->normal_calls)
+			printf("# more system calls than the normal run of the "
+			       "signatures (%llu): a function that runs "
+			       "throughout exceeds its supports for that "
+			       "alone\n", (unsigned long long)o->normal_calls);
 		print_ranking(res, o->t0, 1);
 	}
 	fflush(stdout);
 	return 0;
 }
 
-void vs_signature_print_watched(const struct vs_sig_watch_stats *st)
+void vs_signature_print_watched(const struct vs_signature_watch_print *o,
+				const struct vs_sig_watch_stats *st)
 {
 	fprintf(stderr, "varscope signature: watched %.1f s, %lu %s (%lu "
 		"abnormal): %llu system calls traced (%.0f a second), the "
@@ -348,4 +361,12 @@ void vs_signature_print_watched(const struct vs_sig_watch_stats *st)
 		100 * st->cpu_seconds / st->seconds : 0,
 		(unsigned long long)st->lost,
 		vs_plural(st->lost, "record", "records"));
+	if (o->normal_calls && st->counts.peak_calls > o->normal_calls)
+		fprintf(stderr, "varscope signature: warning: a window made "
+			"%zu system calls, more than the %llu of the "
+			"signatures' normal run: what runs through a window "
+			"exceeds its normal counts for that alone; build them "
+			"from a longer run, or use a shorter --window\n",
+			st->counts.peak_calls,
+			(unsigned long long)o->normal_calls);
 }

@@ -43,14 +43,18 @@ struct vs_signature_watch_print {
 	uint64_t t0;			/* CLOCK_MONOTONIC of the start */
 	uint64_t window_ns;
 	int64_t to_realtime;		/* add to get CLOCK_REALTIME */
+	uint64_t normal_calls;		/* of the signatures' normal run, 0:
+					   not known */
 };
 
 /**
  * vs_signature_watch_print_start - @o for a watch starting now, whose
- * windows are @window_ns long, printed as JSON lines when @json
+ * windows are @window_ns long, printed as JSON lines when @json, against
+ * signatures of a normal run of @normal_calls system calls (0: not known)
  */
 void vs_signature_watch_print_start(struct vs_signature_watch_print *o,
-				    bool json, uint64_t window_ns);
+				    bool json, uint64_t window_ns,
+				    uint64_t normal_calls);
 
 /**
  * vs_signature_print_window - print abnormal window @win on stdout and
@@ -62,8 +66,10 @@ int vs_signature_print_window(const struct vs_sig_window *win, void *arg);
 /**
  * vs_signature_print_watched - the line that ends a watch, of @st, on
  * stderr: how long, the windows, the calls traced, the watcher's CPU
- * time, the records lost
+ * time, the records lost; then a warning when a window made more calls
+ * than the normal run of the signatures (@o's)
  */
-void vs_signature_print_watched(const struct vs_sig_watch_stats *st);
+void vs_signature_print_watched(const struct vs_signature_watch_print *o,
+				const struct vs_sig_watch_stats *st);
 
 #endif /* VS_UI_SIGNATURE_PRINT_H */

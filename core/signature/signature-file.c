@@ -92,13 +92,14 @@ int vs_signature_file_write(const char *out, const struct vs_signatures *s,
 			    const struct vs_sig_build_stats *st)
 {
 	struct vs_header hdr = { .tool = "varscope signature build" };
-	char cmdline[4096] = "", num[64], gap[32], *calls = call_max_list(st);
+	char cmdline[4096] = "", num[64], gap[32], nr_calls[32];
+	char *calls = call_max_list(st);
 	struct vs_writer *w = vs_writer_open(out, &hdr);
 	const char *meta[][2] = {
 		{ "command", cmdline }, { "program", st->program },
 		{ "method", method }, { "functions", functions ? functions : "*" },
 		{ "support", num }, { "gap_limit_ns", gap },
-		{ "call_max_ns", calls ? calls : "" },
+		{ "call_max_ns", calls ? calls : "" }, { "calls", nr_calls },
 	};
 	struct vs_record rec = { .kind = VS_REC_META };
 	size_t i, n = 0;
@@ -115,6 +116,8 @@ int vs_signature_file_write(const char *out, const struct vs_signatures *s,
 			      i ? " " : "", argv[i]);
 	snprintf(num, sizeof(num), "%g", support);
 	snprintf(gap, sizeof(gap), "%llu", (unsigned long long)st->gap_limit);
+	snprintf(nr_calls, sizeof(nr_calls), "%llu",
+		 (unsigned long long)st->calls);
 	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
 		rec.meta.key = meta[i][0];
 		rec.meta.value = meta[i][1];
@@ -171,6 +174,18 @@ static int add_episode(struct vs_signatures *s, const struct vs_sig_episode *e)
 		return -1;
 	f->episodes[f->nr_episodes++] = ep;
 	return 0;
+}
+
+/* The META value "calls", a decimal count; -1 when it is malformed. */
+static int read_calls(struct vs_signatures *s, const char *value)
+{
+	char *end;
+
+	if (*value < '0' || *value > '9')
+		return -1;
+	errno = 0;
+	s->normal_calls = strtoull(value, &end, 10);
+	return errno || *end ? -1 : 0;
 }
 
 /* The META value of call_max_list(); -1 when it is malformed. */
@@ -232,6 +247,9 @@ struct vs_signatures *vs_signatures_read(const char *path, char *err,
 		if (rec.kind == VS_REC_META &&
 		    !strcmp(rec.meta.key, "call_max_ns"))
 			ret = read_call_max(s, rec.meta.value);
+		else if (rec.kind == VS_REC_META &&
+			 !strcmp(rec.meta.key, "calls"))
+			ret = read_calls(s, rec.meta.value);
 		else if (rec.kind == VS_REC_META &&
 			 !strcmp(rec.meta.key, "program"))
 			ret = (free(s->program),

@@ -99,6 +99,8 @@ struct vs_signatures {
 	uint64_t *call_max_ns;		/* by system call: its longest in the
 					 * normal run (0: never made); NULL
 					 * when the file does not say */
+	uint64_t normal_calls;		/* system calls of the normal run; 0
+					 * when the file does not say */
 };
 
 /* A call that waited for half the normal run or more: no longest. */
