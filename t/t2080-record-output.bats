@@ -123,3 +123,21 @@ t.data.old"
 	"$VARSCOPE" script -i t.data.old --format json > t.json
 	check 'T["1"]["tasks"] == 4'
 }
+
+@test "segment files of a recording that cannot start stay as they were" {
+	local seg="--segment-length 100ms"
+	# shellcheck disable=SC2086
+	"$VARSCOPE" record -o s.data $seg -- "$IF" -n 3 --types sleep \
+		--sleep-us 1000 >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$VARSCOPE" record -o s.data $seg -- "$IF" -n 4 --types sleep \
+		--sleep-us 1000 >/dev/null 2>&1
+	want=$(sha1sum s.data.0* s.data.old.0*)
+	# shellcheck disable=SC2086
+	run -127 "$VARSCOPE" record -o s.data $seg -- ./no-such-program
+	# shellcheck disable=SC2086
+	run -127 "$VARSCOPE" record -o s.data $seg -- ./no-such-program
+	assert_equal "$(sha1sum s.data.0* s.data.old.0*)" "$want"
+	run ls -A
+	refute_output --regexp '(^|$'"'"'\n'"'"')\.'
+}

@@ -195,73 +195,6 @@ static const char *output_path(const struct vs_recorder *r)
 	return r->opts->output ? r->opts->output : VS_DEFAULT_FILE;
 }
 
-/*
- * The trace at the output's name @path, a regular file, is set aside under
- * a fresh hidden name beside it until the recording starts, when it
- * becomes FILE.old (keep_old_trace()): a recording that cannot start (no
- * privilege, a command that does not exist) puts it back
- * (discard_output()), and FILE.old, the recording before, stays too.
- */
-static int set_aside_old_trace(struct vs_recorder *r, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	int dir_len = slash ? (int)(slash - path) + 1 : 0, fd;
-
-	r->set_aside = malloc(strlen(path) + sizeof(".old.XXXXXX") + 1);
-	if (!r->set_aside)
-		return -1;
-	sprintf(r->set_aside, "%.*s.%s.old.XXXXXX", dir_len, path,
-		path + dir_len);
-	fd = mkostemp(r->set_aside, O_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	if (fd < 0 || rename(path, r->set_aside)) {
-		fprintf(stderr, "varscope record: cannot set %s aside: %s\n",
-			path, strerror(errno));
-		if (fd >= 0)
-			unlink(r->set_aside);
-		free(r->set_aside);
-		r->set_aside = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* The recording started: the trace set aside becomes FILE.old. */
-static void keep_old_trace(struct vs_recorder *r)
-{
-	char old[4096];
-
-	r->started = true;
-	if (!r->set_aside)
-		return;
-	snprintf(old, sizeof(old), "%s.old", output_path(r));
-	if (rename(r->set_aside, old))
-		fprintf(stderr, "varscope record: cannot rename %s to %s: %s\n",
-			r->set_aside, old, strerror(errno));
-	free(r->set_aside);
-	r->set_aside = NULL;
-}
-
-/*
- * The recording could not start: its trace, closed, is removed, and the
- * one set aside is back under its name.  Segment files stay (their
- * writer retired the old ones already).
- */
-static void discard_output(struct vs_recorder *r)
-{
-	const char *path = output_path(r);
-
-	if (r->opts->segment_ns || !strcmp(path, "-"))
-		return;
-	if (r->set_aside ? rename(r->set_aside, path) : unlink(path))
-		fprintf(stderr, "varscope record: cannot %s %s: %s\n",
-			r->set_aside ? "put back" : "remove", path,
-			strerror(errno));
-	free(r->set_aside);
-	r->set_aside = NULL;
-}
-
 static int open_output(struct vs_recorder *r)
 {
 	const char *path = output_path(r);
@@ -275,21 +208,16 @@ static int open_output(struct vs_recorder *r)
 		.segment_ns = r->opts->segment_ns,
 		.max_size = r->opts->max_size,
 	};
-	struct stat st;
 
-	/* a regular file, not a link: what a link names is not ours */
-	if (!ro.segment_ns && strcmp(path, "-") && !lstat(path, &st) &&
-	    S_ISREG(st.st_mode) && set_aside_old_trace(r, path))
-		return -1;
+	/*
+	 * The trace there (or its segment files) is set aside until the
+	 * command runs (keep_old_trace()): a recording that cannot start
+	 * (no privilege, a command that does not exist) puts it back.
+	 */
 	r->s.out = vs_rotwriter_open(path, &hdr, &ro);
 	if (!r->s.out) {
 		fprintf(stderr, "varscope record: cannot create %s: %s\n", path,
 			strerror(errno));
-		if (r->set_aside && rename(r->set_aside, path))
-			fprintf(stderr, "varscope record: cannot put back %s: %s\n",
-				path, strerror(errno));
-		free(r->set_aside);
-		r->set_aside = NULL;
 		return -1;
 	}
 	/* -o -: the trace has the standard output, the command gets stderr */
@@ -1074,7 +1002,10 @@ int vs_record(const struct vs_record_opts *opts)
 		status = 127;
 		goto out;
 	}
-	keep_old_trace(r);
+	r->started = true;
+	if (vs_rotwriter_keep_old(r->s.out))
+		fprintf(stderr, "varscope record: cannot rename the earlier "
+			"trace to %s.old: %s\n", output_path(r), strerror(errno));
 	tick(r);
 	loop(r);
 	if (!r->attached)
@@ -1087,12 +1018,11 @@ int vs_record(const struct vs_record_opts *opts)
 	vs_record_summary(r);
 	status = exit_status(r);
 out:
-	if (r->s.out && vs_rotwriter_close(r->s.out) && r->recording &&
-	    r->started)
+	if (!r->started)
+		vs_rotwriter_discard(r->s.out);
+	else if (vs_rotwriter_close(r->s.out) && r->recording)
 		fprintf(stderr, "varscope record: closing the trace: %s\n",
 			strerror(errno));
-	if (r->s.out && !r->started)
-		discard_output(r);
 	vs_syscall_trace_close(r->syscalls);
 	vs_task_values_free(r->s.values);
 	vs_bpf_engine_close(r->s.engine);

@@ -57,7 +57,6 @@ struct vs_recorder {
 	uint64_t start, next_epoch, next_flush, stop_at;
 	bool recording;		/* false after an output error */
 	bool started;		/* the command runs (or -p's is attached) */
-	char *set_aside;	/* the trace that was at the output's name */
 	uint64_t late_threads;	/* registered after it: not recorded */
 	bool attached;		/* -p: the process is not ours */
 	char *raw_events;	/* -e hardware events, comma separated */

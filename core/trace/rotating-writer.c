@@ -47,6 +47,8 @@ struct vs_rotwriter {
 	uint64_t written_closed[VS_WRITER_KINDS];	/* per kind, in the
 							 * closed files */
 	bool failed;
+	char *aside;			/* the earlier recording's files */
+	bool created;			/* PATH, without a segment length */
 
 	struct kept *kept;
 	size_t nr_kept, alloc_kept;
@@ -96,48 +98,145 @@ static unsigned int numbered(const char *name, const char *base,
 	return *end || strlen(p) < 4 || n > 1000000 ? 0 : n;
 }
 
-/*
- * PATH.NNNN becomes PATH.old.NNNN, as a single PATH becomes PATH.old;
- * PATH.old.NNNN of the recording before is removed first.
- */
-static int retire_old_files(struct vs_rotwriter *rw)
+/* A single file's name: @name with @mid ("old." or ""): NAME.old, NAME. */
+static char *single_name(const char *name, const char *mid)
 {
-	char *copy = strdup(rw->base), *dir_copy = strdup(rw->base);
-	const char *base, *dir;
+	char *s;
+
+	if (asprintf(&s, "%s%s%.*s", name, *mid ? "." : "",
+		     *mid ? (int)strlen(mid) - 1 : 0, mid) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * With @segments each file "@name.@mid NNNN" of folder @dir, else the
+ * file single_name(@name, @mid), is renamed into @to_dir with @to_mid
+ * in place of @mid, or removed when @to_dir is NULL.
+ */
+static int each_file(const char *dir, const char *name, const char *mid,
+		     bool segments, const char *to_dir, const char *to_mid)
+{
+	char *single = segments ? NULL : single_name(name, mid);
+	char *from, *to, *to_single;
 	struct dirent *de;
-	char *from, *to;
-	unsigned int n;
-	int pass, ret = 0;
+	unsigned int n = 0;
+	int ret = 0;
 	DIR *d;
 
-	if (!copy || !dir_copy) {
-		free(copy);
-		free(dir_copy);
+	if (!segments && !single)
+		return -1;
+	d = opendir(dir);
+	if (!d) {
+		free(single);
 		return -1;
 	}
-	base = basename(copy);
-	dir = dirname(dir_copy);
-	for (pass = 0; pass < 2 && !ret; pass++) {
-		d = opendir(dir);
-		if (!d)
-			break;
-		while ((de = readdir(d)) && !ret) {
-			n = numbered(de->d_name, base, pass ? "" : "old.");
-			if (!n)
-				continue;
-			from = file_name(rw, pass ? "" : "old.", n);
-			to = pass ? file_name(rw, "old.", n) : NULL;
-			if (!from || (pass && !to))
-				ret = -1;
-			else if (pass ? rename(from, to) : unlink(from))
-				ret = -1;
-			free(from);
-			free(to);
-		}
-		closedir(d);
+	while ((de = readdir(d)) && !ret) {
+		if (segments ? !(n = numbered(de->d_name, name, mid)) :
+			       strcmp(de->d_name, single))
+			continue;
+		to = to_single = NULL;
+		if (asprintf(&from, "%s/%s", dir, de->d_name) < 0)
+			from = NULL;
+		if (to_dir && !segments)
+			to_single = single_name(name, to_mid);
+		if (to_dir && (segments ?
+			       asprintf(&to, "%s/%s.%s%04u", to_dir, name,
+					to_mid, n) :
+			       asprintf(&to, "%s/%s", to_dir,
+					to_single ? to_single : "")) < 0)
+			to = NULL;
+		if (!from || (to_dir && (!to || (!segments && !to_single))))
+			ret = -1;
+		else if (to_dir ? rename(from, to) : unlink(from))
+			ret = -1;
+		free(from);
+		free(to);
+		free(to_single);
 	}
-	free(copy);
-	free(dir_copy);
+	closedir(d);
+	free(single);
+	return ret;
+}
+
+/*
+ * The output's folder and name, in @dir and @name (freed by the caller),
+ * or -1.
+ */
+static int split_base(const struct vs_rotwriter *rw, char **dir, char **name)
+{
+	char *a = strdup(rw->base), *b = strdup(rw->base);
+
+	*dir = *name = NULL;
+	if (!a || !b || !(*dir = strdup(dirname(a))) ||
+	    !(*name = strdup(basename(b)))) {
+		free(*dir);
+		*dir = NULL;
+		free(a);
+		free(b);
+		return -1;
+	}
+	free(a);
+	free(b);
+	return 0;
+}
+
+/*
+ * The files of an earlier recording (PATH, or PATH.NNNN with a segment
+ * length) move into a fresh hidden folder beside them, DIR/.NAME.old.XXXXXX,
+ * until the recording starts (vs_rotwriter_keep_old(): they become
+ * PATH.old or PATH.old.NNNN) or cannot (vs_rotwriter_discard(): they are
+ * put back).
+ */
+static int set_old_aside(struct vs_rotwriter *rw)
+{
+	bool segments = !!rw->o.segment_ns;
+	struct stat st;
+	char *dir, *name;
+	int ret = -1;
+
+	/* a single PATH only when it is a regular file: the creation
+	 * refuses a link or a FIFO there, and says why */
+	if (!segments && (lstat(rw->base, &st) || !S_ISREG(st.st_mode)))
+		return 0;
+	if (split_base(rw, &dir, &name))
+		return -1;
+	if (asprintf(&rw->aside, "%s/.%s.old.XXXXXX", dir, name) < 0) {
+		rw->aside = NULL;
+	} else if (!mkdtemp(rw->aside)) {
+		free(rw->aside);
+		rw->aside = NULL;
+	} else {
+		ret = each_file(dir, name, "", segments, rw->aside, "");
+	}
+	free(dir);
+	free(name);
+	return ret;
+}
+
+/*
+ * The files set aside go to @to_mid ("old." or "" for back where they
+ * were), the files of that name there removed first; the folder is
+ * removed.
+ */
+static int put_aside_back(struct vs_rotwriter *rw, const char *to_mid)
+{
+	bool segments = !!rw->o.segment_ns;
+	char *dir, *name;
+	int ret;
+
+	if (!rw->aside)
+		return 0;
+	if (split_base(rw, &dir, &name))
+		return -1;
+	ret = each_file(dir, name, to_mid, segments, NULL, NULL);
+	if (each_file(rw->aside, name, "", segments, dir, to_mid) ||
+	    rmdir(rw->aside))
+		ret = -1;
+	free(rw->aside);
+	rw->aside = NULL;
+	free(dir);
+	free(name);
 	return ret;
 }
 
@@ -390,21 +489,29 @@ struct vs_rotwriter *vs_rotwriter_open(const char *path,
 	rw->base = strdup(path);
 	if (!rw->base)
 		goto fail;
+	if (strcmp(path, "-") && set_old_aside(rw))
+		goto fail;
 	if (!rw->o.segment_ns) {
 		rw->cur = strdup(path);
 		rw->w = rw->cur ? vs_writer_open(path, &rw->hdr) : NULL;
 		if (!rw->w)
 			goto fail;
+		rw->created = strcmp(path, "-");
 		return rw;
 	}
-	if (retire_old_files(rw) || open_segment(rw, 1))
+	if (open_segment(rw, 1))
 		goto fail;
 	return rw;
 fail:
 	err = errno;
-	vs_rotwriter_close(rw);
+	vs_rotwriter_discard(rw);
 	errno = err;
 	return NULL;
+}
+
+int vs_rotwriter_keep_old(struct vs_rotwriter *rw)
+{
+	return put_aside_back(rw, "old.");
 }
 
 int vs_rotwriter_add(struct vs_rotwriter *rw, const struct vs_record *rec)
@@ -470,14 +577,10 @@ unsigned int vs_rotwriter_nr_removed(const struct vs_rotwriter *rw)
 	return rw->removed;
 }
 
-int vs_rotwriter_close(struct vs_rotwriter *rw)
+static void free_rotwriter(struct vs_rotwriter *rw)
 {
 	size_t i;
-	int ret;
 
-	if (!rw)
-		return 0;
-	ret = close_current(rw);
 	for (i = 0; i < rw->nr_kept; i++)
 		free(rw->kept[i].body);
 	for (i = 0; i < 4; i++)
@@ -488,5 +591,40 @@ int vs_rotwriter_close(struct vs_rotwriter *rw)
 	free(rw->base);
 	free(rw->cur);
 	free(rw);
+}
+
+void vs_rotwriter_discard(struct vs_rotwriter *rw)
+{
+	char *name;
+	unsigned int n;
+
+	if (!rw)
+		return;
+	close_current(rw);
+	/* the files written, by their names: nothing else */
+	if (rw->o.segment_ns) {
+		for (n = 1; n <= rw->number; n++) {
+			name = file_name(rw, "", n);
+			if (name)
+				unlink(name);
+			free(name);
+		}
+	} else if (rw->created) {
+		unlink(rw->base);
+	}
+	put_aside_back(rw, "");
+	free_rotwriter(rw);
+}
+
+int vs_rotwriter_close(struct vs_rotwriter *rw)
+{
+	int ret;
+
+	if (!rw)
+		return 0;
+	ret = close_current(rw);
+	if (vs_rotwriter_keep_old(rw))
+		ret = -1;
+	free_rotwriter(rw);
 	return ret;
 }

@@ -47,13 +47,29 @@ struct vs_rotwriter;
  * @hdr: as for vs_writer_open(); start times both 0 mean now
  * @opts: segment length and size bound (NULL: one file)
  *
- * Segment files PATH.NNNN of an earlier recording are renamed
- * PATH.old.NNNN first (and older PATH.old.NNNN removed), as a single
- * PATH becomes PATH.old.  Returns NULL with errno set on failure.
+ * The files of an earlier recording, PATH (a regular file) or its
+ * segment files PATH.NNNN, are set aside first, under a fresh hidden
+ * folder beside them: vs_rotwriter_keep_old() (or the close) makes them
+ * PATH.old or PATH.old.NNNN (older ones of those names removed),
+ * vs_rotwriter_discard() puts them back.  Returns NULL with errno set on
+ * failure, the files as they were.
  */
 struct vs_rotwriter *vs_rotwriter_open(const char *path,
 				       const struct vs_header *hdr,
 				       const struct vs_rotwriter_opts *opts);
+
+/**
+ * vs_rotwriter_keep_old - the recording started: the earlier recording's
+ * files set aside by vs_rotwriter_open() become PATH.old or PATH.old.NNNN
+ * now (a no-op the second time); 0, or -1 with errno
+ */
+int vs_rotwriter_keep_old(struct vs_rotwriter *rw);
+
+/**
+ * vs_rotwriter_discard - the recording could not start: close, remove
+ * the files written and put the earlier recording's back as they were
+ */
+void vs_rotwriter_discard(struct vs_rotwriter *rw);
 
 /**
  * vs_rotwriter_add - append a record; a task ending past the current
@@ -87,7 +103,8 @@ unsigned int vs_rotwriter_nr_files(const struct vs_rotwriter *rw);
 unsigned int vs_rotwriter_nr_removed(const struct vs_rotwriter *rw);
 
 /**
- * vs_rotwriter_close - close the current file; 0, or -1 with errno
+ * vs_rotwriter_close - close the current file (and vs_rotwriter_keep_old()
+ * if not done); 0, or -1 with errno
  */
 int vs_rotwriter_close(struct vs_rotwriter *rw);
 

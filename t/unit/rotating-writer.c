@@ -171,9 +171,12 @@ static void test_clock_and_exits(void)
 	struct contents c;
 	int i;
 
-	ok(!exists(seg_file("", 2)) && exists(seg_file("old.", 2)) &&
-	   exists(seg_file("", 1)), "an earlier recording's files became "
-	   "PATH.old.NNNN");
+	ok(!exists(seg_file("", 2)) && !exists(seg_file("old.", 2)) &&
+	   exists(seg_file("", 1)), "an earlier recording's files are set "
+	   "aside at the open");
+	ok(!vs_rotwriter_keep_old(rw) && !exists(seg_file("", 2)) &&
+	   exists(seg_file("old.", 2)) && exists(seg_file("", 1)),
+	   "and become PATH.old.NNNN once it started");
 	add_context(rw);
 	add_task(rw, START + SEC / 2);
 	ok(!vs_rotwriter_tick(rw, START + SEC / 2 + 1) &&
@@ -257,6 +260,54 @@ static void test_one_file(void)
 	ok(c.ok && c.tasks == 1 && c.marks == 0, "PATH itself, no mark");
 }
 
+/*
+ * A recording that cannot start: its files go, the earlier recording's
+ * are back, and the one before it (PATH.old.NNNN, PATH.old) stays.
+ */
+static void test_discard(void)
+{
+	struct vs_rotwriter_opts o = { .segment_ns = SEC };
+	struct vs_rotwriter *rw;
+	struct contents c;
+	char cmd[600], old[300];
+
+	/* PATH.NNNN of the last recording, PATH.old.NNNN of the one before */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f varscope.data* && "
+		 "echo last > varscope.data.0007 && "
+		 "echo before > varscope.data.old.0003", dir);
+	if (system(cmd))
+		return;
+	rw = vs_rotwriter_open(base, &hdr, &o);
+	add_context(rw);
+	ok(rw && exists(seg_file("", 1)) && !exists(seg_file("", 7)),
+	   "segments: the last recording set aside");
+	vs_rotwriter_discard(rw);
+	ok(!exists(seg_file("", 1)) && exists(seg_file("", 7)) &&
+	   exists(seg_file("old.", 3)) && !exists(seg_file("old.", 7)),
+	   "discarded: the new file gone, both recordings where they were");
+
+	/* one file: PATH and PATH.old */
+	snprintf(old, sizeof(old), "%s.old", base);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f varscope.data* && "
+		 "echo last > varscope.data && echo before > varscope.data.old",
+		 dir);
+	if (system(cmd))
+		return;
+	rw = vs_rotwriter_open(base, &hdr, NULL);
+	add_context(rw);
+	vs_rotwriter_discard(rw);
+	c = read_file(base);
+	ok(!c.ok && exists(base) && exists(old),
+	   "one file: discarded, PATH and PATH.old as they were");
+	rw = vs_rotwriter_open(base, &hdr, NULL);
+	add_context(rw);
+	ok(!vs_rotwriter_keep_old(rw) && !vs_rotwriter_close(rw) &&
+	   read_file(base).ok && !read_file(old).ok && exists(old),
+	   "kept: PATH is the new trace, PATH.old the last one");
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -q '^\\.'", dir);
+	ok(system(cmd) != 0, "no hidden folder left behind");
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -268,6 +319,7 @@ int main(void)
 	test_clock_and_exits();
 	test_max_size();
 	test_one_file();
+	test_discard();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		return 1;
