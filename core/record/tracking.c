@@ -494,7 +494,7 @@ static void on_track_record(void *ctx, const struct perf_event_header *h)
 
 		if (h->type == PERF_RECORD_EXIT && f->pid == f->tid)
 			exit_command_pid(r, f->pid, f->time);
-		if (h->type == PERF_RECORD_FORK)
+		if (h->type == PERF_RECORD_FORK && command_pid(r, f->ppid))
 			vs_probe_forked(&r->s, f->ppid, f->time);
 		rec.kind = VS_REC_PROCESS;
 		rec.process = (struct vs_process){ f->time,
