@@ -15,6 +15,13 @@
 load test-lib
 load overlap-lib
 
+# Signatures of 10000 requests, some 150000 system calls: more than a 1 s
+# window of a normal run makes (30000 to 60000 here), else a normal
+# window may be abnormal (varscope-signature(1), watch): 3000 requests
+# made some 44000, and a 1 s window of a normal run 56408 once, when one
+# of its windows was abnormal.
+OVERLAP_SIG_REQUESTS=10000
+
 # Python expression $1 over the JSON windows of watch.json (wins) and
 # the time the bug turned the handler (turn, CLOCK_MONOTONIC ns, from
 # overlap's line in watch.err).
