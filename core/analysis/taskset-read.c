@@ -366,28 +366,35 @@ static int restart_wake(struct part *p)
 
 /*
  * Position reader @p at time @time and read ahead to its first task: the
- * part starts at that task's chunk.  Epochs read on the way are kept, and
- * for the wake-up analysis the records of that chunk before the task.
+ * part starts at that task's chunk.  Epochs read on the way are kept;
+ * the wake-up records and the ran_instead records of that chunk before
+ * the task are the part's (those of the chunks before it, the previous
+ * part's).
  */
 static int start_part(struct part *p, uint64_t time)
 {
-	uint64_t chunk = UINT64_MAX;
+	uint64_t chunk = UINT64_MAX, wakeups = 0;
 	int ret;
 
 	if (vs_reader_seek_time(p->r, time))
 		return -1;
 	p->start_off = UINT64_MAX;
 	while ((ret = vs_reader_next(p->r, &p->rec)) > 0) {
-		if (p->wake && vs_reader_offset(p->r) != chunk) {
+		if (vs_reader_offset(p->r) != chunk) {
 			chunk = vs_reader_offset(p->r);
+			wakeups = 0;
+			p->ran.nr_pending = 0;
 			if (restart_wake(p))
 				return -1;
 		}
 		if (p->rec.kind == VS_REC_TASK) {
 			p->start_off = vs_reader_offset(p->r);
+			p->ts[0]->nr_wakeups += wakeups;
 			p->pending = true;
 			return 0;
 		}
+		if (p->rec.kind == VS_REC_WAKEUP)
+			wakeups++;
 		if (p->rec.kind == VS_REC_EPOCH && !p->opts->latency_only &&
 		    vs_taskset_add_epoch(p->ts[0], &p->rec.epoch))
 			return -1;

@@ -12,6 +12,8 @@
  * type 2 wait 50000 ns behind "other", every one: not type 1's.
  * Chunks are cut every 7 records, so that a task's ran_instead records
  * and the task itself often lie in two chunks, and two readers' parts.
+ * A second trace puts each task's records, after a wake-up, in chunks
+ * before the task's, where a part seeking to its first task may begin.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,67 @@ static size_t write_trace(void)
 }
 
 static bool same_entries(const struct vs_ran_list *a,
+			 const struct vs_ran_list *b);
+
+/*
+ * A second trace: each task's ran_instead records after a wake-up, in a
+ * chunk of their own before the task's, so that a reader's part seeking
+ * to a task's time may start at them.  Returns the records written.
+ */
+static size_t write_apart(const char *apart)
+{
+	struct vs_header hdr = { .clockid = 1, .host = "unit", .kernel = "unit",
+				 .cpu_model = "unit", .tool = "unit" };
+	struct vs_writer *w = vs_writer_open(apart, &hdr);
+	struct vs_value v = { 0, 500 };
+	struct vs_record rec = { .kind = VS_REC_EVENT_DEF, .event_def = {
+		0, VS_EVENT_NO_PARENT, VS_GROUP_KERNEL, VS_RAN_EVENT, "ns" } };
+	int i;
+
+	vs_writer_add(w, &rec);
+	for (i = 0; i < 2000; i++) {
+		vs_writer_flush(w);
+		rec = (struct vs_record){ .kind = VS_REC_WAKEUP,
+			.wakeup = { 100000ull * i, 2, 1, 0 } };
+		vs_writer_add(w, &rec);
+		add_ran(w, i + 1, 50, "hogger", 300);
+		add_ran(w, i + 1, 7, "kworker/0:1", 200);
+		vs_writer_flush(w);
+		rec = (struct vs_record){ .kind = VS_REC_TASK, .task = {
+			.id = i + 1, .type = 1, .tid = 1,
+			.start = 100000ull * i, .end = 100000ull * i + 1000,
+			.nr_values = 1, .values = &v } };
+		vs_writer_add(w, &rec);
+	}
+	vs_writer_close(w);
+	return 2 * 2000;
+}
+
+static void test_apart(void)
+{
+	char apart[] = "/tmp/vs-ran-apart-XXXXXX";
+	struct vs_taskset_opts one = { .parts = 1, .ran_instead = true };
+	struct vs_taskset_opts four = { .parts = 4, .ran_instead = true };
+	struct vs_taskset *a, *b;
+	char err[256];
+	size_t nr_ran;
+
+	close(mkstemp(apart));
+	nr_ran = write_apart(apart);
+	if (!ok(!vs_taskset_read(apart, &one, &a, err, sizeof(err)) &&
+		!vs_taskset_read(apart, &four, &b, err, sizeof(err)),
+		"records apart: read with one reader and with four"))
+		return;
+	is_u64(a->ran.nr, nr_ran, "records apart: one reader keeps each once");
+	is_u64(b->ran.nr, nr_ran, "four readers too, none twice");
+	ok(same_entries(&a->ran, &b->ran), "the same entries");
+	is_u64(b->nr_wakeups, 2000, "four readers count each wake-up once");
+	vs_taskset_free(a);
+	vs_taskset_free(b);
+	unlink(apart);
+}
+
+static bool same_entries(const struct vs_ran_list *a,
 			 const struct vs_ran_list *b)
 {
 	size_t i;
@@ -175,6 +238,7 @@ int main(void)
 	       "whose task is in the next part's chunk included");
 	ok(same_entries(&a->ran, &b->ran), "the same entries, in file order");
 	test_blame(b);
+	test_apart();
 	vs_taskset_free(a);
 	vs_taskset_free(b);
 	unlink(path);

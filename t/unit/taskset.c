@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * taskset.c - unit test of vs_taskset_read(): a trace written here with
- * epochs, missing values and many chunks loads the same with one reader
- * and with several in parallel, and time ranges and types select right.
+ * epochs, missing values, wake-ups and many chunks loads the same with
+ * one reader and with several in parallel, and time ranges and types
+ * select right.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,17 @@ static void write_trace(void)
 		for (e = 0; e < NR_EVENTS; e++)	/* live, but not always given */
 			if ((e + i / 1000) % 3 && (i + e) % 5)
 				v[nr++] = (struct vs_value){ e, (i * 7 + e) % 1000 };
+		if (i % 7 == 0) {	/* before the task, often a chunk's first */
+			rec = (struct vs_record){ .kind = VS_REC_WAKEUP,
+				.wakeup = { 1000000ull * i, 2, 1, 0 } };
+			vs_writer_add(w, &rec);
+		}
 		rec = (struct vs_record){ .kind = VS_REC_TASK, .task = {
 			.id = i + 1, .type = i % 3, .tid = 1, .epoch = i / 1000,
 			.start = 1000000ull * i, .end = 1000000ull * i + i % 977,
 			.nr_values = nr, .values = v } };
 		vs_writer_add(w, &rec);
-		if (i % 300 == 299)
+		if (i % 300 == 299 || i % 7 == 6)
 			vs_writer_flush(w);
 	}
 	vs_writer_close(w);
@@ -208,6 +214,10 @@ int main(void)
 	ok(a->nr_types == 3 && a->types[0].nr_tasks == 6667,
 	   "three types, 6667 tasks of type 0");
 	ok(same(a, b), "four readers load exactly what one loads");
+	is_u64(a->nr_wakeups, (NR_TASKS + 6) / 7, "one reader counts every "
+	       "wake-up record");
+	is_u64(b->nr_wakeups, a->nr_wakeups, "four readers too, those before "
+	       "a part's first task included");
 
 	/* type 0 holds tasks 0 3 6 9 ...: task 9 is its task 3 */
 	tt = vs_taskset_type(a, 0);
