@@ -42,6 +42,23 @@ check() {
 	check "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T if t['tid'] == $wakee) for w in W)"
 }
 
+@test "with two CPU hogs beside the recording, every wake-up is an edge" {
+	require_example wakeping
+	local hogs=() i
+	for i in 1 2; do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300 -s
+	kill "${hogs[@]}"
+	assert_success
+	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
+	assert_equal "$n" 300
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check "len([w for w in W if w['wakee_tid'] == $wakee and w['waker_tid'] == $waker]) == 300"
+	refute_line --partial "lost (the engine's ring full)"
+}
+
 @test "the kernel passes the wake-ups of recorded threads alone" {
 	require_example wakeping
 	require_example pingpong
