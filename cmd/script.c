@@ -39,8 +39,7 @@ struct script {
 	const char *input, *format, *type, *time;
 	uint64_t tid, min_latency, slowest;	/* NOT_GIVEN: not given */
 	struct vs_record_filter filter;
-	uint64_t from, to;		/* --time, from the recording's start */
-	bool open_end;
+	struct vs_time_option window;	/* --time */
 	struct vs_type_names names;
 	void (*print)(FILE *, const struct vs_reader *,
 		      const struct vs_type_names *, const struct vs_record *);
@@ -97,27 +96,6 @@ static void print_record(struct script *sc, const struct vs_reader *r,
 }
 
 /* --time START,END: durations from the recording's start, a side empty. */
-static void parse_time(struct script *sc)
-{
-	const char *comma = strchr(sc->time, ',');
-	char from[64] = "";
-
-	if (!comma || (size_t)(comma - sc->time) >= sizeof(from))
-		option_error("time", "expects START,END (durations from the "
-			     "recording's start, like 1s,2.5s or 500ms,), "
-			     "not '%s'", sc->time);
-	memcpy(from, sc->time, comma - sc->time);
-	sc->open_end = !comma[1];
-	if ((*from && vs_parse_duration(from, &sc->from)) ||
-	    (!sc->open_end && vs_parse_duration(comma + 1, &sc->to)))
-		option_error("time", "'%s': START and END are durations like "
-			     "10s or 500ms", sc->time);
-	if (!sc->open_end && sc->to <= sc->from)
-		option_error("time", "'%s': END must come after START",
-			     sc->time);
-	sc->filter.by_time = true;
-}
-
 static void check_options(struct script *sc)
 {
 	if (vs_format_option(sc->format, VS_FORMATS_TEXT_JSON) ==
@@ -140,8 +118,10 @@ static void check_options(struct script *sc)
 		sc->filter.tid = sc->tid;
 		sc->filter.by_tid = true;
 	}
-	if (sc->time)
-		parse_time(sc);
+	if (sc->time) {
+		sc->window = parse_time_option("time", sc->time);
+		sc->filter.by_time = true;
+	}
 }
 
 /* The selected records from where --time starts to where it ends. */
@@ -154,11 +134,12 @@ static int print_records(struct script *sc, struct vs_reader *r,
 
 	if (sc->filter.by_time) {
 		start = vs_reader_start_time(r);
-		sc->filter.from_ns = start + sc->from;
-		sc->filter.to_ns = sc->open_end ? UINT64_MAX : start + sc->to;
+		sc->filter.from_ns = start + sc->window.from;
+		sc->filter.to_ns = sc->window.open_end ? UINT64_MAX :
+				   start + sc->window.to;
 		if (vs_reader_seek_time(r, sc->filter.from_ns))
 			return -1;
-		if (!sc->open_end)
+		if (!sc->window.open_end)
 			end_off = vs_reader_offset_until(r, sc->filter.to_ns);
 	}
 	while ((ret = vs_reader_next(r, &rec)) > 0) {

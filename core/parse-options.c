@@ -423,3 +423,26 @@ int parse_options(int argc, const char **argv, const struct vs_option *opts,
 	argv[nleft] = NULL;
 	return nleft;
 }
+
+struct vs_time_option parse_time_option(const char *long_name,
+					const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	struct vs_time_option t = { 0 };
+	char from[64] = "";
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(from))
+		option_error(long_name, "expects START,END (durations from "
+			     "the recording's start, like 1s,2.5s or 500ms,), "
+			     "not '%s'", arg);
+	memcpy(from, arg, comma - arg);
+	t.open_end = !comma[1];
+	if ((*from && vs_parse_duration(from, &t.from)) ||
+	    (!t.open_end && vs_parse_duration(comma + 1, &t.to)))
+		option_error(long_name, "'%s': START and END are durations "
+			     "like 10s or 500ms", arg);
+	if (!t.open_end && t.to <= t.from)
+		option_error(long_name, "'%s': END must come after START",
+			     arg);
+	return t;
+}

@@ -92,6 +92,23 @@ void usage_with_options(const char *const *usage, const struct vs_option *opts)
 void option_error(const char *long_name, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
+/* A time range given as durations from the start of a recording. */
+struct vs_time_option {
+	uint64_t from, to;		/* ns from the start */
+	bool open_end;			/* END left empty: to the end */
+};
+
+/**
+ * parse_time_option - the value @arg of option --@long_name, START,END:
+ * two durations from the recording's start (vs_parse_duration()), either
+ * side may be empty (`,500ms` from the start, `10s,` to the end), END
+ * after START
+ *
+ * A bad value exits through option_error().
+ */
+struct vs_time_option parse_time_option(const char *long_name,
+					const char *arg);
+
 /* Value parsers shared with config and tests: 0 on success, -1 if bad. */
 int vs_parse_duration(const char *s, uint64_t *ns);
 int vs_parse_size(const char *s, uint64_t *bytes);
