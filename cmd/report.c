@@ -28,6 +28,8 @@
 struct report {
 	const char *input;
 	const char *type;
+	const char *time;		/* --time START,END */
+	struct vs_time_option window;	/*   parsed */
 	const char *format_name;
 	const char *svg;
 	int ci_rounds;
@@ -46,7 +48,8 @@ struct report {
 };
 
 static const char *const report_usage[] = {
-	"varscope report [-i FILE] [--type T] [--top N] [--ptarget P] [<options>]",
+	"varscope report [-i FILE] [--type T] [--time START,END] [--top N]",
+	"                [--ptarget P] [<options>]",
 	NULL
 };
 
@@ -67,6 +70,8 @@ static void check_options(struct report *rep)
 		option_error("min-high", "must be at least 1");
 	if (rep->ci_rounds < 10)
 		option_error("ci-rounds", "must be at least 10");
+	if (rep->time)
+		rep->window = parse_time_option("time", rep->time);
 	vs_output_option("svg", rep->svg);
 	rep->out.format = vs_format_option(rep->format_name, VS_FORMATS_ALL);
 	if (vs_func_estimator_parse(rep->func_time) < 0)
@@ -139,7 +144,8 @@ static int load(struct report *rep)
 {
 	struct vs_progress progress = { 0 };
 	struct vs_session_opts o = {
-		.type = rep->type, .funcs = true,
+		.type = rep->type, .time = rep->time ? &rep->window : NULL,
+		.funcs = true,
 		.func_time = rep->out.func_time,
 		.wakeups = true, .wake_parts = rep->out.tree,
 		.ran_instead = true,
@@ -186,6 +192,10 @@ int cmd_report(int argc, const char **argv)
 			   "trace to read (default varscope.data)"),
 		OPT_STRING(0, "type", &rep.type, "type",
 			   "only this task type"),
+		OPT_STRING(0, "time", &rep.time, "start,end",
+			   "only the tasks that end in this time range, "
+			   "durations from the recording's start (1s,2.5s; "
+			   "a side may be empty)"),
 		OPT_INTEGER(0, "top", &rep.out.top,
 			    "print the first N events (default 0: all)"),
 		OPT_DOUBLE(0, "ptarget", &rep.rank.ptarget, "p",
@@ -231,9 +241,12 @@ int cmd_report(int argc, const char **argv)
 	if (ret)
 		goto out;	/* the function times may be loaded */
 	if (!rep.trace.ts->nr_types) {
-		if (rep.type)
-			fprintf(stderr, "varscope report: %s: no tasks of "
-				"type %s\n", rep.input, rep.type);
+		if (rep.type || rep.time)
+			fprintf(stderr, "varscope report: %s: no tasks%s%s%s%s"
+				"\n", rep.input, rep.type ? " of type " : "",
+				rep.type ? rep.type : "",
+				rep.time ? " that end in --time " : "",
+				rep.time ? rep.time : "");
 		else
 			fprintf(stderr, "varscope report: %s: no tasks (mark "
 				"them with vs_task_begin/vs_task_end or record "

@@ -130,11 +130,21 @@ int vs_session_open(struct vs_session *s, const char *path,
 	}
 	if (opts->stage)
 		opts->stage(opts->progress_arg, "Reading tasks");
+	if (opts->time) {
+		o.from_ns = s->head.start_ns + opts->time->from;
+		o.to_ns = opts->time->open_end ? 0 :
+			  s->head.start_ns + opts->time->to;
+	}
 	o.wakeups = opts->wakeups;
 	o.wake_parts = opts->wake_parts;
 	o.ran_instead = opts->ran_instead;
 	ret = read_tasks(s, opts, &o, err, errlen);
-	if (ret || !opts->wakeups)
+	if (!ret && opts->time && opts->wakeups && s->ts->nr_wakeups)
+		snprintf(s->wake_err, sizeof(s->wake_err), "with --time, "
+			 "neither the waits blamed along wake-up edges nor who "
+			 "ran instead of the slow tasks: both need the whole "
+			 "recording");
+	if (ret || !opts->wakeups || opts->time)
 		return ret;
 	s->wakeups = vs_wake_blame_load(s->ts, path, s->funcs ?
 					s->funcs->samples : NULL, s->wake_err,

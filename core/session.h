@@ -5,7 +5,8 @@
  * perf_session).
  *
  * A session opened on a trace reads, in this order and with the common
- * reader options (--type, readers in parallel, a progress callback):
+ * reader options (--type, --time, readers in parallel, a progress
+ * callback):
  *
  *   - the head (vs_trace_head_read(): samples, probes, wake-ups, notes);
  *   - the samples and probed calls as function events
@@ -30,6 +31,7 @@
 #include "core/analysis/segments.h"
 #include "core/analysis/task-samples.h"
 #include "core/analysis/taskset.h"
+#include "core/parse-options.h"
 #include "core/trace/trace-head.h"
 
 /* Readers in parallel at most: one per CPU up to this many. */
@@ -38,6 +40,11 @@
 struct vs_session_opts {
 	const char *type;		/* --type: a name or a number; NULL:
 					 * every type */
+	const struct vs_time_option *time;	/* --time: the tasks that end
+					 * in it; NULL: all.  Neither the
+					 * wake-up blame nor who ran instead
+					 * is read then (both want the whole
+					 * recording) */
 	bool type_resolved;		/* @type_number is @type's number */
 	uint32_t type_number;
 	bool latency_only;		/* latencies alone: no catalog, no
@@ -72,7 +79,8 @@ struct vs_session {
 	struct vs_taskset *ts;		/* the tasks */
 	struct vs_wake_blame *wakeups;	/* NULL: none, or see wake_err */
 	char wake_err[256];		/* why the blame is missing though
-					 * the trace has wake-ups; "" none */
+					 * the trace has wake-ups, or that
+					 * --time leaves it out; "" none */
 	struct vs_segment_list slices;	/* opts.slice_ns: its slices */
 	struct vs_taskset **slice_ts;	/* ... and their latencies, owned
 					 * (vs_session_take_slice()) */
@@ -128,7 +136,7 @@ void vs_session_close(struct vs_session *s);
  * each file once for all its segments (vs_segments_read())
  * @list: the segments, of one file or more
  * @opts: as vs_session_open(), --type resolved over the files of @list;
- *        @funcs, @wakeups and @slice_ns are not used
+ *        @time, @funcs, @wakeups and @slice_ns are not used
  * @each/@arg: called once per segment with its tasks, as vs_segments_read()
  * @err/@errlen: one line on failure
  *

@@ -171,6 +171,63 @@ print("ok")' < <("$VARSCOPE" report --ptarget 0.995 --format json)
 	assert_equal "$stderr" "varscope report: varscope.data: no tasks of type 7"
 }
 
+@test "report --time: the tasks that end in the range, the cause of that time first" {
+	# 3% of the tasks that start between 0.8 s and 1 s wait 500 us more
+	"$GEN" -o long.data --tasks 100000 --types 1 --events 12 --seed 35 \
+		--cause sched.runnable.time --cause-frac 0.03 --cause-ns 500us \
+		--cause-from 0.8s --cause-to 1s
+	"$VARSCOPE" script -i long.data --format json > all.json
+	# ends(FROM, TO): the tasks that end in [FROM, TO) s after the start
+	ends() {
+		python3 -c 'import json, sys
+recs = [json.loads(l) for l in open("all.json")]
+t0 = recs[0]["start_ns"]
+lo, hi = (t0 + float(x) * 1e9 for x in sys.argv[1:])
+print(sum(r["kind"] == "task" and lo <= r["end_ns"] < hi for r in recs))' "$@"
+	}
+	run "$VARSCOPE" report -i long.data --time 0.8s,1s --format json
+	assert_success
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+assert t["tasks"] == '"$(ends 0.8 1)"', t["tasks"]
+assert t["ranking"][0]["event"] == "sched.runnable.time", t["ranking"][0]' <<<"$output"
+	# as segments counts FILE@START..END
+	run "$VARSCOPE" segments --format json long.data@0.8s..1s
+	python3 -c 'import json, sys
+s = json.load(sys.stdin)["task_types"][0]["segments"][0]
+assert s["tasks"] == '"$(ends 0.8 1)"', s' <<<"$output"
+	# before the cause, and an open end
+	run "$VARSCOPE" report -i long.data --time ,0.6s --format json
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+assert t["tasks"] == '"$(ends 0 0.6)"', t["tasks"]
+assert t["ranking"][0]["event"] != "sched.runnable.time", t["ranking"][0]' <<<"$output"
+	run "$VARSCOPE" report -i long.data --time 1.5s, --format json
+	python3 -c 'import json, sys
+t = json.load(sys.stdin)["task_types"][0]
+assert t["tasks"] == '"$(ends 1.5 1e9)"', t["tasks"]' <<<"$output"
+}
+
+@test "report --time: no blame, said in one line; bad ranges and empty ones" {
+	"$GEN" -o w.data --tasks 3000 --types 1 --wakeups
+	run --separate-stderr "$VARSCOPE" report -i w.data --time 10ms,
+	assert_success
+	assert_equal "$stderr" "varscope report: with --time, neither the waits blamed along wake-up edges nor who ran instead of the slow tasks: both need the whole recording"
+	refute_output --partial "blocked waits woken by"
+	run --separate-stderr "$VARSCOPE" report -i w.data
+	assert_equal "$stderr" ""
+	assert_output --partial "blocked waits woken by"
+	run --separate-stderr "$VARSCOPE" report -i w.data --time 1h,2h
+	assert_failure 1
+	assert_equal "$stderr" "varscope report: w.data: no tasks that end in --time 1h,2h"
+	for bad in 1s 2s,1s x,; do
+		run --separate-stderr "$VARSCOPE" report -i w.data --time "$bad"
+		assert_failure 129
+		assert_equal "${#stderr_lines[@]}" 1
+		[[ $stderr == "varscope report: option \`--time': "* ]]
+	done
+}
+
 @test "report errors: a corrupt trace is one line naming the byte, exit 2" {
 	make_trace t.data
 	cp t.data magic.data

@@ -34,6 +34,7 @@ int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 	*h = (struct vs_trace_head){ 0 };
 	if (!r)
 		return 0;
+	h->start_ns = vs_reader_start_time(r);
 	for (i = 0; !ret && i < HEAD_MAX_RECORDS &&
 		    vs_reader_next(r, &rec) > 0 && rec.kind != VS_REC_TASK;
 	     i++) {

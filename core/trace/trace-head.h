@@ -18,6 +18,9 @@
 #define VS_META_PROBE_COST	"probe_cost_ns"
 
 struct vs_trace_head {
+	uint64_t start_ns;	/* when the recording started (the times
+				 * of --time count from it):
+				 * vs_reader_start_time() */
 	bool samples;		/* --sample: samples, or META "sample" */
 	bool probes;		/* --probe: symbol definitions, func records */
 	uint64_t probe_cost_ns;	/* META VS_META_PROBE_COST, 0: none */
