@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# t2020-record-robust: threads that come and go, fork, exec, odd call
-# orders, a crashing target, signals to the recorder, a full disk.
+# t2020-record-robust: threads that come and go, more threads than the
+# engine has slots, fork, exec, odd call orders, a crashing target,
+# signals to the recorder, a full disk.
 
 load test-lib
 load record-lib
@@ -24,6 +25,20 @@ load record-lib
 	    n = sum(1 for r in recs if r["kind"] == "process" and r["what"] == what)
 	    assert n + lost >= 1000, (what, n, lost)
 	PY
+}
+
+@test "4200 threads at once: the engine's 4095 slots recorded, the rest refused in one line" {
+	# each thread's one task sleeps 8 s: all of them are alive when the
+	# last ones register (that takes a few seconds)
+	run --separate-stderr "$VARSCOPE" record -o t.data -- "$IF" -n 1 \
+		--types sleep --sleep-us 8000000 --threads 4200
+	assert_success
+	grep -q '^interfere: .* tasks=4200 ' <<<"$output"
+	[[ "$stderr" == *"varscope record: 4095 tasks of 4095 threads written to t.data"* ]]
+	run grep -cx "varscope record: 105 threads not recorded: the engine's 4095 slots were taken (threads registered at once)" <<<"$stderr"
+	assert_output 1
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 4095 and len(T["1"]["tids"]) == 4095'
 }
 
 # perf events of the recorder recording "sleep 2" with options $@, once

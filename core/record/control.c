@@ -244,6 +244,7 @@ static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
 	struct vs_rthread *rt, *old;
 	int fds[VS_REG_MAX_FDS];
 	unsigned int nr_fds;
+	int err;
 	pid_t tid = 0;
 	ssize_t n;
 
@@ -300,12 +301,16 @@ static bool take_message(struct vs_recorder *r, int fd, pid_t pid,
 		vs_record_track_exit(r, tid, vs_perf_clock_ns());
 	rt = vs_rthread_open(&r->s, pid, tid);
 	if (!rt) {
-		if ((errno == EMFILE || errno == ENFILE) &&
-		    r->refuse_errno != errno)
-			out_of_fds(r, errno);
-		r->refuse_errno = errno;
-		reply(fd, errno, NULL, 0, 0, 0, 0);
-		r->s.stats.refused++;
+		err = errno;
+		if ((err == EMFILE || err == ENFILE) && r->refuse_errno != err)
+			out_of_fds(r, err);
+		reply(fd, err, NULL, 0, 0, 0, 0);
+		if (err == ENOSPC) {
+			r->s.stats.no_slot++;
+		} else {
+			r->refuse_errno = err;
+			r->s.stats.refused++;
+		}
 		close(fd);
 		return true;
 	}

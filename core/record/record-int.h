@@ -52,6 +52,8 @@ vs_sample_id_of(const struct perf_event_header *h)
 struct vs_record_stats {
 	uint64_t threads;		/* registered */
 	uint64_t refused;		/* registrations refused */
+	uint64_t no_slot;		/* refused: every slot of the engine
+					 * taken */
 	uint64_t strangers;		/* connections from outside the
 					 * command: closed unread */
 	uint64_t silent;		/* the command's connections that sent

@@ -220,6 +220,12 @@ void vs_record_summary(struct vs_recorder *r)
 			vs_plural(r->s.stats.refused, "thread", "threads"),
 			r->refuse_errno ? ": " : "",
 			r->refuse_errno ? strerror(r->refuse_errno) : "");
+	if (r->s.stats.no_slot)
+		fprintf(stderr, "varscope record: %llu %s not recorded: the "
+			"engine's %d slots were taken (threads registered at "
+			"once)\n", (unsigned long long)r->s.stats.no_slot,
+			vs_plural(r->s.stats.no_slot, "thread", "threads"),
+			VS_SLOTS - 1);
 	count_line(r->s.stats.strangers, "connection", "connections",
 		   "to the registration socket from outside the "
 		   "command closed unread");
