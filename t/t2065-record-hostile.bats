@@ -144,6 +144,8 @@ time.sleep(60)' "$name" &
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check 'T["1"]["tasks"] == 40 and not T["1"]["flagged"]'
 	grep -qx 'varscope record: 40 connections to the registration socket from outside the command closed unread' err
+	# the outsiders are no threads of the recording
+	grep -q '^varscope record: 40 tasks of 1 thread written to t.data' err
 }
 
 @test "a mapped file that becomes a FIFO: the recorder reads no build-id from it, and does not block" {
