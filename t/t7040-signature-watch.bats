@@ -5,8 +5,9 @@
 # handler, the windows before it are not; a thread that stays in a read
 # of a pipe nobody writes is named with the handler that made the read,
 # by watch (from the call's chain) and by infer (from the stack that
-# record --syscall-stacks keeps of each call of 1 s or more); signatures
-# of a run shorter than a window are said to be.
+# record --syscall-stacks keeps of each call of 1 s or more); the libdw
+# sessions of processes that ended are let go; signatures of a run
+# shorter than a window are said to be.
 #
 # Execution units are cut at gaps above mean + 2 sigma of a thread's
 # system calls, which another test file running beside it stretches:
@@ -102,6 +103,55 @@ print(len(h) >= 1, sorted(set((x["call"], x["function"]) for x in h)),
 	run "$VARSCOPE" signature infer -s "$BATS_FILE_TMPDIR/ov.sig" \
 		-i plain.data
 	assert_line --regexp '^# hung: thread [0-9]+ in read for .*, in a function the recording does not say \(record --syscall-stacks\)$'
+}
+
+# named_in_main: the threads of watch.txt hung in a read, named in main
+named_in_main() {
+	grep -E '^# hung: thread [0-9]+ in read .*, in main$' watch.txt |
+		awk '{ print $4 }' | sort -u | wc -l
+}
+
+@test "watch: what it kept of processes that ended goes while it runs" {
+	local i n most=0
+
+	# four children hang 3 s in a read (named at the end of the second
+	# window: a libdw session each, which holds forks' file open), are
+	# reaped, the parent sleeps on
+	"$VS_CC" -O2 -fno-omit-frame-pointer -o forks "$SRC/t/t7040/forks.c"
+	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
+		--window 1s -- ./forks 4 3 30 >watch.txt 2>watch.err &
+	watch=$!
+	prog=$(readlink -f forks)
+	fds() { ls -l /proc/$watch/fd | grep -c " $prog\$" || :; }
+	for i in $(seq 400); do
+		grep -qx reaped watch.txt && break
+		n=$(fds)
+		[ "$n" -gt "$most" ] && most=$n
+		sleep 0.05
+	done
+	grep -qx reaped watch.txt
+	echo "most $most"
+	[ "$most" -ge 4 ]
+	# then, the parent's alone (its sleep hangs) while watch runs
+	for i in $(seq 400); do
+		n=$(fds)
+		[ "$n" -le 1 ] && break
+		sleep 0.05
+	done
+	echo "then $n"
+	kill -0 $watch
+	[ "$n" -le 1 ]
+	kill -INT $watch
+	wait $watch
+	run named_in_main
+	assert_output 4
+	# children whose hang is named after they were reaped (the window
+	# ends at 2 s, its end is handled at a record past it, after the
+	# reaping): their records were read, their functions are named
+	"$VARSCOPE" signature watch -s "$BATS_FILE_TMPDIR/ov.sig" \
+		--window 1s -- ./forks 4 2 3 >watch.txt 2>watch.err
+	run named_in_main
+	assert_output 4
 }
 
 @test "watch -p PID: follows a running process until SIGINT, and says the cost" {

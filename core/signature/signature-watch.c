@@ -717,6 +717,8 @@ struct runner {
 	void *arg;
 	uint64_t lost;
 	struct vs_cpu_times cpus;	/* whence a ring's loss */
+	uint32_t *ended;		/* processes found ended, forgotten */
+	size_t nr_ended, alloc_ended;	/* at the next sweep */
 	int failed;			/* -1: no memory, else @fn's */
 };
 
@@ -884,23 +886,33 @@ static bool process_alive(pid_t pid)
  * Forget the processes that ended (reaped: the kernel has no process of
  * that number) in @r's symbols and in @uw: a program that forks a
  * process a request would otherwise grow them by the mappings of each,
- * for as long as it is watched.  A process reaped and its number given
- * to a new one between two sweeps is kept: the new one's FORK record
- * replaced its mappings.
+ * for as long as it is watched.  A process is forgotten at the sweep
+ * after the one that found it ended, if it still is: its records may
+ * still be in the rings when it is reaped (the hang of a child the
+ * window's end names comes after), not a sweep later.  A number given
+ * to a new process in between is kept: its FORK record replaced the
+ * mappings.  Returns -1 when out of memory.
  */
-static void forget_ended(struct runner *r, struct vs_unwinder *uw)
+static int forget_ended(struct runner *r, struct vs_unwinder *uw)
 {
 	uint32_t pid;
-	size_t i = 0;
+	size_t i;
 
-	while ((pid = vs_symbols_pid(r->syms, i))) {
-		if (process_alive(pid)) {
-			i++;
+	for (i = 0; i < r->nr_ended; i++) {
+		if (process_alive(r->ended[i]))
 			continue;
-		}
-		vs_unwinder_forget(uw, pid);
-		vs_symbols_forget(r->syms, pid);
+		vs_unwinder_forget(uw, r->ended[i]);
+		vs_symbols_forget(r->syms, r->ended[i]);
 	}
+	r->nr_ended = 0;
+	for (i = 0; (pid = vs_symbols_pid(r->syms, i)); i++) {
+		if (process_alive(pid))
+			continue;
+		if (ALLOC_GROW(r->ended, r->nr_ended + 1, r->alloc_ended) < 0)
+			return -1;
+		r->ended[r->nr_ended++] = pid;
+	}
+	return 0;
 }
 
 int vs_signature_watch(const struct vs_signatures *sig,
@@ -1001,8 +1013,8 @@ int vs_signature_watch(const struct vs_signatures *sig,
 			r.failed = vs_sig_watch_close(r.w, done ?
 					monotonic_ns() : now - VS_SC_SLACK_NS,
 					done, fn, arg);
-		if (now - swept >= SWEEP_NS) {
-			forget_ended(&r, uw);
+		if (!r.failed && now - swept >= SWEEP_NS) {
+			r.failed = forget_ended(&r, uw);
 			swept = now;
 		}
 	}
@@ -1033,6 +1045,7 @@ out:
 	vs_syscall_trace_close(t);
 	vs_sig_watch_free(r.w);
 	vs_cpu_times_release(&r.cpus);
+	free(r.ended);
 	vs_unwinder_free(uw);
 	vs_symbols_free(r.syms);
 	return ret;
