@@ -11,16 +11,35 @@
 
 load test-lib
 
-@test "on Debian 12's kernel 6.1 record loads its engine and times each sleep" {
+# on_6_1 OPTION... -- SCRIPT ARG...: bash -c SCRIPT ARG... as root on
+# Debian 12's 6.1 kernel (scripts/run-on-kernel.sh OPTION...; SCRIPT
+# prints the kernel's release first), with run: it succeeded there, on a
+# 6.1 kernel; skipped without a guest to boot
+on_6_1() {
+	local opts=()
+
 	require_root
-	require_example interfere
 	[ -e /dev/kvm ] || skip "no /dev/kvm: no guest kernel to boot"
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	run "$SRC/scripts/run-on-kernel.sh" "${opts[@]}" 6.1 -- bash -c "$@"
+	if [ "$status" = 125 ] && [[ $output =~ run-on-kernel:\ (cannot\ (install|fetch)|no\ package)[^$'\n']* ]]; then
+		skip "${BASH_REMATCH[0]}"
+	fi
+	assert_success
+	assert_line --regexp '^6\.1\.'
+}
+
+@test "on Debian 12's kernel 6.1 record loads its engine and times each sleep" {
+	require_example interfere
 	# each sleep one wait in clock_nanosleep: the 20 ms asked, less the
 	# stretch from the timer's arming to the switch-out, which an emulated
 	# vCPU preempted on its host lengthens (issue 14's 10%), never past
 	# the task
-	run "$SRC/scripts/run-on-kernel.sh" --cpus=1 --mem=2048 --timeout=300 6.1 -- \
-		bash -c '
+	on_6_1 --cpus=1 --mem=2048 --timeout=300 -- '
 		set -e
 		uname -r
 		"$0" record -o t.data -- "$1" -n 10 --types sleep --sleep-us 20000
@@ -31,29 +50,17 @@ load test-lib
 		"$2" "T[\"1\"][\"sum\"][\"sched.blocked.clock_nanosleep.time\"] <= T[\"1\"][\"sum\"][\"latency_ns\"]" <t.json
 		echo all-checks-passed' \
 		"$VARSCOPE" "$EXAMPLES/interfere" "$SRC/t/helper/task-stats.py"
-	if [ "$status" = 125 ] && [[ $output =~ run-on-kernel:\ (cannot\ (install|fetch)|no\ package)[^$'\n']* ]]; then
-		skip "${BASH_REMATCH[0]}"
-	fi
-	assert_success
-	assert_line --regexp '^6\.1\.'
 	assert_line all-checks-passed
 	refute_output --partial "cannot load the BPF recording engine"
 }
 
 @test "on Debian 12's kernel 6.1 --task-func on a library traps the traced processes only" {
-	require_root
-	[ -e /dev/kvm ] || skip "no /dev/kvm: no guest kernel to boot"
 	# t2030's own tests, in the guest: a process outside the recording
 	# calling the function adds no hit; the forks are followed, a call
 	# missed (perf's swap of inherited events before 6.12) is said
-	run "$SRC/scripts/run-on-kernel.sh" --mem=2048 --timeout=600 6.1 -- \
-		bash -c 'uname -r; VARSCOPE="$0" bats "$1" -f "on a library"' \
+	on_6_1 --mem=2048 --timeout=600 -- \
+		'uname -r; VARSCOPE="$0" bats "$1" -f "on a library"' \
 		"$VARSCOPE" "$SRC/t/t2030-record-task-func.bats"
-	if [ "$status" = 125 ] && [[ $output =~ run-on-kernel:\ (cannot\ (install|fetch)|no\ package)[^$'\n']* ]]; then
-		skip "${BASH_REMATCH[0]}"
-	fi
-	assert_success
-	assert_line --regexp '^6\.1\.'
 	assert_line --regexp '^ok 1 --task-func on a library: a process outside'
 	assert_line --regexp '^ok 2 --task-func on a library follows the forks'
 }
