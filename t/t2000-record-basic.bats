@@ -194,7 +194,16 @@ on_screen() {
 	if ! ls -d /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; then
 		assert_line --regexp "^varscope record: no hardware PMU \\(.*\\): recording kernel events and software counters only$"
 	fi
-	[ "$(grep -c 'fault.page.time unavailable' <<<"$output")" = 1 ]
+	# a kernel that refuses the fault handler's fentry/fexit (this
+	# one: EPERM) is named with its reason, once; one that takes them
+	# (Debian 12's 6.1, t2990) times the faults, and says nothing
+	n=$(grep -c 'fault.page.time unavailable' <<<"$output" || :)
+	if [ "$n" = 1 ]; then
+		assert_line --regexp '^varscope record: fault\.page\.time unavailable: page faults have no exit tracepoint and this kernel refuses fentry/fexit on their handler \(.+\): a fault.s handling is in run\.time; fault\.page\.count only$'
+	else
+		assert_equal "$n" 0
+		"$VARSCOPE" script -i t.data --format json | grep -q '"fault.page.time"'
+	fi
 }
 
 @test "the trace has the catalog, metas, epochs, comm and mmap with build-ids" {

@@ -54,6 +54,29 @@ on_6_1() {
 	refute_output --partial "cannot load the BPF recording engine"
 }
 
+@test "on Debian 12's kernel 6.1 page faults are timed, out of run.time" {
+	require_example interfere
+	# 6.1 takes the fault handler's fentry/fexit (this machine's kernel
+	# refuses them): each task's 2000 faults have their time, the
+	# task's parts still sum to its latency, and a task that faults
+	# nothing has none
+	on_6_1 --cpus=1 --mem=2048 --timeout=300 -- '
+		set -e
+		uname -r
+		"$0" record -o t.data -- "$1" -n 10 --types fault,compute \
+			--pages 2000 --work-us 2000
+		"$0" script -i t.data --format json >t.json
+		! grep -q "fault.page.time unavailable" t.json
+		"$2" "T[\"2\"][\"tasks\"] == 10 and T[\"2\"][\"min\"][\"fault.page.count\"] >= 2000" <t.json
+		"$2" "T[\"2\"][\"min\"][\"fault.page.time\"] >= 2000 * 100" <t.json
+		"$2" "all(T[t][\"sum\"][\"fault.page.time\"] <= T[t][\"sum\"][\"task-clock\"] for t in T)" <t.json
+		"$2" "T[\"4\"][\"max\"][\"fault.page.count\"] > 0 or T[\"4\"][\"max\"][\"fault.page.time\"] == 0" <t.json
+		"$2" "all(abs(sum(T[t][\"sum\"][k] for k in (\"run.time\", \"sched.runnable.time\", \"sched.blocked.time\", \"sched.iowait.time\", \"irq.hard.time\", \"irq.soft.time\", \"irq.vector.time\", \"fault.page.time\")) - T[t][\"sum\"][\"latency_ns\"]) <= 0.01 * T[t][\"sum\"][\"latency_ns\"] for t in T)" <t.json
+		echo all-checks-passed' \
+		"$VARSCOPE" "$EXAMPLES/interfere" "$SRC/t/helper/task-stats.py"
+	assert_line all-checks-passed
+}
+
 @test "on Debian 12's kernel 6.1 --task-func on a library traps the traced processes only" {
 	# t2030's own tests, in the guest: a process outside the recording
 	# calling the function adds no hit; the forks are followed, a call

@@ -42,6 +42,8 @@ struct vs_bpf_engine {
 	uint32_t next_free;		/* where the search for a slot starts */
 	uint8_t used[VS_SLOTS];
 	uint32_t kernel_tid[VS_SLOTS];	/* the thread's key in thread_state */
+	bool fault_time;		/* fentry/fexit on the fault handler */
+	char no_fault_time[256];	/* why not */
 };
 
 /*
@@ -198,6 +200,10 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 	}
 	for (i = 0; i < sizeof(calls) / sizeof(*calls); i++)
 		bpf_program__set_autoload(calls[i], what & VS_BPF_CALLS);
+	bpf_program__set_autoload(skel->progs.vs_fault_enter,
+				  what & VS_BPF_FAULT_TIME);
+	bpf_program__set_autoload(skel->progs.vs_fault_exit,
+				  what & VS_BPF_FAULT_TIME);
 	bpf_program__set_autoload(skel->progs.vs_sample_filter,
 				  what & VS_BPF_SAMPLES);
 	bpf_program__set_autoattach(skel->progs.vs_sample_filter, false);
@@ -219,6 +225,35 @@ static void vs_test_knobs(struct task_acct *skel)
 		skel->bss->test_unseen_switch_in = strtoul(n, NULL, 10);
 }
 
+/*
+ * Whether the kernel takes the fault handler's fentry/fexit, loaded once
+ * with the programs of @what in a skeleton thrown away: a kernel that
+ * refuses function tracing (EPERM: this development machine's) or lacks
+ * handle_mm_fault's BTF loads the engine without them, the reason kept.
+ */
+static void try_fault_time(struct vs_bpf_engine *e, unsigned int what)
+{
+	struct task_acct *skel = task_acct__open();
+	int ret = -ENOMEM;
+
+	vs_refusal[0] = '\0';
+	if (skel) {
+		vs_choose_programs(skel, what | VS_BPF_FAULT_TIME);
+		ret = bpf_map__set_max_entries(skel->maps.counters,
+					       VS_SLOT_COUNTERS * e->nr_cpus);
+		if (!ret)
+			ret = task_acct__load(skel);
+		task_acct__destroy(skel);
+	}
+	e->fault_time = !ret;
+	if (ret)
+		snprintf(e->no_fault_time, sizeof(e->no_fault_time), "%s",
+			 vs_refusal[0] ? vs_refusal : strerror(-ret));
+	if (ret && !e->no_fault_time[0])
+		snprintf(e->no_fault_time, sizeof(e->no_fault_time),
+			 "error %d", ret);
+}
+
 struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 					 size_t errlen)
 {
@@ -235,23 +270,26 @@ struct vs_bpf_engine *vs_bpf_engine_open(unsigned int what, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	vs_refusal[0] = '\0';
 	libbpf_set_print(vs_libbpf_quiet);
 	e->slots = MAP_FAILED;
+	e->nr_cpus = libbpf_num_possible_cpus();
+	if (e->nr_cpus <= 0) {
+		errno = -e->nr_cpus;
+		stage = "open";
+		goto fail;
+	}
+	if (what & VS_BPF_FAULT)
+		try_fault_time(e, what);
+	vs_refusal[0] = '\0';
 	stage = "open";
 	e->skel = task_acct__open();
 	if (!e->skel)
 		goto fail;
-	vs_choose_programs(e->skel, what);
+	vs_choose_programs(e->skel, what | (e->fault_time ? VS_BPF_FAULT_TIME : 0));
 	/* the iterator runs at each registration, never attached for good */
 	bpf_program__set_autoattach(e->skel->progs.vs_register, false);
 	/* run by the libraries, with BPF_PROG_TEST_RUN */
 	bpf_program__set_autoattach(e->skel->progs.vs_counters_mark, false);
-	e->nr_cpus = libbpf_num_possible_cpus();
-	if (e->nr_cpus <= 0) {
-		errno = -e->nr_cpus;
-		goto fail;
-	}
 	if (bpf_map__set_max_entries(e->skel->maps.counters,
 				     VS_SLOT_COUNTERS * e->nr_cpus))
 		goto fail;
@@ -446,6 +484,16 @@ int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e)
 int vs_bpf_engine_nr_cpus(const struct vs_bpf_engine *e)
 {
 	return e->nr_cpus;
+}
+
+const char *vs_bpf_engine_no_fault_time(const struct vs_bpf_engine *e)
+{
+	return e->fault_time || !e->no_fault_time[0] ? NULL : e->no_fault_time;
+}
+
+bool vs_bpf_engine_fault_time(const struct vs_bpf_engine *e)
+{
+	return e->fault_time;
 }
 
 struct vs_slot *vs_bpf_engine_slot(struct vs_bpf_engine *e, uint32_t idx)

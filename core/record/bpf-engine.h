@@ -29,6 +29,8 @@ struct vs_bpf_engine;
 #define VS_BPF_CALLS		(VS_BPF_VECTOR << VS_SLOT_VECTORS)
 /* the filter of the sampling events (--sample) */
 #define VS_BPF_SAMPLES		(VS_BPF_CALLS << 1)
+/* the fault handler's fentry/fexit (tried with VS_BPF_FAULT) */
+#define VS_BPF_FAULT_TIME	(VS_BPF_SAMPLES << 1)
 
 /* The irq_vectors names of enum vs_slot_vector, in order. */
 extern const char *const vs_bpf_vector_names[VS_SLOT_VECTORS];
@@ -53,6 +55,16 @@ void vs_bpf_engine_close(struct vs_bpf_engine *e);
  * and closes it).
  */
 int vs_bpf_engine_slots_fd(const struct vs_bpf_engine *e);
+
+/*
+ * Why the page faults recorded are not timed (the kernel refused the
+ * fault handler's fentry/fexit: the verifier's reason, or the error), or
+ * NULL when they are (fault.page.time) or not recorded at all (-e).
+ */
+const char *vs_bpf_engine_no_fault_time(const struct vs_bpf_engine *e);
+
+/* Whether the engine times page faults (fault.page.time). */
+bool vs_bpf_engine_fault_time(const struct vs_bpf_engine *e);
 
 /* The machine's possible CPUs, as the engine's per-CPU maps count them. */
 int vs_bpf_engine_nr_cpus(const struct vs_bpf_engine *e);

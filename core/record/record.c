@@ -58,10 +58,20 @@
 
 static volatile sig_atomic_t stop_signal;
 
-const char vs_fault_time_note[] =
-	"fault.page.time unavailable: page faults have no exit tracepoint "
-	"and the engine has no program on the fault handler's return (a "
-	"fault's handling is in run.time); fault.page.count only";
+const char *vs_record_fault_note(const struct vs_recorder *r, char *buf,
+				 size_t len)
+{
+	const char *why = r->s.engine ?
+			  vs_bpf_engine_no_fault_time(r->s.engine) : NULL;
+
+	if (!why)
+		return NULL;
+	snprintf(buf, len, "fault.page.time unavailable: page faults have no "
+		 "exit tracepoint and this kernel refuses fentry/fexit on "
+		 "their handler (%s): a fault's handling is in run.time; "
+		 "fault.page.count only", why);
+	return buf;
+}
 
 static void on_stop_signal(int sig)
 {
@@ -430,7 +440,7 @@ static int check_pmu(struct vs_recorder *r)
 
 static void write_metas(struct vs_recorder *r)
 {
-	char buf[64];
+	char buf[64], note[512];
 
 	vs_session_write_meta(&r->s, "cmdline",
 			      r->opts->cmdline ? r->opts->cmdline : "");
@@ -438,7 +448,8 @@ static void write_metas(struct vs_recorder *r)
 	vs_session_write_meta(&r->s, "rate", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->opts->epoch_ns);
 	vs_session_write_meta(&r->s, "epoch_ns", buf);
-	vs_session_write_meta(&r->s, "note", vs_fault_time_note);
+	if (vs_record_fault_note(r, note, sizeof(note)))
+		vs_session_write_meta(&r->s, "note", note);
 }
 
 /* --- the in-kernel engine ------------------------------------------------ */
@@ -910,6 +921,8 @@ static int setup(struct vs_recorder *r)
 	r->s.values = vs_task_values_new(r->s.cat, r->s.sw_ids);
 	if (!r->s.values)
 		return -1;
+	if (vs_bpf_engine_fault_time(r->s.engine))
+		vs_task_values_fault_time(r->s.values);
 	write_metas(r);
 	vs_probe_write_symbols(&r->s);
 	vs_probe_name_types(&r->s);

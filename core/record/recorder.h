@@ -82,8 +82,12 @@ struct vs_recorder {
 	size_t nr_build_ids, cap_build_ids;
 };
 
-/* Left in the trace as a note and printed in the summary. */
-extern const char vs_fault_time_note[];
+/**
+ * vs_record_fault_note - why page faults are not timed, in @buf (a note
+ * of the trace and a line of the summary), or NULL when they are
+ */
+const char *vs_record_fault_note(const struct vs_recorder *r, char *buf,
+				 size_t len);
 
 /**
  * vs_record_command_name - the command's own name for messages: what it

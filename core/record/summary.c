@@ -78,7 +78,7 @@ void vs_record_summary(struct vs_recorder *r)
 	unsigned int files = vs_rotwriter_nr_files(r->s.out);
 	uint64_t written = vs_rotwriter_nr_written(r->s.out, VS_REC_TASK);
 	struct vs_probe_func_stats fs;
-	char where[4200];
+	char where[4200], note[512];
 	int i;
 
 	if (files == 1)
@@ -241,6 +241,7 @@ void vs_record_summary(struct vs_recorder *r)
 		   "task type names", "refused (not 1 to 64 printable "
 		   "characters, all digits, a second name of a type, "
 		   "or past 4096 types)");
-	fprintf(stderr, "varscope record: %s\n", vs_fault_time_note);
+	if (vs_record_fault_note(r, note, sizeof(note)))
+		fprintf(stderr, "varscope record: %s\n", note);
 	left_running(r);
 }

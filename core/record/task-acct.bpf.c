@@ -18,14 +18,16 @@
  *                  switches that begin and end blocked waits)
  *   irq, softirq,  a per-CPU shadow stack (VarMRI Fig. 4): each level's
  *   irq_vectors    length less the levels nested in it
- *   page_fault_user, page_fault_kernel  a count (fault time needs
- *                  function tracing)
+ *   page_fault_user, page_fault_kernel  a count
+ *   handle_mm_fault  fentry/fexit, where the kernel allows function
+ *                  tracing (loaded only then): the fault's time less the
+ *                  waits and interrupts inside it
  *   counters       per-CPU counters read at each switch and top-level
  *                  interrupt of the thread (see "counters" below)
  *
- * Run time is what is left: the library takes the task's wall time less
- * the waits and interrupts here, each of which starts and ends while the
- * thread is off its user code, so inside the task.
+ * Run time is what is left: the recorder takes the task's wall time less
+ * the waits, interrupts and fault times here, each of which starts and
+ * ends while the thread is off its user code, so inside the task.
  *
  * Every program reads the header's tasks_open first and returns at once
  * when no task is open anywhere.  The slots are the traced program's
@@ -71,6 +73,10 @@ struct vs_thread_state {
 	struct vs_slot_open_wait wait;	/* .since 0: not waiting in a task */
 	__u64 queued_since;	/* the run-queue part of the wait */
 	__u64 fault_ip;		/* of the last user page fault */
+	/* in the fault handler (fentry/fexit): since when (0: not), in
+	 * which task, the task's waits and interrupts then */
+	__u64 fault_since, fault_excluded;
+	__u32 fault_task, fault_pad;
 };
 
 struct vs_frame {
@@ -738,6 +744,74 @@ static __always_inline void count_fault(struct pt_regs *regs)
 	values_open(slot, slot->active);
 	slot->v.faults++;
 	values_done(slot);
+}
+
+/* What a task's fault time leaves out: its waits and interrupts so far. */
+static __always_inline __u64 excluded_ns(const struct vs_slot_values *v)
+{
+	__u64 ns = v->irq_ns;
+	int i;
+
+	for (i = 0; i < VS_SLOT_WAITS; i++)
+		ns += v->wait_ns[i];
+	for (i = 0; i < VS_SLOT_SOFTIRQS; i++)
+		ns += v->softirq_ns[i];
+	for (i = 0; i < VS_SLOT_VECTORS; i++)
+		ns += v->vector_ns[i];
+	return ns;
+}
+
+/*
+ * The fault handler of the current thread, entered and left: where the
+ * kernel allows function tracing (fentry/fexit; the engine loads without
+ * them where it does not), a task's fault.page.time is the time in its
+ * outermost handler less the waits and interrupts inside it.
+ */
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(vs_fault_enter)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+
+	if (!any_task_open())
+		return 0;
+	ts = thread_of(bpf_get_current_task_btf());
+	slot = active_slot(ts);
+	if (!slot)
+		return 0;
+	values_open(slot, slot->active);
+	ts->fault_since = bpf_ktime_get_ns();
+	ts->fault_task = slot->active;
+	ts->fault_excluded = excluded_ns(&slot->v);
+	values_done(slot);
+	return 0;
+}
+
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(vs_fault_exit)
+{
+	struct vs_thread_state *ts;
+	struct vs_slot *slot;
+	__u64 now, out;
+
+	if (!any_task_open())
+		return 0;
+	ts = thread_of(bpf_get_current_task_btf());
+	if (!ts || !ts->fault_since)
+		return 0;
+	slot = active_slot(ts);
+	if (!slot || slot->active != ts->fault_task) {
+		ts->fault_since = 0;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	values_open(slot, slot->active);
+	out = excluded_ns(&slot->v) - ts->fault_excluded;
+	if (now > ts->fault_since + out)
+		slot->v.fault_ns += now - ts->fault_since - out;
+	ts->fault_since = 0;
+	values_done(slot);
+	return 0;
 }
 
 SEC("tp_btf/page_fault_user")

@@ -42,8 +42,8 @@
  * ring, the engine's slot: core/record/task-slot.h), so that a program
  * linked with an older library is refused, not read wrong.
  */
-#define VS_REG_MAGIC		0x76737235u	/* "vsr5": the engine's
-						 * slots alone */
+#define VS_REG_MAGIC		0x76737236u	/* "vsr6": the slots'
+						 * fault time */
 
 struct vs_reg_request {
 	uint32_t magic;

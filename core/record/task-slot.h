@@ -92,6 +92,9 @@ struct vs_slot_values {
 	__u64 softirq_ns[VS_SLOT_SOFTIRQS], softirq_count[VS_SLOT_SOFTIRQS];
 	__u64 vector_ns[VS_SLOT_VECTORS], vector_count[VS_SLOT_VECTORS];
 	__u64 faults;
+	/* the time in the fault handler, less its waits and interrupts
+	 * (fentry/fexit, where the kernel allows function tracing) */
+	__u64 fault_ns;
 	__u64 migrations;
 	__u64 switches;
 	/* waits in system calls beyond VS_SLOT_SYSCALLS kinds: totals only */

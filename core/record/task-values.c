@@ -34,7 +34,7 @@ struct vs_id_pair {
 
 struct vs_task_values {
 	struct vs_catalog *cat;
-	uint16_t run_time, fault_count, migrations;
+	uint16_t run_time, fault_count, fault_time, migrations;
 	struct vs_id_pair wait[VS_SLOT_WAITS], irq, softirq, vector;
 	uint16_t sw[4];		/* task-clock, context-switches, page-faults,
 				 * cpu-migrations */
@@ -100,9 +100,15 @@ struct vs_task_values *vs_task_values_new(struct vs_catalog *cat,
 	tv->softirq = intern_pair(tv, "irq.soft", NULL, NULL);
 	tv->vector = intern_pair(tv, "irq.vector", NULL, NULL);
 	tv->fault_count = intern(tv, "fault.page.count", "count", VS_NO_ID);
+	tv->fault_time = VS_NO_ID;
 	tv->migrations = intern(tv, "cpu.migrations.count", "count", VS_NO_ID);
 	memcpy(tv->sw, sw_ids, sizeof(tv->sw));
 	return tv;
+}
+
+void vs_task_values_fault_time(struct vs_task_values *tv)
+{
+	tv->fault_time = intern(tv, "fault.page.time", "ns", VS_NO_ID);
 }
 
 void vs_task_values_free(struct vs_task_values *tv)
@@ -318,6 +324,10 @@ static uint64_t take_values(struct vs_task_values *tv,
 					   kv->vector_ns, kv->vector_count,
 					   VS_SLOT_VECTORS));
 	set(tv, tv->fault_count, kv->faults);
+	if (tv->fault_time != VS_NO_ID) {
+		set(tv, tv->fault_time, kv->fault_ns);
+		in_irq = sat_add(in_irq, kv->fault_ns);
+	}
 	set(tv, tv->migrations, kv->migrations);
 	set(tv, tv->sw[1], kv->switches);
 	set(tv, tv->sw[2], kv->faults);

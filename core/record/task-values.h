@@ -26,6 +26,11 @@ struct vs_task_values;
  */
 struct vs_task_values *vs_task_values_new(struct vs_catalog *cat,
 					  const uint16_t sw_ids[4]);
+/*
+ * vs_task_values_fault_time - the engine times page faults: the tasks
+ * have fault.page.time, left out of their run.time
+ */
+void vs_task_values_fault_time(struct vs_task_values *tv);
 void vs_task_values_free(struct vs_task_values *tv);
 
 /**
