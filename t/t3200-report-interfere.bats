@@ -90,7 +90,8 @@ for e in t["ranking"]:
 }
 
 @test "a fault storm: page faults rank among the first two" {
-	# without kprobes the time of a fault counts as run time: run.time
+	# untimed faults (a kernel that refuses function tracing, this one)
+	# count as run time: run.time
 	# goes with the fault count, and may rank first; the fault count ranks
 	# second at worst, or ties with the second (the long tasks also take
 	# more timer ticks and preemptions: those counts tie with it)
@@ -142,7 +143,8 @@ print(unreal)'
 		> /dev/null 2>&1
 	run "$VARSCOPE" report -i t.data --min-tasks 1
 	assert_success
-	# this kernel has no kprobes: the count alone, and the report says so
+	# this kernel refuses function tracing: the count alone, and the
+	# report says so
 	assert_line --regexp '^# recording: fault\.page\.time unavailable: .*fault\.page\.count only$'
 	# and whether hardware counters were recorded
 	assert_line --regexp '^# recording: .*PMU'
