@@ -127,15 +127,31 @@ bounded_numbers() {
 		sleep 0.05
 	done
 	[ -n "$name" ] || { userdel "$user"; fail "no socket of record $rec"; }
-	# 40 connections that never send a byte, held until record ends (a
-	# recorder that waited 1 s for each left the command unregistered)
-	runuser -u "$user" -- python3 -c 'import socket, sys, time
+	# 40 connections held until record ends, 20 that never send a byte
+	# (a recorder that waited 1 s for each left the command unregistered)
+	# and 20 that send a registration naming the command's process
+	local magic cmd
+	magic=$(sed -n 's/^#define VS_REG_MAGIC[[:space:]]*\(0x[0-9a-f]*\)u.*/\1/p' \
+		"$SRC/core/record/task-ring.h")
+	for i in $(seq 100); do
+		cmd=$(pgrep -P $rec | head -1)
+		[ -n "$cmd" ] && break
+		sleep 0.05
+	done
+	[ -n "$magic" ] && [ -n "$cmd" ]
+	runuser -u "$user" -- python3 -c 'import socket, struct, sys, time
 conns = []
-for _ in range(40):
+for i in range(40):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect("\0" + sys.argv[1][1:])
+    if i % 2:
+        pid = int(sys.argv[3])
+        try:
+            s.send(struct.pack("<III", int(sys.argv[2], 16), pid, pid))
+        except OSError:
+            pass    # closed unread already
     conns.append(s)
-time.sleep(60)' "$name" &
+time.sleep(60)' "$name" "$magic" "$cmd" &
 	local stranger=$!
 	wait $rec
 	kill $stranger 2>/dev/null || :
