@@ -76,11 +76,10 @@ int vs_output_writable(const char *path)
 }
 
 /* errno for what sits at @path, 0 when nothing or a regular file does. */
-static int refusal(const char *path, bool *regular)
+static int refusal(const char *path)
 {
 	struct stat st;
 
-	*regular = false;
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : errno;
 	if (S_ISLNK(st.st_mode))
@@ -89,21 +88,19 @@ static int refusal(const char *path, bool *regular)
 		return EISDIR;
 	if (!S_ISREG(st.st_mode))
 		return EEXIST;
-	*regular = true;
 	return 0;
 }
 
-int vs_output_create(const char *path, const char *backup)
+int vs_output_create(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	bool regular;
 	char *tmp;
 	int fd, err;
 
 	if (!strcmp(path, "-"))
 		return fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-	err = refusal(path, &regular);
+	err = refusal(path);
 	if (err) {
 		errno = err;
 		return -1;
@@ -118,7 +115,7 @@ int vs_output_create(const char *path, const char *backup)
 		free(tmp);
 		return -1;
 	}
-	if ((backup && regular && rename(path, backup)) || rename(tmp, path)) {
+	if (rename(tmp, path)) {
 		err = errno;
 		unlink(tmp);
 		close(fd);

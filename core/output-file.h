@@ -54,14 +54,13 @@ int vs_output_writable(const char *path);
 /**
  * vs_output_create - create @path (mode 0600) for writing, as above
  * @path: the file; "-" is a duplicate of the standard output
- * @backup: when not NULL and a regular file sits at @path, it is renamed
- *          to @backup first (record's PATH.old)
  *
  * Returns a descriptor (close-on-exec) of the new file, already at @path,
  * or -1 with errno: ELOOP, EISDIR or EEXIST when @path is a link, a
  * directory or another file that is not regular (vs_output_check()
- * says it in words), or what creating or renaming failed with.
+ * says it in words), or what creating or renaming failed with.  (record
+ * sets a file it replaces aside itself: core/record/record.c.)
  */
-int vs_output_create(const char *path, const char *backup);
+int vs_output_create(const char *path);
 
 #endif /* VS_CORE_OUTPUT_FILE_H */

@@ -48,7 +48,7 @@ struct vs_svg *vs_svg_create(const char *path, double width, double height)
 
 	if (!svg)
 		return NULL;
-	fd = vs_output_create(path, NULL);
+	fd = vs_output_create(path);
 	svg->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!svg->fp) {
 		int e = errno;

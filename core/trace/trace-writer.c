@@ -206,7 +206,7 @@ struct vs_writer *vs_writer_open(const char *path, const struct vs_header *hdr)
 	struct vs_writer *w;
 	int fd, err;
 
-	fd = vs_output_create(path, NULL);
+	fd = vs_output_create(path);
 	if (fd < 0)
 		return NULL;
 	w = vs_writer_fdopen(fd, hdr);
