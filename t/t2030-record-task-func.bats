@@ -443,21 +443,42 @@ lib_hits() {
 	require_uprobes
 	require_cmd cc
 	# request() blocks reading a pipe that the writer thread writes 2 ms
-	# later: each task's blocked wait ends with the writer's wake-up,
-	# which the engine's programs see as the task's own
+	# later, once it sees the reader asleep (a reader late under load
+	# would find its byte there): each task's blocked wait ends with the
+	# writer's wake-up, which the engine's programs see as the task's own
 	cat > f.c <<-'EOF'
 	#define _GNU_SOURCE
 	#include <pthread.h>
 	#include <stdio.h>
+	#include <string.h>
 	#include <time.h>
 	#include <unistd.h>
 	static int fds[2];
+	static pid_t reader;
+	/* whether the reader sleeps (state S: in its read, nothing else) */
+	static int reader_sleeps(void)
+	{
+		char path[64], buf[512], *p;
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", reader);
+		if (!(f = fopen(path, "r")))
+			return 0;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		return p && p[1] == ' ' && p[2] == 'S';
+	}
 	static void *writer(void *arg)
 	{
-		struct timespec ts = { 0, 2000000 };
+		struct timespec ts = { 0, 2000000 }, poll = { 0, 100000 };
 
 		for (int i = 0; i < 20; i++) {
 			nanosleep(&ts, NULL);
+			while (!reader_sleeps())
+				nanosleep(&poll, NULL);
 			if (write(fds[1], "x", 1) != 1)
 				break;
 		}
@@ -476,6 +497,7 @@ lib_hits() {
 	{
 		pthread_t t;
 
+		reader = gettid();
 		if (pipe(fds) || pthread_create(&t, NULL, writer, NULL))
 			return 1;
 		for (int i = 0; i < 20; i++)
@@ -496,9 +518,9 @@ lib_hits() {
 	R = [json.loads(l) for l in open("t.json")]
 	tasks = [r for r in R if r["kind"] == "task"]
 	wakes = [r for r in R if r["kind"] == "wakeup"]
-	# the tasks that blocked (the first read may find its byte there)
+	# every read blocked: the writer waited for it
 	blocked = [t for t in tasks if t["values"]["sched.blocked.count"]]
-	assert len(blocked) >= 15, len(blocked)
+	assert len(blocked) == 20, len(blocked)
 	for t in blocked:
 	    w = [w for w in wakes if w["wakee_tid"] == t["tid"] and
 	         t["start_ns"] <= w["time_ns"] <= t["end_ns"]]
