@@ -4,7 +4,6 @@
  * asks for its slot and the recorder checks that it is one of the
  * command's before it answers; a program names a task type.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <linux/unix_diag.h>
 
 #include "core/plural.h"
+#include "core/proc.h"
 #include "core/record/recorder.h"
 
 /* Is @pid the command or one of its descendants? */
@@ -81,23 +81,20 @@ static pid_t inner_tid(pid_t pid, pid_t tid)
  */
 static pid_t peer_tid(pid_t peer, pid_t pid, pid_t tid)
 {
+	struct vs_proc_tids tids;
 	char path[64];
-	struct dirent *d;
 	struct stat st;
-	pid_t ours = 0;
-	DIR *dir;
+	pid_t ours = 0, t;
 
 	if (pid == peer) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
 		return stat(path, &st) ? 0 : tid;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task", peer);
-	dir = opendir(path);
-	while (dir && !ours && (d = readdir(dir)))
-		if (atoi(d->d_name) > 0 && inner_tid(peer, atoi(d->d_name)) == tid)
-			ours = atoi(d->d_name);
-	if (dir)
-		closedir(dir);
+	vs_proc_tids_open(&tids, peer);
+	while (!ours && (t = vs_proc_tids_next(&tids)))
+		if (inner_tid(peer, t) == tid)
+			ours = t;
+	vs_proc_tids_close(&tids);
 	return ours;
 }
 

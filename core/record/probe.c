@@ -43,7 +43,6 @@
  * call may hold tasks (a thread's loop), and the analysis keeps the calls
  * inside or around them (core/analysis/func-times.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +52,7 @@
 
 #include "core/array.h"
 #include "core/perf-ring.h"
+#include "core/proc.h"
 #include "core/record/probe-cost.h"
 #include "core/record/record-int.h"
 #include "core/trace/trace-head.h"
@@ -437,33 +437,26 @@ static void close_proc(struct vs_probe_proc *pp)
 static int follow(struct vs_probe *p, pid_t pid, bool inherit)
 {
 	struct vs_probe_proc *pp;
-	struct dirent *d;
-	char path[64];
+	struct vs_proc_tids tids;
 	int ret = 0, opened = 0, saved;
-	DIR *dir;
+	pid_t tid;
 
 	if (ALLOC_GROW(p->procs, p->nr_procs + 1, p->alloc_procs))
 		return -1;
 	pp = &p->procs[p->nr_procs];
 	*pp = (struct vs_probe_proc){ .pid = pid, .handed_down = inherit };
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir) {
+	if (vs_proc_tids_open(&tids, pid)) {
 		errno = ESRCH;
 		return -1;
 	}
-	while (!ret && (d = readdir(dir))) {
-		pid_t tid = atoi(d->d_name);
-
-		if (tid <= 0)
-			continue;
+	while (!ret && (tid = vs_proc_tids_next(&tids))) {
 		ret = open_thread(p, pp, tid, inherit);
 		if (ret && errno == ESRCH)
 			ret = 0;	/* it exited: its events went with it */
 		else if (!ret)
 			opened++;
 	}
-	closedir(dir);
+	vs_proc_tids_close(&tids);
 	if (!ret && !opened) {
 		ret = -1;
 		errno = ESRCH;

@@ -7,7 +7,6 @@
  * thread); each CPU's --sample ring; -p, attaching to a running
  * process; and /proc, read again for what a full ring lost.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/proc.h"
 #include "core/record/record-int.h"
 #include "core/record/recorder.h"
 #include "core/symbols/symbols.h"
@@ -245,17 +245,14 @@ static void scan_proc_state(struct vs_recorder *r, pid_t pid,
 	unsigned long long start, end, pgoff;
 	struct vs_record rec;
 	uint64_t now = vs_perf_clock_ns();
-	struct dirent *d;
+	struct vs_proc_tids tids;
+	pid_t tid;
 	FILE *f;
-	DIR *dir;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir))) {
-		int tid = atoi(d->d_name);
-
+	vs_proc_tids_open(&tids, pid);
+	while ((tid = vs_proc_tids_next(&tids))) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-		if (tid <= 0 || !(f = fopen(path, "r")))
+		if (!(f = fopen(path, "r")))
 			continue;
 		if (fgets(comm, sizeof(comm), f)) {
 			comm[strcspn(comm, "\n")] = 0;
@@ -266,8 +263,7 @@ static void scan_proc_state(struct vs_recorder *r, pid_t pid,
 		}
 		fclose(f);
 	}
-	if (dir)
-		closedir(dir);
+	vs_proc_tids_close(&tids);
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -380,27 +376,23 @@ static int follow_thread(struct vs_recorder *r, pid_t pid, int tid)
 static int for_each_child(struct vs_recorder *r, pid_t pid,
 			  int (*fn)(struct vs_recorder *r, pid_t child))
 {
+	struct vs_proc_tids tids;
 	char path[80];
-	struct dirent *d;
-	int ret = 0;
-	DIR *dir;
+	int ret = 0, child;
+	pid_t tid;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	while (!ret && dir && (d = readdir(dir))) {
-		int tid = atoi(d->d_name), child;
-		FILE *f;
-
+	vs_proc_tids_open(&tids, pid);
+	while (!ret && (tid = vs_proc_tids_next(&tids))) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid,
 			 tid);
-		if (tid <= 0 || !(f = fopen(path, "r")))
+		if (!(f = fopen(path, "r")))
 			continue;
 		while (!ret && fscanf(f, "%d", &child) == 1)
 			ret = fn(r, child);
 		fclose(f);
 	}
-	if (dir)
-		closedir(dir);
+	vs_proc_tids_close(&tids);
 	return ret;
 }
 
@@ -414,25 +406,21 @@ static int for_each_child(struct vs_recorder *r, pid_t pid,
  */
 int vs_record_attach(struct vs_recorder *r, pid_t pid)
 {
-	char path[64], err[256];
-	struct dirent *d;
-	DIR *dir;
+	struct vs_proc_tids tids;
+	char err[256];
+	pid_t tid;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
+	if (vs_proc_tids_open(&tids, pid))
 		return pid == r->opts->pid ? vs_record_attach_lost(pid) : 0;
 	write_proc_state(r, pid);
 	vs_record_add_command_pid(r, pid);
-	while ((d = readdir(dir))) {
-		int tid = atoi(d->d_name);
-
-		if (tid > 0 && follow_thread(r, pid, tid)) {
-			closedir(dir);
+	while ((tid = vs_proc_tids_next(&tids))) {
+		if (follow_thread(r, pid, tid)) {
+			vs_proc_tids_close(&tids);
 			return -1;
 		}
 	}
-	closedir(dir);
+	vs_proc_tids_close(&tids);
 	/* its calls after its threads' system calls: a call has them all */
 	if (r->s.probe && vs_probe_trace(&r->s, pid, err, sizeof(err)) &&
 	    !vs_record_process_gone(pid)) {

@@ -13,7 +13,6 @@
  * its possible hangs named first; threads that exited or made no call
  * in the window go.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,6 +26,7 @@
 #include <asm/perf_regs.h>
 
 #include "core/array.h"
+#include "core/proc.h"
 #include "core/signature/signature-build.h"
 #include "core/signature/signature-watch.h"
 #include "core/symbols/symbols.h"
@@ -781,34 +781,27 @@ static double cpu_seconds(void)
 static int add_threads(struct vs_syscall_trace *t, struct vs_sig_watch *w,
 		       pid_t pid, char *err, size_t errlen)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
+	struct vs_proc_tids tids;
+	pid_t tid;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir) {
+	if (vs_proc_tids_open(&tids, pid)) {
 		snprintf(err, errlen, "process %d: %s", pid, strerror(errno));
 		return -1;
 	}
-	while ((d = readdir(dir))) {
-		int tid = atoi(d->d_name);
-
-		if (tid <= 0)
-			continue;
+	while ((tid = vs_proc_tids_next(&tids))) {
 		if (vs_sig_watch_add_thread(w, pid, tid) < 0) {
 			snprintf(err, errlen, "out of memory");
-			closedir(dir);
+			vs_proc_tids_close(&tids);
 			return -1;
 		}
 		if (tid != pid &&
 		    vs_syscall_trace_add_thread(t, tid, err, errlen) < 0 &&
 		    errno != ESRCH) {
-			closedir(dir);
+			vs_proc_tids_close(&tids);
 			return -1;
 		}
 	}
-	closedir(dir);
+	vs_proc_tids_close(&tids);
 	return 0;
 }
 
