@@ -91,16 +91,13 @@ struct {
 	__type(value, struct vs_call_thread);
 } call_threads SEC(".maps");
 
+_Static_assert(__builtin_offsetof(struct vs_call_thread, start_time) == 0,
+	       "thread_entry() reads the start time first");
+
 /* The calls of @t, NULL if none. */
 static __always_inline struct vs_call_thread *calls_of(struct task_struct *t)
 {
-	struct vs_call_thread *ct;
-	__u32 tid = t->pid;
-
-	ct = bpf_map_lookup_elem(&call_threads, &tid);
-	if (!ct || ct->start_time != t->start_time)
-		return NULL;
-	return ct;
+	return thread_entry(&call_threads, t);
 }
 
 /* New calls of @t (a new thread, or one that reused a gone one's id). */

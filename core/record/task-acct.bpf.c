@@ -137,16 +137,29 @@ struct {
 	__type(value, struct vs_thread_state);
 } thread_state SEC(".maps");
 
+/*
+ * The entry of @t in @map, a hash map by kernel thread id whose values
+ * begin with their thread's start time: NULL when it has none, or when
+ * the entry is a gone thread's whose id @t reuses.
+ */
+static __always_inline void *thread_entry(void *map, struct task_struct *t)
+{
+	__u32 tid = t->pid;
+	__u64 *start_time;
+
+	start_time = bpf_map_lookup_elem(map, &tid);
+	if (!start_time || *start_time != t->start_time)
+		return NULL;
+	return start_time;
+}
+
+_Static_assert(__builtin_offsetof(struct vs_thread_state, start_time) == 0,
+	       "thread_entry() reads the start time first");
+
 /* The state of @t if it registered, else NULL. */
 static __always_inline struct vs_thread_state *thread_of(struct task_struct *t)
 {
-	struct vs_thread_state *ts;
-	__u32 tid = t->pid;
-
-	ts = bpf_map_lookup_elem(&thread_state, &tid);
-	if (!ts || ts->start_time != t->start_time)
-		return NULL;
-	return ts;
+	return thread_entry(&thread_state, t);
 }
 
 /* tid -> slot: registrations the iterator program makes */
