@@ -534,8 +534,9 @@ int main(int argc, char **argv)
 
 		fflush(stdout);
 		pid = fork();
-		if (!pid) {
+		if (!pid) {	/* the child tells its own tasks only */
 			memset(truth, 0, sizeof(truth));
+			nr_bodies = 0;
 			run_all();
 			print_truth();
 			_exit(0);
