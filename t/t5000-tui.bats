@@ -108,7 +108,8 @@ assert_terminal_restored() {
 	assert_line --regexp '^varscope tui: t.data - Variance tree \(type 1\)'
 	assert_line --regexp ' latency$'
 	assert_line --regexp '  - serve  vtreebench\.c:[0-9]+$'
-	assert_line --regexp '\+ lookup  vtreebench\.c:[0-9]+$'
+	# lookup's children are the interrupts a sample caught in it, if any
+	assert_line --regexp '[+ ] lookup  vtreebench\.c:[0-9]+$'
 	assert_line --regexp '^next --probe: '
 
 	# the selection starts at the top and moves down
@@ -118,16 +119,25 @@ assert_terminal_restored() {
 	run selected
 	assert_output --regexp '- serve  vtreebench\.c:[0-9]+ *$'
 
-	# search, then expand the match: its children show under it
-	keys / lookup Enter
+	# search from the top, then fold the match and unfold it: its
+	# children go and come back under it
+	keys Home
 	run selected
-	assert_output --regexp '\+ lookup  vtreebench\.c:[0-9]+ *$'
-	keys +
+	assert_output --partial "var"
+	keys / serve Enter
 	run selected
-	assert_output --regexp '- lookup  vtreebench\.c:[0-9]+ *$'
+	assert_output --regexp '- serve  vtreebench\.c:[0-9]+ *$'
 	keys -
 	run selected
-	assert_output --regexp '\+ lookup  vtreebench\.c:[0-9]+ *$'
+	assert_output --regexp '\+ serve  vtreebench\.c:[0-9]+ *$'
+	run screen
+	refute_output --regexp ' (parse|lookup|render)  vtreebench\.c'
+	keys +
+	run selected
+	assert_output --regexp '- serve  vtreebench\.c:[0-9]+ *$'
+	run screen
+	assert_line --regexp '[+ ] (parse|lookup|render)  vtreebench\.c:[0-9]+$'
+	assert_line --regexp ' lookup  vtreebench\.c:[0-9]+$'
 
 	# a larger window: the status line moves to the new last line
 	tmux resize-window -t "$SESSION" -x 100 -y 30
