@@ -8,6 +8,9 @@
 #
 # Tests then check one expression against it:
 #   task-stats.py 'T["1"]["sum"]["sched.blocked.time"] > 0' < script.json
+# where E["1"] is also the list of each task's values of type 1 (with its
+# latency_ns), in the trace's order:
+#   task-stats.py 'all(e["run.time"] > 0 for e in E["1"])' < script.json
 # exits 0 when the expression holds, 1 (printing the summary) when not.
 import json
 import sys
@@ -18,6 +21,7 @@ FLAGS = {1: "LOST", 2: "NESTED_BEGIN", 4: "THREAD_EXIT", 8: "MULTIPLEXED",
          128: "TRUNCATED"}
 
 T = {}
+E = {}
 for line in sys.stdin:
     r = json.loads(line)
     if r.get("kind") != "task":
@@ -34,13 +38,14 @@ for line in sys.stdin:
     if r["tid"] not in t["tids"]:
         t["tids"].append(r["tid"])
     values = dict(r["values"], latency_ns=r["latency_ns"])
+    E.setdefault(str(r["type"]), []).append(values)
     for k, v in values.items():
         t["sum"][k] = t["sum"].get(k, 0) + v
         t["min"][k] = min(t["min"].get(k, v), v)
         t["max"][k] = max(t["max"].get(k, v), v)
 
 if len(sys.argv) > 1:
-    ok = eval(sys.argv[1], {"T": T})
+    ok = eval(sys.argv[1], {"T": T, "E": E})
     if not ok:
         print(json.dumps(T, indent=1, sort_keys=True))
         print("failed: " + sys.argv[1])
