@@ -51,6 +51,10 @@ on_6_1() {
 		"$2" "all(e[\"sched.blocked.clock_nanosleep.time\"] + e[\"run.time\"] + e[\"irq.hard.time\"] + e[\"irq.soft.time\"] + e[\"irq.vector.time\"] + e[\"fault.page.time\"] >= 20e6 for e in E[\"1\"])" <t.json
 		"$2" "sum(e[\"sched.blocked.clock_nanosleep.time\"] >= 0.9 * 20e6 for e in E[\"1\"]) >= 8" <t.json
 		"$2" "T[\"1\"][\"sum\"][\"sched.blocked.clock_nanosleep.time\"] <= T[\"1\"][\"sum\"][\"latency_ns\"]" <t.json
+		# a trace on a pipe, copied to /tmp, which has no O_TMPFILE
+		# there (overlayfs over 9p)
+		"$0" record -o - -- "$1" -n 5 --types compute --work-us 100 2>/dev/null |
+			"$0" report -i - | grep "^# Task type 4: 5 tasks"
 		echo all-checks-passed' \
 		"$VARSCOPE" "$EXAMPLES/interfere" "$SRC/t/helper/task-stats.py"
 	assert_line all-checks-passed

@@ -180,16 +180,46 @@ out:
 	return NULL;
 }
 
-/* A pipe on the standard input, copied into an unlinked file in $TMPDIR. */
-static int copy_stdin(void)
+/*
+ * An unlinked file in $TMPDIR (else /tmp): O_TMPFILE, or on a file system
+ * without it (NFS, 9p) a file made and unlinked at once.
+ */
+static int unlinked_file(void)
 {
 	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd, saved;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/varscope-stdin.XXXXXX",
+			     dir) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (unlink(path)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/* A pipe on the standard input, copied into an unlinked file. */
+static int copy_stdin(void)
+{
 	char buf[65536];
 	ssize_t n;
 	int fd;
 
-	fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
-		  0600);
+	fd = unlinked_file();
 	if (fd < 0)
 		return -1;
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
