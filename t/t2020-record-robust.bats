@@ -178,6 +178,39 @@ recorder_perf_fds() {
 	check 'T["1"]["flagged"].get("TRUNCATED", 0) <= 1 and len(T["1"]["flagged"]) <= 1'
 }
 
+@test "an interrupt while record starts: kept, not lost nor fatal" {
+	# record takes most of a second to start here (its programs load
+	# and pass the verifier): an interrupt 50 ms in comes meanwhile
+	start=$(date +%s%N)
+	"$VARSCOPE" record -o x.data -- true 2>/dev/null
+	[ $(($(date +%s%N) - start)) -gt 300000000 ] ||
+		skip "record starts in under 0.3 s here: no time to interrupt it while it starts"
+	# a command: never started, the earlier trace kept
+	echo earlier > t.data
+	"$VARSCOPE" record -o t.data -- "$IF" -n 10 --types sleep --sleep-us 1000000 > truth 2> err &
+	rec=$!
+	sleep 0.05
+	kill -INT $rec
+	status=0
+	wait $rec || status=$?
+	[ "$status" = 130 ]
+	grep -qx "varscope record: stopped by signal 2 (Interrupt) before '$IF' started: nothing recorded" err
+	[ ! -s truth ]
+	[ "$(cat t.data)" = earlier ]
+	# -p: the recording ends as soon as it began, the process runs on
+	"$IF" -n 10 --types sleep --sleep-us 1000000 > /dev/null &
+	target=$!
+	"$VARSCOPE" record -o t.data --task-func one_task -p $target 2> err &
+	rec=$!
+	sleep 0.05
+	kill -INT $rec
+	wait $rec
+	kill -0 $target
+	kill $target
+	grep -q "^varscope record: attached to process $target " err
+	"$VARSCOPE" script -i t.data > /dev/null
+}
+
 @test "SIGKILL of the recorder leaves a trace readable to the last chunk" {
 	"$VARSCOPE" record -o t.data -- "$IF" -n 4000 --types sleep --sleep-us 1000 >/dev/null 2>&1 &
 	pid=$!

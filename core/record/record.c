@@ -956,12 +956,20 @@ static int go_realtime(const struct vs_record_opts *opts)
 int vs_record(const struct vs_record_opts *opts)
 {
 	struct vs_recorder *r = calloc(1, sizeof(*r));
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = { .sa_handler = on_stop_signal,
+				.sa_flags = SA_RESTART };
 	int status = 1, i;
 	char err[256];
 
 	if (!r)
 		return 1;
+	/*
+	 * An interrupt while record starts (loading its programs can take
+	 * seconds) is kept, not lost nor fatal: the recording then ends as
+	 * soon as it began; meanwhile the calls it interrupts restart.
+	 */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	r->opts = opts;
 	r->s.opts = opts;
 	r->listen_fd = r->s.epoll_fd = -1;
@@ -1002,6 +1010,18 @@ int vs_record(const struct vs_record_opts *opts)
 		if (opts->syscalls && open_syscalls(r))
 			goto out;
 	}
+	if (stop_signal && !r->attached) {
+		fprintf(stderr, "varscope record: stopped by signal %d (%s) "
+			"before '%s' started: nothing recorded\n",
+			(int)stop_signal, signal_name(stop_signal),
+			opts->argv[0]);
+		vs_workload_cancel(&r->workload);
+		r->child_done = true;
+		status = 128 + stop_signal;
+		goto out;
+	}
+	/* from now on a stop signal also ends the loop's waits */
+	sa.sa_flags = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
