@@ -16,7 +16,10 @@
  * exactly N us in the run queue, whatever the phase of the bursts.  With
  * --burst-every K as well, only every K-th corun task of a thread wakes
  * it, the others run undisturbed (K = 0: none does, the co-runner stays
- * idle): a known share of the tasks waits, and nothing else does.
+ * idle): a known share of the tasks waits, and nothing else does.  With
+ * --relay-us M as well, the task wakes a relay thread instead (named
+ * "if-relay", priority 3 when real-time), which is busy M us, then wakes
+ * the co-runner and sleeps: the task waits M + N us, for two threads.
  *
  * When allowed (root), types 3 and 4 run SCHED_FIFO priority 1 and the
  * co-runner priority 2: the co-runner preempts corun tasks exactly, and
@@ -74,6 +77,7 @@ static struct {
 	long outside_pages;
 	long burst_us;			/* 0: periodic co-runner */
 	long burst_every;		/* --burst-us: every K-th task, 0: none */
+	long relay_us;			/* --burst-us: the relay's part first */
 	const char *types;
 	bool fork, exec, crash, odd, step, each;
 	const char *argv0;
@@ -85,6 +89,7 @@ static struct {
 static long loops_per_us;
 static volatile int corun_stop;
 static sem_t burst_request;		/* --burst-us: one post per task */
+static sem_t relay_request;		/* --relay-us: one post per task */
 static sem_t corun_ready;		/* the co-runner is on CPU 0 */
 
 struct truth {
@@ -228,7 +233,8 @@ void one_task(int type)
 		if (opt.burst_us) {
 			work(opt.work_us / 2 * loops_per_us);
 			if (opt.burst_every && !(++nr_corun % opt.burst_every))
-				sem_post(&burst_request);
+				sem_post(opt.relay_us ? &relay_request :
+					 &burst_request);
 			work((opt.work_us - opt.work_us / 2) * loops_per_us);
 			break;
 		}
@@ -283,6 +289,24 @@ static void *corunner(void *arg)
 		}
 		spin_cpu_us(2000);
 		nanosleep(&burst, NULL);
+	}
+	return NULL;
+}
+
+/* --relay-us: busy before the co-runner, which it wakes, then asleep. */
+static void *relay(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "if-relay");
+	set_fifo(3);
+	pin(0);
+	sem_post(&corun_ready);
+	for (;;) {
+		sem_wait(&relay_request);
+		if (corun_stop)
+			break;
+		spin_cpu_us(opt.relay_us);
+		sem_post(&burst_request);
 	}
 	return NULL;
 }
@@ -360,7 +384,7 @@ static void run_phase(int type)
 {
 	long wave = opt.wave ? opt.wave : opt.threads;
 	pthread_t *tid = calloc(wave, sizeof(*tid));
-	pthread_t co;
+	pthread_t co, rel;
 	long done, i, started;
 
 	if (!tid)
@@ -370,9 +394,14 @@ static void run_phase(int type)
 	if (type == T_CORUN) {
 		corun_stop = 0;
 		sem_init(&burst_request, 0, 0);
+		sem_init(&relay_request, 0, 0);
 		sem_init(&corun_ready, 0, 0);
 		pthread_create(&co, NULL, corunner, NULL);
 		sem_wait(&corun_ready);
+		if (opt.relay_us) {
+			pthread_create(&rel, NULL, relay, NULL);
+			sem_wait(&corun_ready);
+		}
 	}
 	for (done = 0; done < opt.threads; done += wave) {
 		for (started = 0; started < wave && done + started < opt.threads;
@@ -384,6 +413,10 @@ static void run_phase(int type)
 	}
 	if (type == T_CORUN) {
 		corun_stop = 1;
+		if (opt.relay_us) {
+			sem_post(&relay_request);
+			pthread_join(rel, NULL);
+		}
 		sem_post(&burst_request);
 		pthread_join(co, NULL);
 	}
@@ -458,7 +491,7 @@ static void usage(void)
 		"usage: interfere [-n TASKS] [--types sleep,fault,corun,compute]\n"
 		"                 [--sleep-us N] [--pages N] [--work-us N] [--threads N]\n"
 		"                 [--wave N] [--outside-pages N] [--burst-us N]\n"
-		"                 [--burst-every K]\n"
+		"                 [--burst-every K] [--relay-us M]\n"
 		"                 [--fork] [--exec] [--crash] [--odd] [--step] [--each]\n");
 	exit(2);
 }
@@ -500,6 +533,8 @@ int main(int argc, char **argv)
 			opt.burst_us = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--burst-every"))
 			opt.burst_every = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--relay-us"))
+			opt.relay_us = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--types") && i + 1 < argc)
 			opt.types = argv[++i];
 		else if (!strcmp(argv[i], "--fork"))

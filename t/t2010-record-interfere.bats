@@ -60,6 +60,35 @@ load record-lib
 	check 'all(abs(T[t]["sum"]["run.time"] + T[t]["sum"]["sched.runnable.time"] + T[t]["sum"]["sched.blocked.time"] + T[t]["sum"]["sched.iowait.time"] + T[t]["sum"]["irq.hard.time"] + T[t]["sum"]["irq.soft.time"] + T[t]["sum"]["irq.vector.time"] + T[t]["sum"].get("fault.page.time", 0) - T[t]["sum"]["latency_ns"]) < 0.01 * T[t]["sum"]["latency_ns"] for t in ("3", "4"))'
 }
 
+@test "who ran instead: a switch left untraced gives no thread another's time" {
+	# half-way through each corun task a relay thread (SCHED_FIFO 3)
+	# spins 1 ms of its CPU time, wakes the co-runner (2 ms) and sleeps;
+	# the switches away from the relay reach no program, as this
+	# machine's kernel leaves those away from its agent thread: the
+	# co-runner is named with its own 2 ms, not the relay's before it,
+	# which is time no thread is named for.  (From the second task: the
+	# first switch seen both ways tells the scheduler's clock from ours.)
+	VARSCOPE_TEST_UNSEEN_SWITCH_FROM=if-relay \
+		record_if -n 20 --types corun --work-us 8000 --burst-us 2000 \
+		--relay-us 1000
+	check 'T["3"]["tasks"] == 20'
+	python3 - <<-'EOF'
+	import json
+	T = [r for l in open("t.json") if (r := json.loads(l))["kind"] == "task"]
+	workers = {t["tid"] for t in T}
+	for t in T:
+	    ran = t.get("ran_instead", [])
+	    co = sum(r["time_ns"] for r in ran if r["pid"] == t["pid"] and
+	             r["tid"] not in workers and r["comm"] != "if-relay")
+	    nobody = sum(r["time_ns"] for r in ran if r["tid"] == 0)
+	    assert t["values"]["sched.runnable.time"] >= 3000000, t
+	    assert not any(r["comm"] == "if-relay" for r in ran), t
+	    assert co < 2400000, (co, t)
+	    if t is not T[0]:
+	        assert co >= 2000000 and nobody >= 1000000, (co, nobody, t)
+	EOF
+}
+
 @test "compute: run.time matches task-clock, timer interrupts follow the tick" {
 	# the compute tasks run on CPU 0 (interfere pins them there): its
 	# local timer interrupts, from the kernel's count, bound theirs

@@ -215,14 +215,20 @@ static void vs_choose_programs(struct task_acct *skel, unsigned int what)
 
 /*
  * The tests' fault injection (DEVELOPERS.md): VARSCOPE_TEST_UNSEEN_SWITCH_IN
- * =N leaves every Nth switch-in of a thread in a task unseen.
+ * =N leaves every Nth switch-in of a thread in a task unseen,
+ * VARSCOPE_TEST_UNSEEN_SWITCH_FROM=COMM every switch away from a thread
+ * named COMM.
  */
 static void vs_test_knobs(struct task_acct *skel)
 {
 	const char *n = getenv("VARSCOPE_TEST_UNSEEN_SWITCH_IN");
+	const char *from = getenv("VARSCOPE_TEST_UNSEEN_SWITCH_FROM");
 
 	if (n)
 		skel->bss->test_unseen_switch_in = strtoul(n, NULL, 10);
+	if (from)
+		snprintf(skel->bss->test_unseen_from,
+			 sizeof(skel->bss->test_unseen_from), "%s", from);
 }
 
 /*

@@ -110,7 +110,8 @@ struct vs_cpu_state {
 	/* the running interval of a task open on this CPU: slot 0, none */
 	__u32 open_slot, open_task;
 	__u32 interval_seq;		/* + 1 at each open and close */
-	__u32 pad;
+	__u32 last_in;		/* the thread the last switch seen let in */
+	__u64 clock_offset;	/* CLOCK_MONOTONIC less the scheduler's */
 	struct vs_counter_reading open;
 	/* the reading of a program that interrupts cannot nest in */
 	struct vs_counter_reading now;
@@ -202,6 +203,12 @@ struct {
  */
 __u32 test_unseen_switch_in;
 __u32 test_switch_ins;
+/*
+ * Tests only (VARSCOPE_TEST_UNSEEN_SWITCH_FROM=COMM): a switch away from a
+ * thread named COMM reaches no program, as this machine's kernel leaves
+ * a switch away from its agent thread.
+ */
+char test_unseen_from[16];
 
 __u32 nr_counters;		/* 0: no counters recorded */
 __u32 nr_cpus;
@@ -336,6 +343,84 @@ static __always_inline void add_ran(struct vs_slot *slot, struct vs_run *r,
 	least->pid = r->pid;
 	__builtin_memcpy(least->comm, r->comm, sizeof(least->comm));
 	least->time_ns = ns;
+}
+
+/*
+ * When @t last switched in, by the scheduler's own clock (sched_info,
+ * CONFIG_SCHED_INFO: the run queue's, not CLOCK_MONOTONIC), which a
+ * switch no program saw does not spoil; 0 when the kernel keeps none.
+ */
+static __always_inline __u64 arrival_of(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return BPF_CORE_READ(t, sched_info.last_arrival);
+}
+
+/* A run log entry: @who (NULL: not known) ran during [@start, @end]. */
+static __always_inline void log_run(struct vs_cpu_state *pc,
+				    struct task_struct *who, __u64 start,
+				    __u64 end)
+{
+	struct vs_run *r = &pc->run[pc->run_head & (VS_RUN_LOG - 1)];
+
+	if (who) {
+		r->pid = ns_tid(who->group_leader);
+		r->tid = ns_tid(who);
+		bpf_probe_read_kernel(r->comm, sizeof(r->comm), who->comm);
+	} else {
+		r->pid = 0;
+		r->tid = 0;
+		r->comm[0] = '\0';
+	}
+	r->start = start;
+	r->end = end;
+	pc->run_head++;
+}
+
+/*
+ * The run log's entries for @prev switching out at @now.  When @prev is
+ * the thread the last switch seen let in, its switch-in was that switch,
+ * which also tells the scheduler's clock from ours.  Otherwise a switch
+ * went untraced in between (task-slot.h): @prev ran since its own
+ * switch-in only, by the scheduler's clock, and who ran before it is not
+ * known (tid 0, as the idle task and the threads the task's table has no
+ * room for).
+ */
+static __always_inline void log_switch_out(struct vs_cpu_state *pc,
+					   struct task_struct *prev, __u64 now)
+{
+	__u64 since = pc->last_switch, arrival = arrival_of(prev), start;
+
+	if (prev->pid == pc->last_in) {
+		if (prev->pid && arrival)	/* the idle task keeps none */
+			pc->clock_offset = since - arrival;
+	} else if (since) {
+		start = arrival + pc->clock_offset;
+		if (!arrival || !pc->clock_offset || start >= now)
+			start = now;	/* nothing known of @prev */
+		if (start > since) {
+			log_run(pc, NULL, since, start);
+			since = start;
+		}
+	}
+	if (now > since)
+		log_run(pc, prev, since, now);
+	pc->last_switch = now;
+}
+
+/* Whether task name @comm is @want, both of 16 bytes at most. */
+static __always_inline bool comm_is(const char *comm, const char *want)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (comm[i] != want[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
 }
 
 /*
@@ -494,11 +579,12 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	struct vs_thread_state *out_ts, *in_ts;
 	struct vs_slot *out_slot, *in_slot;
 	struct vs_cpu_state *pc;
-	struct vs_run *r;
 	__u32 zero = 0;
 	bool count;
 	__u64 now;
 
+	if (test_unseen_from[0] && comm_is(prev->comm, test_unseen_from))
+		return 0;
 	if (!any_task_open())
 		return 0;
 	pc = bpf_map_lookup_elem(&cpu_state, &zero);
@@ -522,14 +608,8 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	} else {
 		now = bpf_ktime_get_ns();
 	}
-	r = &pc->run[pc->run_head & (VS_RUN_LOG - 1)];
-	r->pid = ns_tid(prev->group_leader);
-	r->tid = ns_tid(prev);
-	bpf_probe_read_kernel(r->comm, sizeof(r->comm), prev->comm);
-	r->start = pc->last_switch;
-	r->end = now;
-	pc->run_head++;
-	pc->last_switch = now;
+	log_switch_out(pc, prev, now);
+	pc->last_in = next->pid;
 	switch_out(prev, out_ts, out_slot, preempt, prev_state, pc, now);
 	switch_in(next, in_ts, in_slot, pc, now);
 	return 0;
