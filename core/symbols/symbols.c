@@ -447,7 +447,10 @@ static int cmp_fde(const void *a, const void *b)
 /*
  * The code ranges of the FDEs of section @scn of @elf (.eh_frame if
  * @eh_frame, else .debug_frame), appended to @d's; entries are walked with
- * libdw, only their initial locations and ranges are read here.
+ * libdw, only their initial locations and ranges are read here: libdw
+ * hands an FDE's as raw bytes in its CIE's pointer encoding
+ * (dwarf_next_cfi()), and dwarf_cfi_addrframe() gives the range of one
+ * row of the table, not the function's.
  */
 static int read_fdes(struct vs_dso *d, Elf *elf, Elf_Scn *scn,
 		     const GElf_Shdr *sh, bool eh_frame)
