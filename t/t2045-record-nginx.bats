@@ -223,7 +223,10 @@ while True:
 	    # unknown)
 	    assert t["flags"] & 1024 or ran.get(loop, 0) + ran.get(0, 0) >= o, ("ran", o, t)
 	    # never for longer than it ran during the request
-	    assert ran.get(loop, 0) <= loop_ran_at_most(t), ("ran", o, t)
+	    assert ran.get(loop, 0) <= loop_ran_at_most(t), (
+	        "ran at most", loop_ran_at_most(t), o, t,
+	        [b for b in B if b[-1] + SLACK > t["start_ns"] and
+	         b[0] - SLACK < t["end_ns"]])
 	    hit += o > 0
 	print(len(B), "bursts,", hit, "requests during one")
 	assert hit >= 5, (hit, len(B))	# none without the loop
