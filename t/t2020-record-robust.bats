@@ -198,7 +198,8 @@ recorder_perf_fds() {
 	[ ! -s truth ]
 	[ "$(cat t.data)" = earlier ]
 	# -p: the recording ends as soon as it began, the process runs on
-	"$IF" -n 10 --types sleep --sleep-us 1000000 > /dev/null &
+	# (longer than record takes to start on an emulated CPU)
+	"$IF" -n 1000 --types sleep --sleep-us 1000000 > /dev/null &
 	target=$!
 	"$VARSCOPE" record -o t.data --task-func one_task -p $target 2> err &
 	rec=$!
