@@ -24,34 +24,39 @@ setup_file() {
 	[ "$(cat truth)" = "far 18" ]
 	# The hint describes the tasks slower than the p99 in which its
 	# event is high: the 18 sleeps, and any task the machine made slow
-	# and blocked as well (CI under ASan beside two hogs: 22 more).
-	# Which those are is read off the recorded tasks, with the event's
+	# and blocked as well (CI under ASan beside two hogs: 22 more).  Its
+	# event is the most precise of those high in the tasks past the
+	# p99.9: the sleeps' wait on a quiet machine; one of those the
+	# machine preempted past 20 ms (CI, ASan and two hogs) leaves
+	# context-switches, which every sleep has too.  So the event is read
+	# from the report, and must be high in all 18 sleeps; which tasks it
+	# describes is read off the recorded tasks, with the event's
 	# threshold at the deeper target
 	"$VARSCOPE" script -i t.data --type far --format json > s.json
 	"$VARSCOPE" report -i t.data --type far --format json > r.json
 	"$VARSCOPE" report -i t.data --type far --ptarget 0.999 \
 		--format json > r999.json
 	expect=$(python3 -c 'import json
-p99 = json.load(open("r.json"))["task_types"][0]["latency_ptarget_ns"]
+t = json.load(open("r.json"))["task_types"][0]
+p99, event = t["latency_ptarget_ns"], t["tail_hint"]["event"]
 thr = [e["threshold"] for e in json.load(open("r999.json"))
-       ["task_types"][0]["ranking"] if e["event"] == "sched.blocked.time"][0]
-L = sorted((r["latency_ns"] for l in open("s.json")
-            if (r := json.loads(l))["kind"] == "task" and
-            r["latency_ns"] > p99 and
-            r["values"]["sched.blocked.time"] > thr), reverse=True)
-# the 18 sleeps of 20 ms are among them
-assert sum(x >= 20e6 for x in L) == 18, L
-print(len(L), L[len(L) // 2])')
-	read -r tasks median <<<"$expect"
+       ["task_types"][0]["ranking"] if e["event"] == event][0]
+T = [r for l in open("s.json") if (r := json.loads(l))["kind"] == "task"]
+sleeps = [r for r in T if r["values"]["sched.blocked.time"] >= 18e6]
+assert len(sleeps) == 18 and all(r["values"][event] > thr for r in sleeps), \
+    (event, thr, sleeps)
+L = sorted((r["latency_ns"] for r in T if r["latency_ns"] > p99 and
+            r["values"][event] > thr), reverse=True)
+print(event.replace(".", "\\."), len(L), L[len(L) // 2])')
+	read -r event tasks median <<<"$expect"
 	run "$VARSCOPE" report -i t.data --type far --top 3
 	assert_success
-	assert_line --regexp "^# the slowest [0-9.]+% \\($tasks tasks\\) take [0-9]+\\.[0-9] ms, [0-9]+x the p99: their top event is sched\\.blocked\\.time; see --ptarget 0\\.999\$"
+	assert_line --regexp "^# the slowest [0-9.]+% \\($tasks tasks\\) take [0-9]+\\.[0-9] ms, [0-9]+x the p99: their top event is $event; see --ptarget 0\\.999\$"
 	python3 -c 'import json, sys
 t = json.load(open("r.json"))["task_types"][0]
 h = t["tail_hint"]
 assert h["tasks"] == '"$tasks"' and h["high_tasks"] == 6, h
 assert h["median_ns"] == '"$median"', h
-assert h["event"] == "sched.blocked.time", h
 assert h["ptarget"] == 0.999 and h["impact"] > h["impact_at_ptarget"], h
 assert abs(h["times_ptarget"] * t["latency_ptarget_ns"] - h["median_ns"]) \
        <= h["median_ns"] * 1e-6, h'
