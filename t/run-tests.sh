@@ -22,8 +22,11 @@
 # Files run in parallel, but their results print in name order, so the
 # output is the same from run to run.  A bats file containing the line
 # "# varscope-test: exclusive" (timing-sensitive ground-truth tests) runs
-# alone, after the others.  Under SANITIZE=1 every sanitizer report a test
-# produces is a failure of that file, even when the test itself passed.
+# alone, after the others; one with "# varscope-test: timeout SECONDS"
+# (tests that boot a guest kernel, with timeouts of their own) may take
+# that long instead of VS_TEST_TIMEOUT.  Under SANITIZE=1 every sanitizer
+# report a test produces is a failure of that file, even when the test
+# itself passed.
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -70,6 +73,7 @@ patterns=("$@")
 names=()	# display names: t0000-basic.bats, unit/parse-options
 cmds=()		# how to run each: "bats FILE" or "unit BIN"
 exclusive=()
+timeouts=()	# seconds each may take
 for f in t/t[0-9][0-9][0-9][0-9]-*.bats; do
 	[ -e "$f" ] || continue
 	n=${f#t/}
@@ -81,6 +85,8 @@ for f in t/t[0-9][0-9][0-9][0-9]-*.bats; do
 	else
 		exclusive+=(0)
 	fi
+	secs=$(sed -n 's/^# varscope-test: timeout \([0-9][0-9]*\)$/\1/p' "$f")
+	timeouts+=("${secs:-$timeout_s}")
 done
 for b in "$VS_BUILD"/t/*; do
 	[ -f "$b" ] && [ -x "$b" ] || continue
@@ -89,6 +95,7 @@ for b in "$VS_BUILD"/t/*; do
 	names+=("$n")
 	cmds+=("unit $b")
 	exclusive+=(0)
+	timeouts+=("$timeout_s")
 done
 if [ ${#names[@]} -eq 0 ]; then
 	echo "run-tests: no test matches: ${patterns[*]}" >&2
@@ -134,9 +141,9 @@ run_one() {
 	(
 		san_env "$out/$i.san"
 		if [ "$kind" = bats ]; then
-			exec timeout -k 10 "$timeout_s" bats --tap "$path"
+			exec timeout -k 10 "${timeouts[$i]}" bats --tap "$path"
 		else
-			exec timeout -k 10 "$timeout_s" "$path"
+			exec timeout -k 10 "${timeouts[$i]}" "$path"
 		fi
 	) >"$out/$i.tap" 2>&1 </dev/null &
 	echo $! >"$out/$i.pid"
@@ -200,7 +207,7 @@ report_one() {
 
 	# Whatever went wrong without a "not ok" line is one more failure.
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		note="timed out after ${timeout_s}s"
+		note="timed out after ${timeouts[$i]}s"
 	elif [ "$rc" -gt 128 ]; then
 		note="killed by signal $((rc - 128))"
 	elif [ "$rc" != 0 ] && [ $bad = 0 ]; then

@@ -8,6 +8,9 @@
 #
 # Skipped without /dev/kvm, and when the kernel package or qemu cannot be
 # fetched (no network): the first run downloads them into build/kernels/.
+# Its guests have timeouts of their own (300 + 300 + 600 s, emulated
+# where /dev/kvm boots no stock kernel): the file may take as long.
+# varscope-test: timeout 1500
 
 load test-lib
 
