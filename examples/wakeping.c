@@ -14,10 +14,13 @@
  * CPU, so the wake-ups and the reader's exit land on different CPUs.
  * -d US makes the writer wait a further 0 to US microseconds (a fixed
  * pseudo-random sequence) before it writes: waits that vary by design.
+ * -u sends each byte as a UDP datagram on loopback instead, which the
+ * kernel receives in a softirq that the writer runs itself.
  *
- * usage: wakeping [-n REQUESTS] [-s] [-d US]
+ * usage: wakeping [-n REQUESTS] [-s] [-d US] [-u]
  */
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -25,12 +28,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "varscope.h"
 
 static int fds[2];
 static volatile pid_t reader_tid;
 static int split;
+/* what the reader's wchan names while it waits for the byte */
+static const char *wait_wchan = "pipe_read";	/* anon_pipe_read */
 
 /* -s: the calling thread on CPU @cpu */
 static void pin(int cpu)
@@ -62,8 +68,8 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid sleeps in (anon_)pipe_read now. */
-static int in_pipe_read(pid_t tid)
+/* Whether thread @tid sleeps where it waits for the byte now. */
+static int waits_for_byte(pid_t tid)
 {
 	char path[64], wchan[64] = "";
 	ssize_t len;
@@ -77,7 +83,25 @@ static int in_pipe_read(pid_t tid)
 	close(fd);
 	if (len > 0)
 		wchan[len] = 0;
-	return strstr(wchan, "pipe_read") != NULL;	/* anon_pipe_read */
+	return strstr(wchan, wait_wchan) != NULL;
+}
+
+/* -u: fds[0] a UDP socket on loopback, fds[1] one connected to it */
+static int udp_pair(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	fds[0] = socket(AF_INET, SOCK_DGRAM, 0);
+	fds[1] = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fds[0] < 0 || fds[1] < 0 ||
+	    bind(fds[0], (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fds[0], (struct sockaddr *)&a, &len) ||
+	    connect(fds[1], (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	wait_wchan = "skb_wait_for_more_packets";
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -87,29 +111,32 @@ int main(int argc, char **argv)
 	unsigned int seed = 1;
 	pthread_t th;
 	pid_t tid;
-	int opt;
+	int opt, udp = 0;
 
-	while ((opt = getopt(argc, argv, "n:sd:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:sd:u")) != -1) {
 		if (opt == 's') {
 			split = 1;
+		} else if (opt == 'u') {
+			udp = 1;
 		} else if (opt == 'd' && (delay_us = atol(optarg)) >= 0 &&
 			   delay_us <= 1000000) {
 			continue;
 		} else if (opt != 'n' || (n = atol(optarg)) < 1 ||
 			   n > 1000000) {
 			fprintf(stderr, "usage: wakeping [-n REQUESTS] [-s] "
-				"[-d US]\n");
+				"[-d US] [-u]\n");
 			return 129;
 		}
 	}
 	pin(sysconf(_SC_NPROCESSORS_ONLN) - 1);
-	if (pipe(fds) || pthread_create(&th, NULL, reader, &n))
+	if ((udp ? udp_pair() : pipe(fds)) ||
+	    pthread_create(&th, NULL, reader, &n))
 		return 1;
 	while (!(tid = __atomic_load_n(&reader_tid, __ATOMIC_ACQUIRE)))
 		nanosleep(&tick, NULL);
 	for (i = 0; i < n; i++) {
 		/* bounded: 20 s a request */
-		for (polls = 0; !in_pipe_read(tid); polls++) {
+		for (polls = 0; !waits_for_byte(tid); polls++) {
 			if (polls > 400000) {
 				fprintf(stderr, "wakeping: reader not blocked\n");
 				return 1;

@@ -28,16 +28,23 @@ check() {
 	PY
 }
 
-@test "every wake-up of a recorded thread is an edge, exactly" {
-	require_example wakeping
-	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300
+# wakeping_edges OPTION...: record wakeping -n 300 OPTION..., whose
+# writer wrote only when the reader slept in read (ground truth): each of
+# its 300 wake-ups of the reader is an edge, the writer's; sets waker and
+# wakee
+wakeping_edges() {
+	run "$VARSCOPE" record -o t.data -- "$EXAMPLES/wakeping" -n 300 "$@"
 	assert_success
-	# ground truth: the program wrote only when the reader slept in read
 	read -r _ waker _ wakee _ n < <(grep '^waker ' <<<"$output")
 	assert_equal "$n" 300
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check "len([w for w in W if w['wakee_tid'] == $wakee]) == 300"
 	check "all(w['waker_tid'] == $waker for w in W if w['wakee_tid'] == $wakee)"
+}
+
+@test "every wake-up of a recorded thread is an edge, exactly" {
+	require_example wakeping
+	wakeping_edges
 	# each ends a wait inside one of the reader's requests
 	check "all(any(t['start_ns'] <= w['time_ns'] <= t['end_ns'] for t in T if t['tid'] == $wakee) for w in W)"
 }
@@ -57,6 +64,30 @@ check() {
 	"$VARSCOPE" script -i t.data --format json > t.json
 	check "len([w for w in W if w['wakee_tid'] == $wakee and w['waker_tid'] == $waker]) == 300"
 	refute_line --partial "lost (the engine's ring full)"
+}
+
+@test "a timer's wake-up is the interrupt's, whatever thread it hit" {
+	require_example interfere
+	require_cmd taskset
+	# the sleeps run on CPU 0 beside a hog that spins there: the timer
+	# interrupt that ends each sleep mostly hits the hog, and the
+	# wake-up is the interrupt's (waker 0) all the same
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	run "$VARSCOPE" record -o t.data -- taskset -c 0 "$EXAMPLES/interfere" \
+		-n 50 --types sleep --sleep-us 2000
+	kill $hog
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check "len(W) == 50 and all(w['waker_tid'] == 0 for w in W)"
+}
+
+@test "a loopback sender's wake-ups are its own: it runs the network's softirq" {
+	require_example wakeping
+	# each byte a UDP datagram on 127.0.0.1, received in the softirq the
+	# writer's send runs at its local_bh_enable(): the writer woke the
+	# reader, never the interrupt (waker 0)
+	wakeping_edges -u
 }
 
 @test "the kernel passes the wake-ups of recorded threads alone" {

@@ -112,6 +112,12 @@ struct vs_cpu_state {
 	__u32 interval_seq;		/* + 1 at each open and close */
 	__u32 last_in;		/* the thread the last switch seen let in */
 	__u64 clock_offset;	/* CLOCK_MONOTONIC less the scheduler's */
+	/*
+	 * the interrupt levels open: whether their wake-ups are their own
+	 * (a bit each, the top one lowest), how many are, since when
+	 */
+	__u32 own_wakes_stack, own_wakes;
+	__u64 own_wakes_since;
 	struct vs_counter_reading open;
 	/* the reading of a program that interrupts cannot nest in */
 	struct vs_counter_reading now;
@@ -615,12 +621,76 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	return 0;
 }
 
+/*
+ * An interrupt level open longer than this is one whose exit no program
+ * saw: the count of levels open starts again (a softirq's run is 2 ms at
+ * most).
+ */
+#define VS_IRQ_STALE_NS		20000000ull
+
+/*
+ * Whether a wake-up in an interrupt level of @class and @index is the
+ * interrupt's own (a timer's, a device's), not the interrupted thread's:
+ * hard interrupts and vectors, softirqs but the network's, which a
+ * loopback sender runs in its own context at local_bh_enable(), its
+ * wake-ups its own (a device's receive softirq at the end of its
+ * interrupt then names the thread it hit).
+ */
+static __always_inline bool wakes_on_its_own(__u32 class, __u32 index)
+{
+	return class != VS_FRAME_SOFTIRQ ||
+	       (index != NET_RX_SOFTIRQ && index != NET_TX_SOFTIRQ);
+}
+
+/*
+ * An interrupt level of @class and @index starts on this CPU at @now:
+ * counted in the levels whose wake-ups are their own.
+ */
+static __always_inline void own_wakes_push(struct vs_cpu_state *pc,
+					   __u32 class, __u32 index, __u64 now)
+{
+	bool own = wakes_on_its_own(class, index);
+
+	if (!pc->own_wakes || now - pc->own_wakes_since >= VS_IRQ_STALE_NS) {
+		pc->own_wakes = 0;
+		pc->own_wakes_stack = 0;
+		pc->own_wakes_since = now;
+	}
+	pc->own_wakes_stack = pc->own_wakes_stack << 1 | own;
+	pc->own_wakes += own;
+}
+
+/* The interrupt level on top ends on this CPU. */
+static __always_inline void own_wakes_pop(struct vs_cpu_state *pc)
+{
+	if ((pc->own_wakes_stack & 1) && pc->own_wakes)
+		pc->own_wakes--;
+	pc->own_wakes_stack >>= 1;
+}
+
+/* Whether a wake-up at @now on this CPU is an interrupt level's own. */
+static __always_inline bool wake_is_interrupts(__u64 now)
+{
+	struct vs_cpu_state *pc;
+	__u32 zero = 0;
+
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	return pc && pc->own_wakes &&
+	       now - pc->own_wakes_since < VS_IRQ_STALE_NS;
+}
+
+/*
+ * A thread in a task is woken: the edge, its waker the current thread,
+ * or none (0) when an interrupt level wakes it whose wake-ups are its own
+ * (wakes_on_its_own(): a timer, a device), whatever thread it hit.
+ */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(vs_sched_waking, struct task_struct *p)
 {
 	struct task_struct *waker;
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
+	__u32 waker_pid = 0, waker_tid = 0;
 	__u64 now;
 
 	if (!any_task_open())
@@ -632,13 +702,21 @@ int BPF_PROG(vs_sched_waking, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if (ts->wait.since && !ts->queued_since)
 		ts->queued_since = now;
-	waker = bpf_get_current_task_btf();
-	emit(VS_ENGINE_WAKE, ns_tid(p), slot->active, now,
-	     ns_tid(waker->group_leader), ns_tid(waker));
+	if (!wake_is_interrupts(now)) {
+		waker = bpf_get_current_task_btf();
+		waker_pid = ns_tid(waker->group_leader);
+		waker_tid = ns_tid(waker);
+	}
+	emit(VS_ENGINE_WAKE, ns_tid(p), slot->active, now, waker_pid,
+	     waker_tid);
 	return 0;
 }
 
-/* An interrupt level starts on this CPU: pushed when current is in a task. */
+/*
+ * An interrupt level starts on this CPU while a task is open: counted in
+ * the levels whose wake-ups are their own, pushed when current is in a
+ * task.
+ */
 static __always_inline void frame_push(__u32 class, __u32 index)
 {
 	struct vs_thread_state *ts;
@@ -647,15 +725,18 @@ static __always_inline void frame_push(__u32 class, __u32 index)
 	struct vs_slot *slot;
 	struct vs_frame *f;
 	__u32 zero = 0, depth;
+	__u64 now;
 
 	if (!any_task_open())
 		return;
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!pc)
+		return;
+	now = bpf_ktime_get_ns();
+	own_wakes_push(pc, class, index, now);
 	ts = thread_of(bpf_get_current_task_btf());
 	slot = active_slot(ts);
 	if (!slot)
-		return;
-	pc = bpf_map_lookup_elem(&cpu_state, &zero);
-	if (!pc)
 		return;
 	depth = pc->depth;
 	if (depth >= VS_STACK_DEPTH) {
@@ -680,7 +761,7 @@ static __always_inline void frame_push(__u32 class, __u32 index)
 		counters_close(pc, slot, f->slot, f->task, &pc->now);
 		values_done(slot);
 	} else {
-		f->start = bpf_ktime_get_ns();
+		f->start = now;
 	}
 }
 
@@ -742,7 +823,11 @@ static __always_inline void frame_pop(__u32 class, __u32 index)
 	__u64 now, len;
 
 	pc = bpf_map_lookup_elem(&cpu_state, &zero);
-	if (!pc || !pc->depth)
+	if (!pc)
+		return;
+	/* whatever is open: a level counted may end after its task */
+	own_wakes_pop(pc);
+	if (!pc->depth)
 		return;
 	depth = pc->depth - 1;
 	f = &pc->frame[depth & (VS_STACK_DEPTH - 1)];
