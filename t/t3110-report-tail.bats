@@ -29,9 +29,11 @@ setup_file() {
 	# p99.9: the sleeps' wait on a quiet machine; one of those the
 	# machine preempted past 20 ms (CI, ASan and two hogs) leaves
 	# context-switches, which every sleep has too.  So the event is read
-	# from the report, and must be high in all 18 sleeps; which tasks it
-	# describes is read off the recorded tasks, with the event's
-	# threshold at the deeper target
+	# from the report, and must be high, at the deeper target's
+	# threshold, in every sleep past that target's latency (not in all
+	# 18: timers a loaded VM fires late spread the sleeps' waits over
+	# 20-25 ms, and the threshold can part them); which tasks it
+	# describes is read off the recorded tasks, with that threshold
 	"$VARSCOPE" script -i t.data --type far --format json > s.json
 	"$VARSCOPE" report -i t.data --type far --format json > r.json
 	"$VARSCOPE" report -i t.data --type far --ptarget 0.999 \
@@ -39,12 +41,13 @@ setup_file() {
 	expect=$(python3 -c 'import json
 t = json.load(open("r.json"))["task_types"][0]
 p99, event = t["latency_ptarget_ns"], t["tail_hint"]["event"]
-thr = [e["threshold"] for e in json.load(open("r999.json"))
-       ["task_types"][0]["ranking"] if e["event"] == event][0]
+t999 = json.load(open("r999.json"))["task_types"][0]
+thr = [e["threshold"] for e in t999["ranking"] if e["event"] == event][0]
 T = [r for l in open("s.json") if (r := json.loads(l))["kind"] == "task"]
 sleeps = [r for r in T if r["values"]["sched.blocked.time"] >= 18e6]
-assert len(sleeps) == 18 and all(r["values"][event] > thr for r in sleeps), \
-    (event, thr, sleeps)
+far = [r for r in sleeps if r["latency_ns"] > t999["latency_ptarget_ns"]]
+assert len(sleeps) == 18 and far and \
+    all(r["values"][event] > thr for r in far), (event, thr, far)
 L = sorted((r["latency_ns"] for r in T if r["latency_ns"] > p99 and
             r["values"][event] > thr), reverse=True)
 print(event.replace(".", "\\."), len(L), L[len(L) // 2])')
