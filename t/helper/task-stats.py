@@ -11,9 +11,13 @@
 # where E["1"] is also the list of each task's values of type 1 (with its
 # latency_ns), in the trace's order:
 #   task-stats.py 'all(e["run.time"] > 0 for e in E["1"])' < script.json
+# and parts(VALUES) the sum of a task's latency parts (latency_parts.py):
+#   task-stats.py 'all(parts(e) >= 0.99 * e["latency_ns"] for e in E["1"])'
 # exits 0 when the expression holds, 1 (printing the summary) when not.
 import json
 import sys
+
+from latency_parts import parts
 
 FLAGS = {1: "LOST", 2: "NESTED_BEGIN", 4: "THREAD_EXIT", 8: "MULTIPLEXED",
          16: "DISTORTED", 32: "UNMATCHED_END", 64: "FUNC_PROBE",
@@ -45,7 +49,7 @@ for line in sys.stdin:
         t["max"][k] = max(t["max"].get(k, v), v)
 
 if len(sys.argv) > 1:
-    ok = eval(sys.argv[1], {"T": T, "E": E})
+    ok = eval(sys.argv[1], {"T": T, "E": E, "parts": parts})
     if not ok:
         print(json.dumps(T, indent=1, sort_keys=True))
         print("failed: " + sys.argv[1])
