@@ -22,7 +22,9 @@
 # Options:
 #   --cpus=N        virtual CPUs (default: the host's)
 #   --mem=MB        guest memory, tmpfs included (default 4096)
-#   --timeout=S     stop the guest after S seconds (default: none)
+#   --timeout=S     stop the guest after S seconds (default: none); 30 s
+#                   before, a COMMAND still running has the guest's
+#                   processes printed (state, wait channel, kernel stack)
 #   --accel=A       kvm (the default) or tcg (emulation, many times
 #                   slower); tcg where /dev/kvm is missing or is PVM's
 #                   (kvm_pvm, which boots only PVM guest kernels: a stock
@@ -51,6 +53,34 @@ usage() {
 }
 
 # --- in the guest ------------------------------------------------------------
+
+# stall_report: with a timeout, 30 s before it (the host counts from the
+# guest's boot), the processes of a COMMAND still running: what each waits
+# in, user space's and the kernel's, so that a hang says where it is.
+# Bash's builtins alone once the wait is over: a hung file system (the
+# root is 9p's) would hang any program started then.
+stall_report() {
+	local up d argv stat wchan line
+
+	[ "$timeout" != 0 ] || return 0
+	read -r up _ </proc/uptime
+	up=${up%.*}
+	[ $((timeout - 30 - up)) -gt 0 ] || return 0
+	sleep $((timeout - 30 - up))
+	echo "run-on-kernel: COMMAND still runs 30 s before the timeout; its processes:"
+	for d in /proc/[0-9]*; do
+		mapfile -d '' -t argv <"$d/cmdline" 2>/dev/null
+		# kernel threads have no command line; this report is not
+		[ ${#argv[@]} -gt 0 ] && [ "${d#/proc/}" != "$BASHPID" ] || continue
+		read -r stat <"$d/stat" 2>/dev/null
+		read -r wchan <"$d/wchan" 2>/dev/null
+		stat=${stat##*) }
+		echo "run-on-kernel: ${d#/proc/} ${stat%% *} in ${wchan:--}: ${argv[*]}"
+		while read -r line; do
+			echo "    $line"
+		done <"$d/stack" 2>/dev/null
+	done
+}
 
 guest() {
 	local rundir=$1 status
@@ -95,8 +125,10 @@ guest() {
 	echo "run-on-kernel: in $cwd: ${cmd[*]}"
 	cd "$cwd" || status=125
 	if [ -z "${status:-}" ]; then
+		stall_report &
 		"${cmd[@]}" </dev/null 2>&1 | cat
 		status=${PIPESTATUS[0]}
+		kill $! 2>/dev/null
 	fi
 	if [ "$dmesg" = 1 ]; then
 		echo "run-on-kernel: the guest's kernel log"
@@ -212,8 +244,8 @@ vmlinuz=$kroot/boot/vmlinuz-$kver
 rundir=$(mktemp -d "$kernels/run.XXXXXX") || die "cannot create a run folder"
 trap 'rm -rf "$rundir"' EXIT
 {
-	printf 'kver=%q kroot=%q busybox=%q cwd=%q dmesg=%q\ncmd=(' \
-		"$kver" "$kroot" "$busybox" "$PWD" "$dmesg"
+	printf 'kver=%q kroot=%q busybox=%q cwd=%q dmesg=%q timeout=%q\ncmd=(' \
+		"$kver" "$kroot" "$busybox" "$PWD" "$dmesg" "$timeout"
 	printf '%q ' "$@"
 	printf ')\n'
 } >"$rundir/settings"
