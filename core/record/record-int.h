@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record-int.h - what the parts of the recording engine share: the session
- * (core/record/record.c: command, socket, tracking, output, main loop) and the
+ * (core/record/record.c: output, main loop; command.c, control.c,
+ * tracking.c: the command, its socket, its processes) and the
  * recorded threads (core/record/thread.c: the engine's slot and the task
  * ring of each).
  */

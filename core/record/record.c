@@ -3,7 +3,8 @@
  * record.c - the recording engine: run the command, register its threads,
  * track its processes and mappings, drain every ring, write.
  * The session's struct is core/record/recorder.h's; the end's summary is
- * core/record/summary.c, the registration socket core/record/control.c.
+ * core/record/summary.c, the registration socket core/record/control.c,
+ * the command's fork, reaping and exit status core/record/command.c.
  *
  * The program links libvarscope; VARSCOPE_CTL in its environment names
  * the rate and an abstract unix socket.  Each thread registers there at
@@ -238,83 +239,6 @@ static int open_output(struct vs_recorder *r)
 	}
 	r->start = hdr.start_time;
 	return 0;
-}
-
-/* --- the command --------------------------------------------------------- */
-
-/*
- * Fork the command, held before its exec until its events exist, with
- * VARSCOPE_CTL for the library (not for function tasks: the program's
- * own annotations would make tasks too).  It outlives the recorder.
- */
-static int start_child(struct vs_recorder *r)
-{
-	snprintf(r->ctl, sizeof(r->ctl), "%s=%s,rate=%.9g,sock=%s", VS_CTL_ENV,
-		 VS_CTL_VERSION, r->opts->rate, r->sock_name);
-	if (vs_workload_fork(&r->workload, r->opts->argv,
-			     vs_probe_tasks(&r->s) ? NULL : r->ctl,
-			     VS_WORKLOAD_OWN_GROUP | VS_WORKLOAD_TERMINAL))
-		return -1;
-	r->child = r->workload.pid;
-	return 0;
-}
-
-/* Let the child exec; -1 if it could not. */
-static int release_child(struct vs_recorder *r)
-{
-	if (!vs_workload_start(&r->workload))
-		return 0;
-	vs_workload_terminal_back(&r->workload);
-	fprintf(stderr, "varscope record: cannot run '%s': %s\n",
-		r->opts->argv[0], strerror(errno));
-	r->child_done = true;
-	return -1;
-}
-
-/*
- * The command's own name for messages: what it exec'd last, not the
- * wrapper it was started with (taskset, nice, env...), read from /proc
- * while it is there and not reaped (its pid is not another's yet);
- * argv[0] until then.
- */
-const char *vs_record_command_name(struct vs_recorder *r)
-{
-	char path[64];
-	ssize_t n;
-	int fd = -1;
-
-	if (r->child > 0 && !r->child_reaped) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->child);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd >= 0) {
-		n = read(fd, r->child_comm, sizeof(r->child_comm) - 1);
-		if (n > 0) {
-			r->child_comm[n] = '\0';
-			r->child_comm[strcspn(r->child_comm, "\n")] = '\0';
-		}
-		close(fd);
-	}
-	return *r->child_comm ? r->child_comm : r->opts->argv[0];
-}
-
-/*
- * waitpid() of the command: its name is read first, while it is still a
- * zombie that /proc shows (the messages after its end name it).
- */
-static pid_t reap_command(struct vs_recorder *r, int flags)
-{
-	siginfo_t si = { 0 };
-
-	pid_t pid;
-
-	if (!waitid(P_PID, r->child, &si, WEXITED | WNOWAIT | flags) &&
-	    si.si_pid == r->child)
-		vs_record_command_name(r);
-	pid = waitpid(r->child, &r->child_status, flags);
-	if (pid == r->child)
-		r->child_reaped = true;
-	return pid;
 }
 
 /* --- threads ------------------------------------------------------------- */
@@ -569,7 +493,7 @@ static void check_child(struct vs_recorder *r)
 		r->child_done = vs_record_process_gone(r->child);
 		return;
 	}
-	if (reap_command(r, WNOHANG) == r->child)
+	if (vs_record_reap_command(r, WNOHANG) == r->child)
 		r->child_done = true;
 }
 
@@ -704,28 +628,6 @@ static void loop(struct vs_recorder *r)
 	}
 }
 
-static const char *signal_name(int sig)
-{
-	const char *name = strsignal(sig);
-
-	return name ? name : "unknown signal";
-}
-
-static int exit_status(struct vs_recorder *r)
-{
-	int st = r->child_status;
-
-	if (r->attached || r->child_left)
-		return 0;
-	if (WIFSIGNALED(st)) {
-		fprintf(stderr, "varscope record: '%s' terminated by signal %d (%s)\n",
-			vs_record_command_name(r), WTERMSIG(st),
-			signal_name(WTERMSIG(st)));
-		return 128 + WTERMSIG(st);
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-}
-
 /* How long the recorder waits for the command's exit before saying so. */
 #define VS_TERM_NOTE_S	3
 
@@ -742,7 +644,7 @@ static void wait_command(struct vs_recorder *r)
 
 	stop_signal = 0;
 	for (i = 0;; i++) {
-		pid = reap_command(r, WNOHANG);
+		pid = vs_record_reap_command(r, WNOHANG);
 		if (pid == r->child || (pid < 0 && errno != EINTR))
 			break;
 		if (stop_signal) {
@@ -806,25 +708,6 @@ static void finish(struct vs_recorder *r)
 	}
 }
 
-/*
- * The binary of a --task-func without @BINARY: the command's; NULL when
- * the attached process exited.
- */
-static const char *command_binary(struct vs_recorder *r, char *exe)
-{
-	char path[64];
-	ssize_t n;
-
-	if (!r->opts->pid)
-		return r->opts->argv[0];
-	snprintf(path, sizeof(path), "/proc/%d/exe", r->opts->pid);
-	n = readlink(path, exe, PATH_MAX - 1);
-	if (n <= 0 && vs_record_process_gone(r->opts->pid))
-		return NULL;
-	exe[n > 0 ? n : 0] = 0;
-	return exe;
-}
-
 int vs_record_split_events(const char *events, char **tps, char **raws,
 			   char *err, size_t errlen)
 {
@@ -879,7 +762,7 @@ static int setup(struct vs_recorder *r)
 		return -1;
 	}
 	if (r->opts->task_funcs || r->opts->probe_funcs) {
-		binary = command_binary(r, exe);
+		binary = vs_record_command_binary(r, exe);
 		if (!binary)
 			return vs_record_attach_lost(r->opts->pid);
 		if (vs_probe_init(&r->s, r->opts->task_funcs,
@@ -993,7 +876,7 @@ int vs_record(const struct vs_record_opts *opts)
 		fprintf(stderr, "varscope record: attached to process %d "
 			"(%s): recording until it exits or an interrupt\n",
 			(int)opts->pid, vs_record_command_name(r));
-	} else if (start_child(r)) {
+	} else if (vs_record_start_command(r)) {
 		fprintf(stderr, "varscope record: cannot start '%s': %s\n",
 			opts->argv[0], strerror(errno));
 		goto out;
@@ -1013,7 +896,7 @@ int vs_record(const struct vs_record_opts *opts)
 	if (stop_signal && !r->attached) {
 		fprintf(stderr, "varscope record: stopped by signal %d (%s) "
 			"before '%s' started: nothing recorded\n",
-			(int)stop_signal, signal_name(stop_signal),
+			(int)stop_signal, vs_record_signal_name(stop_signal),
 			opts->argv[0]);
 		vs_workload_cancel(&r->workload);
 		r->child_done = true;
@@ -1031,7 +914,7 @@ int vs_record(const struct vs_record_opts *opts)
 		r->stop_at = r->next_epoch + opts->duration_ns;
 	/* room in the tracking rings for the exec's records */
 	vs_record_drain_tracking(r, false);
-	if (!r->attached && release_child(r)) {
+	if (!r->attached && vs_record_release_command(r)) {
 		status = 127;
 		goto out;
 	}
@@ -1049,7 +932,7 @@ int vs_record(const struct vs_record_opts *opts)
 			break;
 	finish(r);
 	vs_record_summary(r);
-	status = exit_status(r);
+	status = vs_record_exit_status(r);
 out:
 	if (!r->started)
 		vs_rotwriter_discard(r->s.out);

@@ -90,16 +90,49 @@ const char *vs_record_fault_note(const struct vs_recorder *r, char *buf,
 				 size_t len);
 
 /**
+ * vs_record_track_exit - thread @tid exited at @time: close its recorded
+ * thread; true when it was one
+ */
+bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time);
+
+/* --- core/record/command.c: the command's life --------------------------- */
+
+/**
+ * vs_record_start_command - fork the command with VARSCOPE_CTL, held
+ * before its exec; 0 or -1 (said in one line)
+ */
+int vs_record_start_command(struct vs_recorder *r);
+
+/* vs_record_release_command - let the command exec; -1 (said) if it could not */
+int vs_record_release_command(struct vs_recorder *r);
+
+/**
  * vs_record_command_name - the command's own name for messages: what it
  * exec'd last (from /proc while it is not reaped), argv[0] until then
  */
 const char *vs_record_command_name(struct vs_recorder *r);
 
 /**
- * vs_record_track_exit - thread @tid exited at @time: close its recorded
- * thread; true when it was one
+ * vs_record_reap_command - waitpid() of the command with @flags, its name
+ * read first while it is a zombie; the pid reaped, 0 or -1 as waitpid()
  */
-bool vs_record_track_exit(struct vs_recorder *r, uint32_t tid, uint64_t time);
+pid_t vs_record_reap_command(struct vs_recorder *r, int flags);
+
+/* vs_record_signal_name - signal @sig's name, for messages */
+const char *vs_record_signal_name(int sig);
+
+/**
+ * vs_record_exit_status - record's exit status from the command's (128 +
+ * N for a signal, said); 0 when it was attached to or left running
+ */
+int vs_record_exit_status(struct vs_recorder *r);
+
+/**
+ * vs_record_command_binary - the binary of a --task-func without @BINARY:
+ * the command's, or the attached process's (read into @exe, PATH_MAX
+ * bytes); NULL when that process exited
+ */
+const char *vs_record_command_binary(struct vs_recorder *r, char *exe);
 
 /* --- core/record/tracking.c: the command's processes --------------------- */
 
