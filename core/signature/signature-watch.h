@@ -156,6 +156,8 @@ struct vs_sig_watch_stats {
 	int status;			/* the command's exit status */
 };
 
+/* --- core/signature/signature-watch-run.c: the watch on a program --- */
+
 /**
  * vs_signature_watch - watch command @argv (started here, held before
  * its exec until the events are open), or running process @pid when
