@@ -110,7 +110,9 @@ struct vs_cpu_state {
 	/* the running interval of a task open on this CPU: slot 0, none */
 	__u32 open_slot, open_task;
 	__u32 interval_seq;		/* + 1 at each open and close */
-	__u32 last_in;		/* the thread the last switch seen let in */
+	/* the thread the last switch seen let in, the scheduler's clock then */
+	__u32 last_in;
+	__u64 last_in_clock;
 	__u64 clock_offset;	/* CLOCK_MONOTONIC less the scheduler's */
 	/*
 	 * the interrupt levels open: whether their wake-ups are their own
@@ -385,34 +387,62 @@ static __always_inline void log_run(struct vs_cpu_state *pc,
 }
 
 /*
- * The run log's entries for @prev switching out at @now.  When @prev is
- * the thread the last switch seen let in, its switch-in was that switch,
- * which also tells the scheduler's clock from ours.  Otherwise a switch
- * went untraced in between (task-slot.h): @prev ran since its own
- * switch-in only, by the scheduler's clock, and who ran before it is not
- * known (tid 0, as the idle task and the threads the task's table has no
- * room for).
+ * The scheduler's clock at a switch's tracepoint, read through @prev (on
+ * this CPU's run queue, as every thread that runs here, the idle task
+ * too): the run queue's, which __schedule() updated before the
+ * tracepoint and which the incoming thread's sched_info.last_arrival is
+ * about to hold; 0 where the kernel has no group scheduling (no link from
+ * a thread's cfs_rq to its run queue).  (The run queues themselves, a
+ * per-CPU ksym, need kallsyms of data, which not every kernel has.)
+ */
+static __always_inline __u64 rq_clock_now(struct task_struct *prev)
+{
+	if (!bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	return BPF_CORE_READ(prev, se.cfs_rq, rq, clock);
+}
+
+/*
+ * The run log's entries for @prev switching out to @next at @now.  @prev
+ * switched in at the last switch seen when it is the thread that switch
+ * let in, at that switch's clock: it ran since then.  Otherwise a switch
+ * went untraced (task-slot.h), or none was seen while no task was open:
+ * @prev ran since its own switch-in, by the scheduler's clock told from
+ * ours, and who ran before it is not known (tid 0, as the idle task and
+ * the threads the task's table has no room for).  Without the run
+ * queue's clock, the clocks are told apart where the thread the last
+ * switch let in switches out.
  */
 static __always_inline void log_switch_out(struct vs_cpu_state *pc,
-					   struct task_struct *prev, __u64 now)
+					   struct task_struct *prev,
+					   struct task_struct *next, __u64 now)
 {
 	__u64 since = pc->last_switch, arrival = arrival_of(prev), start;
+	__u64 clock = rq_clock_now(prev);
+	bool seen_in = prev->pid == pc->last_in &&
+		       (!clock || arrival == pc->last_in_clock);
 
-	if (prev->pid == pc->last_in) {
-		if (prev->pid && arrival)	/* the idle task keeps none */
-			pc->clock_offset = since - arrival;
-	} else if (since) {
-		start = arrival + pc->clock_offset;
-		if (!arrival || !pc->clock_offset || start >= now)
-			start = now;	/* nothing known of @prev */
-		if (start > since) {
+	if (clock)
+		pc->clock_offset = now - clock;
+	else if (seen_in && prev->pid && arrival)	/* idle keeps none */
+		pc->clock_offset = since - arrival;
+	if (seen_in)
+		start = since;
+	else if (prev->pid && arrival && pc->clock_offset)
+		start = arrival + pc->clock_offset < now ?
+			arrival + pc->clock_offset : now;
+	else
+		start = now;	/* nothing known of @prev */
+	if (start > since) {
+		if (since)
 			log_run(pc, NULL, since, start);
-			since = start;
-		}
+		since = start;
 	}
 	if (now > since)
 		log_run(pc, prev, since, now);
 	pc->last_switch = now;
+	pc->last_in = next->pid;
+	pc->last_in_clock = clock;
 }
 
 /* Whether task name @comm is @want, both of 16 bytes at most. */
@@ -614,8 +644,7 @@ int BPF_PROG(vs_sched_switch, bool preempt, struct task_struct *prev,
 	} else {
 		now = bpf_ktime_get_ns();
 	}
-	log_switch_out(pc, prev, now);
-	pc->last_in = next->pid;
+	log_switch_out(pc, prev, next, now);
 	switch_out(prev, out_ts, out_slot, preempt, prev_state, pc, now);
 	switch_in(next, in_ts, in_slot, pc, now);
 	return 0;
