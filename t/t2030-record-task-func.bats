@@ -263,6 +263,49 @@ lib_hits() {
 	EOF2
 }
 
+@test "--task-func: a wait whose switch-in went unseen ends at the switch-in, not at the return" {
+	require_uprobes
+	require_cmd cc chrt
+	# each call sleeps 2 ms, then spins 3 ms by the clock, real-time:
+	# nothing preempts it.  Every switch-in unseen (fault injection):
+	# the sleep's wait ends where the scheduler let the thread in again
+	# (its sched_info, the scheduler's clock), so the spin is run time;
+	# the thread's CPU time, which the kernel brings up to date at ticks
+	# only, would have put what it spun since the last tick in the wait
+	# (and its interrupts twice, a task flagged DISTORTED)
+	cat > sleep-spin.c <<-'EOF'
+	#include <time.h>
+	static long long mono(void)
+	{
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return t.tv_sec * 1000000000LL + t.tv_nsec;
+	}
+	__attribute__((noinline)) void sleep_spin(void)
+	{
+		struct timespec d = { 0, 2000000 };
+		long long end;
+
+		nanosleep(&d, NULL);
+		for (end = mono() + 3000000; mono() < end;)
+			;
+	}
+	int main(void)
+	{
+		for (int i = 0; i < 10; i++)
+			sleep_spin();
+		return 0;
+	}
+	EOF
+	cc -O2 -o sleep-spin sleep-spin.c
+	VARSCOPE_TEST_UNSEEN_SWITCH_IN=1 run "$VARSCOPE" record -o t.data --task-func "sleep_spin@$PWD/sleep-spin" -- chrt -f 1 ./sleep-spin
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 10 and T["1"]["flagged"] == {"FUNC_PROBE": 10}'
+	check 'all(e["sched.blocked.time"] >= 1.8e6 and e["run.time"] >= 0.9 * 3e6 for e in E["1"])'
+}
+
 @test "--task-func: the calls open when the recording stops are tasks flagged TRUNCATED" {
 	require_uprobes
 	# calls of 1 s: --duration and SIGINT cut one in each thread, as

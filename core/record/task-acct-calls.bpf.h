@@ -473,14 +473,12 @@ int BPF_KPROBE(vs_call_entry)
 
 /*
  * Thread @cur returns from the call of task @ct at @now with a wait of
- * the task still open: its switch-in went unseen. Closed, as the library
- * closes it at vs_task_end(), from the thread's CPU time; the kernel
- * brings that up to date at ticks and switches only, so what the thread
- * ran since the last (at most a tick) is counted in the wait.
+ * the task still open: its switch-in went unseen. Closed at that switch-in
+ * (close_unseen_wait()).
  */
 static __always_inline void close_wait_at_return(struct task_struct *cur,
 						 struct vs_call_thread *ct,
-						 __u32 tid, __u64 now)
+						 __u64 now)
 {
 	struct vs_thread_state *ts = thread_of(cur);
 	struct vs_slot *slot = active_slot(ts);
@@ -489,7 +487,7 @@ static __always_inline void close_wait_at_return(struct task_struct *cur,
 	    ts->wait.task != ct->seq)
 		return;
 	values_open(slot, ct->seq);
-	close_unseen_wait(ts, slot, tid, now,
+	close_unseen_wait(cur, ts, slot, now,
 			  BPF_CORE_READ(cur, se.sum_exec_runtime));
 	wait_closed(ts, slot);
 	values_done(slot);
@@ -517,7 +515,7 @@ int BPF_KRETPROBE(vs_call_return)
 	depth = ct->tasks.depth;
 	pop_return(&ct->tasks, sp);
 	if (depth && !ct->tasks.depth) {
-		close_wait_at_return(cur, ct, tid, now);
+		close_wait_at_return(cur, ct, now);
 		task_end(ct, pid, tid, now, 0);
 	}
 	return 0;

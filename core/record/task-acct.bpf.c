@@ -515,22 +515,36 @@ static __always_inline void wait_closed(struct vs_thread_state *ts,
 }
 
 /*
- * The wait @ts holds ended unseen (its switch-in fired no program) and
- * the thread runs again in the same task: closed from its CPU time
- * @exec_ns at @now.
+ * The wait @ts holds of thread @t ended unseen (its switch-in fired no
+ * program) and @t runs again in the same task, on this CPU since that
+ * switch-in: closed at the switch-in, by the scheduler's clock
+ * (sched_info.last_arrival, told from ours on this CPU), else from its
+ * CPU time @exec_ns at @now (which the kernel brings up to date at ticks
+ * and switches only: what it ran since the last is counted in the wait).
  */
-static __always_inline void close_unseen_wait(struct vs_thread_state *ts,
-					      struct vs_slot *slot, __u32 tid,
-					      __u64 now, __u64 exec_ns)
+static __always_inline void close_unseen_wait(struct task_struct *t,
+					      struct vs_thread_state *ts,
+					      struct vs_slot *slot, __u64 now,
+					      __u64 exec_ns)
 {
-	__u64 end = vs_slot_wait_end(&ts->wait, now, exec_ns);
+	__u64 arrival = arrival_of(t), end = 0;
+	struct vs_cpu_state *pc;
+	__u32 zero = 0;
 
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (pc && arrival && pc->clock_offset) {
+		end = arrival + pc->clock_offset;
+		if (end <= ts->wait.since || end > now)
+			end = 0;
+	}
+	if (!end)
+		end = vs_slot_wait_end(&ts->wait, now, exec_ns);
 	if (!end)
 		return;
 	vs_slot_add_wait(&slot->v, &ts->wait, end - ts->wait.since);
 	slot->v.unseen_switch_ins++;
 	if (ts->wait.state != VS_SLOT_RUNNABLE)
-		emit(VS_ENGINE_UNBLOCK, tid, ts->wait.task, end, 0, 0);
+		emit(VS_ENGINE_UNBLOCK, ns_tid(t), ts->wait.task, end, 0, 0);
 }
 
 /*
@@ -561,7 +575,7 @@ static __always_inline void switch_out(struct task_struct *prev,
 	if (nr_counters)
 		counters_close(pc, slot, ts->slot, task, &pc->now);
 	if (ts->wait.since && ts->wait.task == task)
-		close_unseen_wait(ts, slot, ns_tid(prev), now, exec_ns);
+		close_unseen_wait(prev, ts, slot, now, exec_ns);
 	ts->wait.since = now;
 	ts->wait.exec_ns = exec_ns;
 	ts->wait.task = task;

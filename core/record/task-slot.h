@@ -16,8 +16,9 @@
  *
  * Not every switch reaches the programs (a kernel may leave one
  * untraced: here, a switch away from the machine's own agent thread fires
- * no tracepoint), so a wait whose switch-in went unseen is closed from
- * the thread's CPU time, which the scheduler keeps whatever is traced
+ * no tracepoint), so a wait whose switch-in went unseen is closed at the
+ * switch-in the scheduler keeps whatever is traced: by the programs from
+ * its sched_info clock, by the library from the thread's CPU time
  * (struct vs_slot_open_wait).
  *
  * Everything in a slot is written by the program too (it maps the whole
@@ -126,10 +127,11 @@ struct vs_slot_values {
 /*
  * A wait of a thread inside a task, from its switch-out to its switch-in:
  * the programs keep it, and publish it in the slot while it is open.
- * When the switch-in goes unseen, the wait ended when the thread's CPU
- * time began to grow again: vs_slot_wait_end() from a later reading of
- * that time, by the programs at the thread's next switch-out or by the
- * library at the task's end.
+ * When the switch-in goes unseen, the programs close the wait at the
+ * thread's sched_info.last_arrival (the scheduler's clock) at its next
+ * switch-out or a --task-func call's return; the library, at the task's
+ * end, where the thread's CPU time began to grow again
+ * (vs_slot_wait_end(), which the programs fall back on).
  */
 struct vs_slot_open_wait {
 	__u64 since;		/* the switch-out, CLOCK_MONOTONIC ns */
