@@ -18,9 +18,13 @@ setup() {
 # record_bench [BENCH-OPTIONS]: 300 requests, sampled every 50 us, run
 # real-time (SCHED_FIFO 1): the machine's other load does not preempt
 # them (CI under ASan beside two hogs: the run-queue waits, in no
-# child's samples, made Var(serve) the top factor)
+# child's samples, made Var(serve) the top factor); frame-pointer
+# chains, 20000 samples a second that a recorder slowed by ASan and the
+# hogs reads in time (with DWARF's stack copies it lost a thousand, some
+# children's samples, and Var(serve → lookup) topped the covariance)
 record_bench() {
-	"$VARSCOPE" record --sample=cpu-clock --sample-period 50000 \
+	"$VARSCOPE" record --call-graph fp --sample=cpu-clock \
+		--sample-period 50000 \
 		-o t.data -- chrt -f 1 "$EXAMPLES/vtreebench" "$@" > out 2> err ||
 		{ cat err; return 1; }
 }
