@@ -482,12 +482,15 @@ static __always_inline void close_wait_at_return(struct task_struct *cur,
 {
 	struct vs_thread_state *ts = thread_of(cur);
 	struct vs_slot *slot = active_slot(ts);
+	struct vs_cpu_state *pc;
+	__u32 zero = 0;
 
 	if (!ct->open || !ts || !slot || !ts->wait.since ||
 	    ts->wait.task != ct->seq)
 		return;
+	pc = bpf_map_lookup_elem(&cpu_state, &zero);
 	values_open(slot, ct->seq);
-	close_unseen_wait(cur, ts, slot, now,
+	close_unseen_wait(pc, cur, ts, slot, now,
 			  BPF_CORE_READ(cur, se.sum_exec_runtime));
 	wait_closed(ts, slot);
 	values_done(slot);

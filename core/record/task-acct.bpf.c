@@ -403,6 +403,16 @@ static __always_inline __u64 rq_clock_now(struct task_struct *prev)
 }
 
 /*
+ * The scheduler's time @arrival by our clock on this CPU (@pc's offset),
+ * 0 when either is not known (the idle task keeps no arrival).
+ */
+static __always_inline __u64 ours(const struct vs_cpu_state *pc,
+				  __u64 arrival)
+{
+	return arrival && pc->clock_offset ? arrival + pc->clock_offset : 0;
+}
+
+/*
  * The run log's entries for @prev switching out to @next at @now.  @prev
  * switched in at the last switch seen when it is the thread that switch
  * let in, at that switch's clock: it ran since then.  Otherwise a switch
@@ -426,13 +436,13 @@ static __always_inline void log_switch_out(struct vs_cpu_state *pc,
 		pc->clock_offset = now - clock;
 	else if (seen_in && prev->pid && arrival)	/* idle keeps none */
 		pc->clock_offset = since - arrival;
-	if (seen_in)
+	if (seen_in) {
 		start = since;
-	else if (prev->pid && arrival && pc->clock_offset)
-		start = arrival + pc->clock_offset < now ?
-			arrival + pc->clock_offset : now;
-	else
-		start = now;	/* nothing known of @prev */
+	} else {
+		start = prev->pid ? ours(pc, arrival) : 0;
+		if (!start || start > now)
+			start = now;	/* nothing known of @prev */
+	}
 	if (start > since) {
 		if (since)
 			log_run(pc, NULL, since, start);
@@ -518,25 +528,21 @@ static __always_inline void wait_closed(struct vs_thread_state *ts,
  * The wait @ts holds of thread @t ended unseen (its switch-in fired no
  * program) and @t runs again in the same task, on this CPU since that
  * switch-in: closed at the switch-in, by the scheduler's clock
- * (sched_info.last_arrival, told from ours on this CPU), else from its
- * CPU time @exec_ns at @now (which the kernel brings up to date at ticks
- * and switches only: what it ran since the last is counted in the wait).
+ * (sched_info.last_arrival, told from ours by this CPU's state @pc, NULL:
+ * none), else from its CPU time @exec_ns at @now (which the kernel brings
+ * up to date at ticks and switches only: what it ran since the last is
+ * counted in the wait).
  */
-static __always_inline void close_unseen_wait(struct task_struct *t,
+static __always_inline void close_unseen_wait(const struct vs_cpu_state *pc,
+					      struct task_struct *t,
 					      struct vs_thread_state *ts,
 					      struct vs_slot *slot, __u64 now,
 					      __u64 exec_ns)
 {
-	__u64 arrival = arrival_of(t), end = 0;
-	struct vs_cpu_state *pc;
-	__u32 zero = 0;
+	__u64 end = pc ? ours(pc, arrival_of(t)) : 0;
 
-	pc = bpf_map_lookup_elem(&cpu_state, &zero);
-	if (pc && arrival && pc->clock_offset) {
-		end = arrival + pc->clock_offset;
-		if (end <= ts->wait.since || end > now)
-			end = 0;
-	}
+	if (end <= ts->wait.since || end > now)
+		end = 0;
 	if (!end)
 		end = vs_slot_wait_end(&ts->wait, now, exec_ns);
 	if (!end)
@@ -575,7 +581,7 @@ static __always_inline void switch_out(struct task_struct *prev,
 	if (nr_counters)
 		counters_close(pc, slot, ts->slot, task, &pc->now);
 	if (ts->wait.since && ts->wait.task == task)
-		close_unseen_wait(prev, ts, slot, now, exec_ns);
+		close_unseen_wait(pc, prev, ts, slot, now, exec_ns);
 	ts->wait.since = now;
 	ts->wait.exec_ns = exec_ns;
 	ts->wait.task = task;
