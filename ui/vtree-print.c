@@ -13,8 +13,6 @@
 
 /* Covariance terms below this share of the latency variance: not shown. */
 #define COV_SHOWN	0.01
-/* Nodes below this share of the latency variance (and mean): folded. */
-#define NODE_SHOWN	0.001
 
 const char *vs_vtree_view_build(struct vs_vtree_view *v,
 				const struct vs_func_times *ft,
@@ -165,8 +163,8 @@ static void print_node(FILE *fp, const struct vs_vtree_view *v,
 	char mean[32], noise[16] = "-";
 	const char *src;
 
-	if (node && fabs(share(vt, n->var)) < NODE_SHOWN &&
-	    n->mean < NODE_SHOWN * vt->nodes[0].mean)
+	if (node && fabs(share(vt, n->var)) < VS_VTREE_MINOR &&
+	    n->mean < VS_VTREE_MINOR * vt->nodes[0].mean)
 		return;
 	vs_format_ns(mean, sizeof(mean), n->mean);
 	if (vt->sampled && node)

@@ -345,6 +345,28 @@ static int root_times(struct vs_vtree *vt)
 	return 0;
 }
 
+/*
+ * Heights, once the variances are known: a node adds to its callers'
+ * heights only when it carries VS_VTREE_MINOR of the latency variance.
+ * The call tree a sampled profile shows has branches that one sample
+ * made (an interrupt caught in render()); they must not make render()
+ * less specific than its sibling, and a child that explains none of its
+ * caller's variance leaves the caller the most specific place for it.
+ */
+static void set_heights(struct vs_vtree *vt)
+{
+	double minor = VS_VTREE_MINOR * vt->nodes[0].var;
+	unsigned int i;
+
+	for (i = vt->nr_nodes; i-- > 1;) {
+		const struct vs_vtree_node *n = &vt->nodes[i];
+		struct vs_vtree_node *parent = &vt->nodes[n->parent];
+
+		if (n->var >= minor && parent->height < n->height + 1)
+			parent->height = n->height + 1;
+	}
+}
+
 static int factor_cmp(const void *pa, const void *pb)
 {
 	const struct vs_vtree_factor *a = pa, *b = pb;
@@ -427,17 +449,16 @@ int vs_vtree_finish(struct vs_vtree *vt)
 	}
 	/* children come after their parents: walk backwards */
 	for (i = vt->nr_nodes; i-- > 0;) {
-		struct vs_vtree_node *n = &vt->nodes[i];
-
-		if (i && vt->nodes[n->parent].height < n->height + 1)
-			vt->nodes[n->parent].height = n->height + 1;
 		if (node_stats(vt, i, self, self + vt->nr_tasks) < 0) {
 			ret = -1;
 			break;
 		}
 	}
 	free(self);
-	return ret ? ret : make_factors(vt);
+	if (ret)
+		return ret;
+	set_heights(vt);
+	return make_factors(vt);
 }
 
 static unsigned int add_probe(uint32_t *out, unsigned int nr,

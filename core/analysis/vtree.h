@@ -44,7 +44,8 @@
  * Factors are non-root node variances and child-pair covariance terms
  * (2 Cov), as shares of the latency variance; score = specificity x
  * share, specificity = (height of root - height of factor)^2, height =
- * depth of the tree below a node (a leaf: 0; a pair: the higher one).
+ * depth of the tree below a node (a leaf: 0; a pair: the higher one)
+ * counting only the nodes of VS_VTREE_MINOR of the latency variance.
  */
 #ifndef VS_CORE_VTREE_H
 #define VS_CORE_VTREE_H
@@ -52,6 +53,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * A node under this share of the latency variance adds no height to its
+ * callers (the printers fold it when it is under it in the mean too).
+ */
+#define VS_VTREE_MINOR	0.001
 
 #define VS_VTREE_ROOT	UINT32_MAX	/* symbol id of the root */
 /*

@@ -12,7 +12,7 @@
 #include "core/analysis/wakeup.h"
 #include "t/unit/tap.h"
 
-enum { A = 1, B = 2, C = 3 };
+enum { A = 1, B = 2, C = 3, D = 4 };
 
 static int near(double got, double want)
 {
@@ -119,10 +119,15 @@ static void test_exact(void)
 	vs_vtree_free(vt);
 }
 
-/* Two children that vary together: their covariance is the top factor. */
+/*
+ * Two children that vary together: their covariance is the top factor,
+ * though B once called D (an interrupt one sample caught): a child that
+ * carries none of the variance makes B no less specific than A.
+ */
 static void test_covary(void)
 {
-	const uint32_t pa[] = { A }, pb[] = { B }, pc[] = { C };
+	const uint32_t pa[] = { A }, pb[] = { B }, pc[] = { C },
+		pbd[] = { B, D };
 	struct vs_vtree *vt = vs_vtree_new(100, false);
 	const struct vs_vtree_factor *f;
 	unsigned int t;
@@ -135,6 +140,7 @@ static void test_covary(void)
 		vs_vtree_add(vt, t, pc, 1, 1000 + (t % 2));
 		vs_vtree_set_latency(vt, t, 3500 + 2 * x + (t % 2));
 	}
+	vs_vtree_add(vt, 7, pbd, 2, 1);
 	vs_vtree_finish(vt);
 	f = &vt->factors[0];
 	ok(f->a >= 0 && f->node == 0 &&
@@ -142,6 +148,8 @@ static void test_covary(void)
 	   vt->nodes[vt->nodes[0].children[f->b]].symbol == B &&
 	   f->share > 0.49, "A and B vary together: Cov(A, B) on top (%.2f)",
 	   f->share);
+	ok(vt->nodes[0].height == 1, "B/D, no variance: no height (%u)",
+	   vt->nodes[0].height);
 	ok(max_decomposition_error(vt) < 1e-12, "decomposition holds");
 	vs_vtree_free(vt);
 }
