@@ -172,14 +172,143 @@ static int addr_to_offset(Elf *elf, uint64_t addr, uint64_t *offset)
 	return -1;
 }
 
+/* An ELF file opened for reading, or NULL (and @fd < 0). */
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		return elf;
+	if (elf)
+		elf_end(elf);
+	close(*fd);
+	*fd = -1;
+	return NULL;
+}
+
+/* The ELF machine of @path, EM_NONE if it is no ELF file. */
+static GElf_Half elf_machine(const char *path)
+{
+	GElf_Ehdr eh;
+	GElf_Half machine = EM_NONE;
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+
+	if (!elf)
+		return EM_NONE;
+	if (gelf_getehdr(elf, &eh))
+		machine = eh.e_machine;
+	elf_end(elf);
+	close(fd);
+	return machine;
+}
+
+/*
+ * The path the dynamic loader's cache (`ldconfig -p`) gives library
+ * @name (no '/') of machine @machine: where a program that links @name
+ * loads it from.  Returns 0 or -1.
+ */
+static int find_library(const char *name, GElf_Half machine, char *out,
+			size_t len)
+{
+	size_t nlen = strlen(name);
+	char line[PATH_MAX + 128];
+	FILE *f = popen("/sbin/ldconfig -p 2>/dev/null", "re");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		const char *entry = line + strspn(line, " \t");
+		char *path = strstr(line, " => ");
+
+		if (strncmp(entry, name, nlen) || entry[nlen] != ' ' || !path)
+			continue;
+		path += 4;
+		path[strcspn(path, "\n")] = '\0';
+		if (elf_machine(path) == machine) {
+			snprintf(out, len, "%s", path);
+			ret = 0;
+		}
+	}
+	pclose(f);
+	return ret;
+}
+
+/*
+ * @m's function in a library @elf links (DT_NEEDED, in its order, as the
+ * loader searches them): for a program's function that its own file only
+ * calls (sqlite3's sqlite3_step, in libsqlite3.so.0).  The library's
+ * ELF, its descriptor in @fd and its path in @path; NULL when none has it.
+ */
+static Elf *in_linked_library(Elf *elf, struct sym_match *m, int *fd,
+			      char *path, size_t len, bool *searched)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr shdr;
+	GElf_Dyn dyn;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	size_t i;
+
+	if (!gelf_getehdr(elf, &eh))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC ||
+		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+			const char *name;
+			Elf *lib;
+
+			if (!gelf_getdyn(data, i, &dyn) ||
+			    dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
+			if (!name || strchr(name, '/') ||
+			    find_library(name, eh.e_machine, path, len))
+				continue;
+			lib = open_elf(path, fd);
+			if (!lib)
+				continue;
+			*searched = true;
+			lookup_symbol(lib, m);
+			if (m->nr)
+				return lib;
+			elf_end(lib);
+			close(*fd);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The file @name names: find_in_path()'s, else for a library's name (no
+ * '/'), the loader's (find_library(), of this program's machine).
+ */
+static int find_binary(const char *name, char *out, size_t len)
+{
+	if (!find_in_path(name, out, len))
+		return 0;
+	if (strchr(name, '/') || !strstr(name, ".so"))
+		return -1;
+	return find_library(name, elf_machine("/proc/self/exe"), out, len);
+}
+
 int vs_uprobe_resolve(const char *spec, const char *default_binary,
 		      struct vs_func_probe *p, char *err, size_t errlen)
 {
 	const char *at = strchr(spec, '@');
 	size_t len = at ? (size_t)(at - spec) : strlen(spec);
 	struct sym_match m = { .name = p->symbol };
-	Elf *elf;
-	int fd, ret = -1;
+	char binary[PATH_MAX];
+	bool linked = false;
+	Elf *elf, *lib;
+	int fd, lib_fd, ret = -1;
 
 	memset(p, 0, sizeof(*p));
 	if (!len || len >= sizeof(p->symbol)) {
@@ -192,24 +321,36 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 		return -1;
 	}
 	memcpy(p->symbol, spec, len);
-	if (find_in_path(at ? at + 1 : default_binary, p->binary,
-			 sizeof(p->binary))) {
+	elf_version(EV_CURRENT);
+	if (find_binary(at ? at + 1 : default_binary, p->binary,
+			sizeof(p->binary))) {
 		snprintf(err, errlen, "cannot find '%s'", at ? at + 1 : default_binary);
 		return -1;
 	}
-	elf_version(EV_CURRENT);
-	fd = open(p->binary, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	elf = open_elf(p->binary, &fd);
+	if (!elf && access(p->binary, R_OK)) {
 		snprintf(err, errlen, "cannot open %s: %s", p->binary,
 			 strerror(errno));
 		return -1;
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (!elf) {
 		snprintf(err, errlen, "%s is not an ELF file", p->binary);
-	} else if (lookup_symbol(elf, &m), !m.nr) {
-		snprintf(err, errlen, "no function '%s' in %s%s", p->symbol,
-			 p->binary, demangler() ? "" :
+		return -1;
+	}
+	lookup_symbol(elf, &m);
+	if (!m.nr && !at &&
+	    (lib = in_linked_library(elf, &m, &lib_fd, binary,
+				     sizeof(binary), &linked))) {
+		elf_end(elf);
+		close(fd);
+		elf = lib;
+		fd = lib_fd;
+		snprintf(p->binary, sizeof(p->binary), "%s", binary);
+	}
+	if (!m.nr) {
+		snprintf(err, errlen, "no function '%s' in %s%s%s", p->symbol,
+			 p->binary, linked ? " nor in the libraries it links" :
+			 "", demangler() ? "" :
 			 " (C++ names need libstdc++.so.6: give the mangled one)");
 	} else if (m.nr > 1) {
 		snprintf(err, errlen, "'%s' is %u functions in %s: %s; name "
@@ -221,8 +362,7 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 	} else {
 		ret = 0;
 	}
-	if (elf)
-		elf_end(elf);
+	elf_end(elf);
 	close(fd);
 	return ret;
 }

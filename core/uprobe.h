@@ -28,7 +28,10 @@ struct vs_func_probe {
 /**
  * vs_uprobe_resolve - SYMBOL[@BINARY] to a binary and file offset
  * @spec: "PortalRun@/usr/lib/postgresql/15/bin/postgres" or "f3"
- * @default_binary: the binary when @spec names none (found in PATH)
+ * @default_binary: the binary when @spec names none (found in PATH); a
+ *	symbol it does not define is looked for in the libraries it links
+ *	(DT_NEEDED, where `ldconfig -p` puts them); a BINARY of @spec with
+ *	no '/' that PATH lacks is a library's name, found the same way
  * @p: filled
  * @err: one line on failure
  *

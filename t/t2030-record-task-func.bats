@@ -118,6 +118,26 @@ libc_of() {
 	no_probes_left
 }
 
+@test "--task-func finds a function of a library the command links, by its name or the library's" {
+	require_uprobes
+	run "$VARSCOPE" record -o t.data --task-func nanosleep -- "$IF" -n 10 --types sleep --sleep-us 2000
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 10'
+	check 'T["1"]["min"]["sched.blocked.time"] >= 1800000'
+	run "$VARSCOPE" record -o t.data --task-func nanosleep@libc.so.6 -- "$IF" -n 7 --types sleep --sleep-us 2000
+	assert_success
+	"$VARSCOPE" script -i t.data --format json > t.json
+	check 'T["1"]["tasks"] == 7'
+	run "$VARSCOPE" record -o t.data --task-func vs_no_such_function -- "$IF" -n 1 --types sleep
+	assert_failure
+	assert_output "varscope record: --task-func: no function 'vs_no_such_function' in $IF nor in the libraries it links"
+	run "$VARSCOPE" record -o t.data --task-func nanosleep@libvs-no-such.so.1 -- "$IF" -n 1 --types sleep
+	assert_failure
+	assert_output "varscope record: --task-func: cannot find 'libvs-no-such.so.1'"
+	no_probes_left
+}
+
 # libf.so with f(), and calls: "calls N [FILE]" calls f N times, then
 # waits for FILE to exist; "calls -f K [sh]" forks K children one after
 # the other, each exiting before the next: each first forks a child that
