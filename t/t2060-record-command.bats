@@ -74,3 +74,84 @@ assert abs(t["probe_cost_share_p50"] - c / t["latency_p50_ns"]) < 1e-6, t' <<<"$
 	run "$VARSCOPE" report -i lib.data --min-tasks 10 --top 1
 	refute_output --partial "probes' own cost"
 }
+
+@test "record --task-func: a function the kernel emulates the first instruction of costs less, and the trace says so" {
+	require_uprobes
+	require_cmd cc
+	require_cmd chrt
+	# pushed() begins with a push (emulated: one trap), stepped() with a
+	# mov (run out of line: a second trap); each calls spin(), which
+	# times itself: the ground truth of each call's body
+	cat > probes.c <<-'EOF'
+	#include <stdio.h>
+	#include <stdint.h>
+	#include <time.h>
+	static uint64_t now(void)
+	{
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return t.tv_sec * 1000000000ull + t.tv_nsec;
+	}
+	static uint64_t body[2][200];
+	static int which, call;
+	void spin(void)
+	{
+		uint64_t t = now();
+		for (volatile int i = 0; i < 20000; i++)
+			;
+		body[which][call] = now() - t;
+	}
+	void pushed(void), stepped(void);
+	__asm__(".text\n"
+		".globl pushed\n.type pushed, @function\npushed:\n"
+		"push %rbx\ncall spin@PLT\npop %rbx\nret\n"
+		".size pushed, .-pushed\n"
+		".globl stepped\n.type stepped, @function\nstepped:\n"
+		"mov %rdi, %rax\npush %rbx\ncall spin@PLT\npop %rbx\nret\n"
+		".size stepped, .-stepped\n");
+	int main(void)
+	{
+		struct timespec gap = { 0, 100000 };
+		for (call = 0; call < 200; call++) {
+			which = 0, pushed(), nanosleep(&gap, NULL);
+			which = 1, stepped(), nanosleep(&gap, NULL);
+		}
+		for (which = 0; which < 2; which++)
+			for (call = 0; call < 200; call++)
+				printf("%d %llu\n", which + 1,
+				       (unsigned long long)body[which][call]);
+		return 0;
+	}
+	EOF
+	cc -O2 -o probes probes.c
+	"$VARSCOPE" record -o t.data --task-func "pushed@$PWD/probes,stepped@$PWD/probes" -- chrt -f 1 ./probes > truth 2> err ||
+		{ cat err; false; }
+	"$VARSCOPE" script -i t.data --format json > t.json
+	# each type's calls last their bodies plus its probes' cost: the
+	# median difference is that type's cost, within half of it
+	run python3 -c 'import json
+recs = [json.loads(l) for l in open("t.json")]
+cost = [int(c) for r in recs if r["kind"] == "meta" and
+        r["key"] == "probe_cost_ns" for c in r["value"].split(",")]
+assert len(cost) == 2, cost
+body = {1: [], 2: []}
+for l in open("truth"):
+    t, b = l.split()
+    body[int(t)].append(int(b))
+for t in (1, 2):
+    lat = [r["latency_ns"] for r in recs
+           if r["kind"] == "task" and r["type"] == t]
+    assert len(lat) == 200, (t, len(lat))
+    extra = sorted(l - b for l, b in zip(lat, body[t]))[100]
+    c = cost[t - 1]
+    assert c / 2 < extra < c * 3 / 2, (t, extra, c)
+print(" ".join(map(str, cost)))'
+	assert_success
+	read -r pushed stepped <<<"$output"
+	run "$VARSCOPE" report -i t.data --min-tasks 10 --format json
+	python3 -c 'import json, sys
+j = json.load(sys.stdin)
+c = {t["type"]: t["probe_cost_ns"] for t in j["task_types"]}
+assert c == {1: '"$pushed"', 2: '"$stepped"'}, c
+assert j["probe_cost_ns"] == '"$pushed"', j["probe_cost_ns"]' <<<"$output"
+}
