@@ -3,8 +3,7 @@
  * arch.h - what core/ needs from the machine's architecture, and no more:
  * the PMU's event tables and raw encodings, the precise events sampling
  * uses, the user registers a sample carries for DWARF unwinding, the
- * interrupt vectors traced, the system call table, the instructions a
- * uprobe is emulated on.
+ * interrupt vectors traced, the system call table.
  *
  * arch/x86/ implements it (the only architecture varscope has).  core/,
  * cmd/ and ui/ include this header, never arch/'s: an event of a table
@@ -301,25 +300,6 @@ const char *vs_syscall_name(unsigned int nr);
  * without a "sys_" prefix; -1 when unknown
  */
 int vs_syscall_number(const char *name);
-
-/* --- uprobes -------------------------------------------------------------- */
-
-/**
- * vs_arch_uprobe_emulated - whether the kernel emulates a uprobe on the
- * instruction that begins with the @len bytes at @insn (a push of a
- * register, a relative branch, a nop): a probe on a function beginning
- * with one costs a trap; any other instruction is run out of line, a
- * single step that costs a second one
- */
-bool vs_arch_uprobe_emulated(const uint8_t *insn, size_t len);
-
-/*
- * Functions of varscope's own that do nothing, the first beginning with
- * an instruction vs_arch_uprobe_emulated() takes, the second with one it
- * does not: what record measures a probe pair's cost on.
- */
-void vs_arch_probe_target_emulated(void);
-void vs_arch_probe_target_stepped(void);
 
 /**
  * vs_syscall_by_uprobe - whether system call @nr is made by the kernel's

@@ -175,9 +175,8 @@ static void json_callers(const struct vs_report_print *p, struct json_out *j,
 static double probe_share(const struct vs_report_print *p,
 			  const struct vs_type_rank *tr)
 {
-	return tr->latency_p50 ?
-	       (double)vs_trace_head_probe_cost(&p->trace->head, tr->type) /
-	       tr->latency_p50 : 0;
+	return tr->latency_p50 ? (double)p->trace->head.probe_cost_ns /
+				 tr->latency_p50 : 0;
 }
 
 /* "# run-queue waits of the slow tasks: ...": who ran instead of them */
@@ -350,8 +349,6 @@ static void print_text_type(const struct vs_report_print *p,
 	       SLOW50, SLOW99, OTHER50, OTHER99, NOTES, NR_COLS };
 	struct vs_table *t = vs_table_new(NR_COLS);
 	char a[32], b[32], notes[512], label[VS_TYPE_NAME_MAX + 16];
-	uint64_t probe_cost = vs_trace_head_probe_cost(&p->trace->head,
-						       tr->type);
 	size_t i, shown = nr_shown(p, tr);
 
 	if (!t)
@@ -366,10 +363,11 @@ static void print_text_type(const struct vs_report_print *p,
 		printf("# %zu %s flagged: lost events, distorted counters "
 		       "or cut short\n", tr->flagged,
 		       vs_plural(tr->flagged, "task", "tasks"));
-	if (probe_cost)
+	if (p->trace->head.probe_cost_ns)
 		printf("# --task-func: about %s of each task is its probes' own "
 		       "cost, %.0f%% of the median\n",
-		       vs_format_ns(a, sizeof(a), probe_cost),
+		       vs_format_ns(a, sizeof(a),
+				    p->trace->head.probe_cost_ns),
 		       100 * probe_share(p, tr));
 	print_text_tail(p, tr);
 	print_text_wakeups(p, vs_wake_blame_type(p->trace->wakeups,
@@ -660,9 +658,9 @@ static void print_json_head(struct vs_report_print *p)
 	for (i = 0; i < p->trace->head.nr_notes; i++)
 		json_string(j, p->trace->head.notes[i]);
 	json_end_array(j);
-	json_key(j, "probe_cost_ns");	/* the first function's */
-	if (p->trace->head.nr_probe_costs)
-		json_u64(j, p->trace->head.probe_cost_ns[0]);
+	json_key(j, "probe_cost_ns");
+	if (p->trace->head.probe_cost_ns)
+		json_u64(j, p->trace->head.probe_cost_ns);
 	else
 		json_null(j);
 	json_key(j, "task_types");
@@ -673,8 +671,6 @@ static void print_json_type(struct vs_report_print *p,
 			    const struct vs_type_rank *tr)
 {
 	struct json_out *j = &p->json;
-	uint64_t probe_cost = vs_trace_head_probe_cost(&p->trace->head,
-						       tr->type);
 	size_t i;
 
 	json_begin_object(j);
@@ -695,13 +691,8 @@ static void print_json_type(struct vs_report_print *p,
 	json_u64(j, tr->latency_ptarget);
 	json_key(j, "latency_p50_ns");
 	json_u64(j, tr->latency_p50);
-	json_key(j, "probe_cost_ns");
-	if (probe_cost)
-		json_u64(j, probe_cost);
-	else
-		json_null(j);
 	json_key(j, "probe_cost_share_p50");
-	if (probe_cost)
+	if (p->trace->head.probe_cost_ns)
 		json_double(j, probe_share(p, tr));
 	else
 		json_null(j);

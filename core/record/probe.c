@@ -193,31 +193,23 @@ void vs_probe_name_types(struct vs_session *s)
 
 /*
  * With --task-func: META probe_cost_ns, what the probe pair adds to each
- * task of each function on this machine (by its first instruction), in
- * type order; a note when it could not be measured.
+ * task on this machine; a note when it could not be measured.
  */
 void vs_probe_write_cost(struct vs_session *s)
 {
-	const struct vs_probe *p = s->probe;
 	char system[64], buf[512], err[400];
-	struct vs_probe_cost cost;
-	size_t len = 0;
-	int i;
+	uint64_t ns;
 
 	if (!vs_probe_tasks(s))
 		return;
 	snprintf(system, sizeof(system), VS_UPROBE_GROUP "%d", getpid());
-	if (vs_probe_cost_measure(system, &cost, err, sizeof(err))) {
+	if (vs_probe_cost_measure(system, &ns, err, sizeof(err))) {
 		snprintf(buf, sizeof(buf), "the probes' own cost was not "
 			 "measured: %s", err);
 		vs_session_write_meta(s, "note", buf);
 		return;
 	}
-	for (i = 0; i < p->nr_task_func && len < sizeof(buf); i++)
-		len += snprintf(buf + len, sizeof(buf) - len, "%s%llu",
-				i ? "," : "", (unsigned long long)
-				vs_probe_cost_of(&cost, p->func[i].binary,
-						 p->func[i].offset));
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ns);
 	vs_session_write_meta(s, VS_META_PROBE_COST, buf);
 }
 

@@ -19,7 +19,6 @@
 #include "core/record/bpf-engine.h"
 #include "core/record/task-values.h"
 #include "core/trace/rotating-writer.h"
-#include "core/trace/trace-head.h"
 #include "core/record/task-ring.h"
 #include "core/trace/trace.h"
 #include "core/record/tracepoints.h"
@@ -204,8 +203,7 @@ unsigned int vs_sample_ring_pages(const struct vs_session *s,
 
 /* --- --task-func (core/record/probe.c) --- */
 
-/* a META probe_cost_ns value each */
-#define VS_MAX_TASK_FUNCS	VS_PROBE_COST_MAX
+#define VS_MAX_TASK_FUNCS	16
 #define VS_MAX_PROBE_FUNCS	64
 
 struct vs_probe;

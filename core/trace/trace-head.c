@@ -24,30 +24,6 @@ static int add_note(struct vs_trace_head *h, size_t *cap, const char *note)
 	return 0;
 }
 
-/* "10512,1071": the costs of the types in order, VS_PROBE_COST_MAX read */
-static void read_probe_costs(struct vs_trace_head *h, const char *value)
-{
-	const char *p = value;
-	char *end;
-
-	h->nr_probe_costs = 0;
-	while (h->nr_probe_costs < VS_PROBE_COST_MAX) {
-		h->probe_cost_ns[h->nr_probe_costs++] = strtoull(p, &end, 10);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-}
-
-uint64_t vs_trace_head_probe_cost(const struct vs_trace_head *h,
-				  uint32_t type)
-{
-	if (h->nr_probe_costs == 1)
-		return h->probe_cost_ns[0];
-	return type && type <= h->nr_probe_costs ? h->probe_cost_ns[type - 1] :
-						   0;
-}
-
 int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 {
 	struct vs_reader *r = vs_reader_open(path, NULL, 0);
@@ -71,7 +47,7 @@ int vs_trace_head_read(const char *path, struct vs_trace_head *h)
 		if (!strcmp(rec.meta.key, "sample"))
 			h->samples = true;
 		if (!strcmp(rec.meta.key, VS_META_PROBE_COST))
-			read_probe_costs(h, rec.meta.value);
+			h->probe_cost_ns = strtoull(rec.meta.value, NULL, 10);
 		if (!strcmp(rec.meta.key, "pmu") ||
 		    !strcmp(rec.meta.key, "note"))
 			ret = add_note(h, &cap, rec.meta.value);

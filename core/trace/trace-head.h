@@ -13,13 +13,9 @@
 /*
  * META key: with --task-func, the ns that a function's probe pair adds to
  * each of its calls, measured by record at its start
- * (core/record/probe-cost.h): one per function, in type order, separated
- * by commas; a single value (a trace of one function, or older) is every
- * type's.
+ * (core/record/probe-cost.h).
  */
 #define VS_META_PROBE_COST	"probe_cost_ns"
-/* Values of VS_META_PROBE_COST read: record's --task-func functions at most. */
-#define VS_PROBE_COST_MAX	16
 
 struct vs_trace_head {
 	uint64_t start_ns;	/* when the recording started (the times
@@ -27,19 +23,10 @@ struct vs_trace_head {
 				 * vs_reader_start_time() */
 	bool samples;		/* --sample: samples, or META "sample" */
 	bool probes;		/* --probe: symbol definitions, func records */
-	/* META VS_META_PROBE_COST: vs_trace_head_probe_cost() */
-	uint64_t probe_cost_ns[VS_PROBE_COST_MAX];
-	unsigned int nr_probe_costs;
+	uint64_t probe_cost_ns;	/* META VS_META_PROBE_COST, 0: none */
 	unsigned int nr_notes;
 	char **notes;		/* META "pmu" and "note" values, in order */
 };
-
-/**
- * vs_trace_head_probe_cost - the ns a probe pair adds to each task of
- * type @type (a --task-func function's), 0 when the trace does not say
- */
-uint64_t vs_trace_head_probe_cost(const struct vs_trace_head *h,
-				  uint32_t type);
 
 /**
  * vs_trace_head_read - read the head of the trace at @path
