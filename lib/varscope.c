@@ -422,8 +422,7 @@ static void vs_slot_take(struct vs_thread *t, uint64_t end,
 	}
 	if (!wait_end)
 		return;
-	vs_slot_add_wait(v, &wait, wait_end - wait.since);
-	v->unseen_switch_ins++;
+	vs_slot_add_unseen_wait(v, &wait, wait_end);
 }
 
 #define VS_RING_WAIT_NS		100000000ull	/* 100 ms */

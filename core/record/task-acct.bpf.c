@@ -547,8 +547,7 @@ static __always_inline void close_unseen_wait(const struct vs_cpu_state *pc,
 		end = vs_slot_wait_end(&ts->wait, now, exec_ns);
 	if (!end)
 		return;
-	vs_slot_add_wait(&slot->v, &ts->wait, end - ts->wait.since);
-	slot->v.unseen_switch_ins++;
+	vs_slot_add_unseen_wait(&slot->v, &ts->wait, end);
 	if (ts->wait.state != VS_SLOT_RUNNABLE)
 		emit(VS_ENGINE_UNBLOCK, ns_tid(t), ts->wait.task, end, 0, 0);
 }

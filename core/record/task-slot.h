@@ -242,6 +242,19 @@ static __always_inline __u64 vs_slot_wait_end(const struct vs_slot_open_wait *w,
 	return now - ran;
 }
 
+/**
+ * vs_slot_add_unseen_wait - account the open wait @w whose switch-in went
+ * unseen, ended at @end (later than @w->since), into @v: vs_slot_add_wait()
+ * and one more of @v->unseen_switch_ins
+ */
+static __always_inline void
+vs_slot_add_unseen_wait(struct vs_slot_values *v,
+			const struct vs_slot_open_wait *w, __u64 end)
+{
+	vs_slot_add_wait(v, w, end - w->since);
+	v->unseen_switch_ins++;
+}
+
 #ifndef __bpf__
 /**
  * vs_slot_read - copy the values of task @task out of @slot, under its

@@ -74,8 +74,7 @@ static void end(struct vs_slot_values *v)
 				    clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	if (!wait_end)
 		return;
-	vs_slot_add_wait(v, &wait, wait_end - wait.since);
-	v->unseen_switch_ins++;
+	vs_slot_add_unseen_wait(v, &wait, wait_end);
 }
 
 /* The entry of system call @nr in waits of kind @wait, or NULL. */
