@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "core/symbols/symbols.h"
 #include "core/uprobe.h"
 
 /*
@@ -172,31 +173,13 @@ static int addr_to_offset(Elf *elf, uint64_t addr, uint64_t *offset)
 	return -1;
 }
 
-/* An ELF file opened for reading, or NULL (and @fd < 0). */
-static Elf *open_elf(const char *path, int *fd)
-{
-	Elf *elf;
-
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	elf = elf_begin(*fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		return elf;
-	if (elf)
-		elf_end(elf);
-	close(*fd);
-	*fd = -1;
-	return NULL;
-}
-
 /* The ELF machine of @path, EM_NONE if it is no ELF file. */
 static GElf_Half elf_machine(const char *path)
 {
 	GElf_Ehdr eh;
 	GElf_Half machine = EM_NONE;
 	int fd;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = vs_open_elf(path, &fd);
 
 	if (!elf)
 		return EM_NONE;
@@ -272,7 +255,7 @@ static Elf *in_linked_library(Elf *elf, struct sym_match *m, int *fd,
 			if (!name || strchr(name, '/') ||
 			    find_library(name, eh.e_machine, path, len))
 				continue;
-			lib = open_elf(path, fd);
+			lib = vs_open_elf(path, fd);
 			if (!lib)
 				continue;
 			*searched = true;
@@ -327,7 +310,7 @@ int vs_uprobe_resolve(const char *spec, const char *default_binary,
 		snprintf(err, errlen, "cannot find '%s'", at ? at + 1 : default_binary);
 		return -1;
 	}
-	elf = open_elf(p->binary, &fd);
+	elf = vs_open_elf(p->binary, &fd);
 	if (!elf && access(p->binary, R_OK)) {
 		snprintf(err, errlen, "cannot open %s: %s", p->binary,
 			 strerror(errno));

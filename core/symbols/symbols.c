@@ -232,7 +232,7 @@ int vs_open_regular(const char *path)
 	return fd;
 }
 
-static Elf *open_elf(const char *path, int *fd)
+Elf *vs_open_elf(const char *path, int *fd)
 {
 	Elf *elf;
 
@@ -256,7 +256,7 @@ static int load_dso(struct vs_dso *d)
 	Elf *elf, *delf;
 
 	elf_version(EV_CURRENT);
-	elf = open_elf(d->path, &fd);
+	elf = vs_open_elf(d->path, &fd);
 	if (!elf)
 		return 0;
 	d->elf = 1;
@@ -266,7 +266,7 @@ static int load_dso(struct vs_dso *d)
 	have = ret ? 0 : read_symbols(d, elf, SHT_SYMTAB);
 	if (!have) {
 		vs_dso_debug_file(d, dbg, sizeof(dbg));
-		delf = dbg[0] ? open_elf(dbg, &dfd) : NULL;
+		delf = dbg[0] ? vs_open_elf(dbg, &dfd) : NULL;
 		if (delf) {
 			have = read_symbols(d, delf, SHT_SYMTAB);
 			elf_end(delf);
@@ -316,7 +316,7 @@ size_t vs_elf_build_id(const char *path, uint8_t id[VS_BUILD_ID_MAX])
 	int fd;
 
 	elf_version(EV_CURRENT);
-	elf = open_elf(path, &fd);
+	elf = vs_open_elf(path, &fd);
 	if (!elf)
 		return 0;
 	len = elf_build_id(elf, id);
@@ -515,7 +515,7 @@ static void load_fdes(struct vs_dso *d)
 	int fd;
 
 	d->fdes_tried = true;
-	elf = open_elf(d->path, &fd);
+	elf = vs_open_elf(d->path, &fd);
 	if (!elf)
 		return;
 	if (elf_getshdrstrndx(elf, &shstrndx) < 0)

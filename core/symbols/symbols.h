@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <libelf.h>
 
 struct vs_elf_symbol {
 	uint64_t addr;		/* st_value: link-time virtual address */
@@ -61,6 +62,13 @@ const uint8_t *vs_dso_build_id(const struct vs_dso *d, size_t *len);
  * (EINVAL: not a regular file).
  */
 int vs_open_regular(const char *path);
+
+/**
+ * vs_open_elf - the ELF file at @path, opened for reading through
+ * vs_open_regular(), its descriptor in @fd; NULL (nothing left open) when
+ * it cannot be opened or is no ELF file
+ */
+Elf *vs_open_elf(const char *path, int *fd);
 
 /**
  * vs_elf_build_id - the GNU build-id of the ELF file at @path, read from
