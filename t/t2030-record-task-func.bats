@@ -138,6 +138,13 @@ libc_of() {
 	no_probes_left
 }
 
+@test "--task-func at a FIFO: one line, and the root recorder does not wait for a writer" {
+	mkfifo fifo
+	run timeout -k 5 20 "$VARSCOPE" record -o t.data --task-func "f@$PWD/fifo" -- "$IF" -n 1 --types sleep
+	assert_failure 1
+	assert_output "varscope record: --task-func: $PWD/fifo is not an ELF file"
+}
+
 # libf.so with f(), and calls: "calls N [FILE]" calls f N times, then
 # waits for FILE to exist; "calls -f K [sh]" forks K children one after
 # the other, each exiting before the next: each first forks a child that
