@@ -8,8 +8,11 @@
  *
  * Delays of the worker, which the front thread only sees as a blocked
  * wait whose waker is the worker:
- *   --lock       a holder thread takes the worker's lock for --hold-us
- *                a third of the time, so handle() blocks on it
+ *   --lock       every third request, a holder thread takes the worker's
+ *                lock before the request is handed over and keeps it
+ *                --hold-us after handle() is seen asleep on it, so that
+ *                handle() blocks on it for --hold-us at least, however
+ *                loaded the machine
  *   --corunner   a busy thread shares the worker's CPU (both pinned to
  *                CPU 0), so the worker waits in the run queue
  *
@@ -27,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +45,13 @@ static bool have_request, have_reply, stopping;
 
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile bool corunner_stop;
+
+/* --lock: the front thread asks the holder to take big_lock */
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+static enum { HOLD_IDLE, HOLD_ASKED, HOLD_TAKEN } hold_state;
+static pid_t worker_tid;
+static bool worker_locking;	/* in handle()'s pthread_mutex_lock() */
 
 static long nr_requests = 100;
 static long work_us = 200;
@@ -97,8 +108,11 @@ static void pin_to_cpu0(void)
  */
 __attribute__((noinline)) void handle(void)
 {
-	if (use_lock)
+	if (use_lock) {
+		__atomic_store_n(&worker_locking, true, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&big_lock);
+		__atomic_store_n(&worker_locking, false, __ATOMIC_RELEASE);
+	}
 	spin_cpu_ns(work_us * 1000);
 	if (use_lock)
 		pthread_mutex_unlock(&big_lock);
@@ -109,6 +123,7 @@ static void *worker(void *arg)
 	uint64_t id, t0;
 
 	(void)arg;
+	__atomic_store_n(&worker_tid, gettid(), __ATOMIC_RELEASE);
 	if (use_corunner)
 		pin_to_cpu0();
 	pthread_mutex_lock(&queue_lock);
@@ -137,17 +152,64 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* --lock: hold the worker's lock for --hold-us, then let go for a while. */
+/* Is thread @tid asleep (state S in /proc)? */
+static bool asleep(pid_t tid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'S';
+}
+
+/*
+ * --lock: when the front thread asks, take the worker's lock, and keep it
+ * for --hold-us of work once the worker sleeps on it.
+ */
 static void *holder(void *arg)
 {
+	const struct timespec poll = { 0, 20000 };
+
 	(void)arg;
-	while (!corunner_stop) {
+	pthread_mutex_lock(&hold_lock);
+	for (;;) {
+		while (hold_state != HOLD_ASKED && !corunner_stop)
+			pthread_cond_wait(&hold_cond, &hold_lock);
+		if (corunner_stop)
+			break;
 		pthread_mutex_lock(&big_lock);
+		hold_state = HOLD_TAKEN;
+		pthread_cond_broadcast(&hold_cond);
+		pthread_mutex_unlock(&hold_lock);
+		while (!__atomic_load_n(&worker_locking, __ATOMIC_ACQUIRE) ||
+		       !asleep(__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE)))
+			nanosleep(&poll, NULL);
 		spin_ns(hold_us * 1000);
 		pthread_mutex_unlock(&big_lock);
-		usleep(2 * hold_us);
+		pthread_mutex_lock(&hold_lock);
 	}
+	pthread_mutex_unlock(&hold_lock);
 	return NULL;
+}
+
+/* --lock: have the holder take the worker's lock, before a request */
+static void take_lock_first(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_state = HOLD_ASKED;
+	pthread_cond_broadcast(&hold_cond);
+	while (hold_state != HOLD_TAKEN)
+		pthread_cond_wait(&hold_cond, &hold_lock);
+	hold_state = HOLD_IDLE;
+	pthread_mutex_unlock(&hold_lock);
 }
 
 /* --corunner: burn CPU 0, where the worker runs too. */
@@ -244,14 +306,20 @@ int main(int argc, char **argv)
 		perror("crossthread: pthread_create");
 		return 1;
 	}
-	for (i = 0; i < nr_requests; i++)
+	for (i = 0; i < nr_requests; i++) {
+		if (use_lock && i % 3 == 0)
+			take_lock_first();
 		request();
+	}
 	pthread_mutex_lock(&queue_lock);
 	stopping = true;
 	pthread_cond_broadcast(&queue_cond);
 	pthread_mutex_unlock(&queue_lock);
 	pthread_join(work, NULL);
+	pthread_mutex_lock(&hold_lock);
 	corunner_stop = true;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
 	if (use_lock || use_corunner)
 		pthread_join(other, NULL);
 	printf("crossthread: %ld requests\n", nr_requests);
