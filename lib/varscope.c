@@ -92,8 +92,11 @@ struct vs_thread {
 static int vs_on;
 static uint64_t vs_select_below;	/* select when rnd < this */
 static bool vs_select_all;
-/* tests only (DEVELOPERS.md): off the CPU this long after a task's end */
-static struct timespec vs_test_off_cpu;
+/*
+ * tests only (DEVELOPERS.md): off the CPU this long after a task's end,
+ * and asleep this long before its close, after the reading of its open wait
+ */
+static struct timespec vs_test_off_cpu, vs_test_wait_before_close;
 static char vs_sock_name[108];
 static pthread_key_t vs_exit_key;
 
@@ -371,7 +374,10 @@ struct vs_unseen_end {
  * the thread began to run again, which its CPU time tells.  Read before
  * the task ends, the thread on the CPU (one system call, in that case
  * only): after the end, the thread may be preempted unseen before it
- * reads it.  Nothing in @u when no wait is open.
+ * reads it.  Read again at once after the close: the reading's system
+ * call is where a loaded machine preempts the thread, opening a new wait
+ * whose switch-in may go unseen too.  @u (zeros at first) is left as it
+ * is when no wait is open or the one it holds still is.
  */
 static void vs_slot_unseen_end(struct vs_thread *t, struct vs_unseen_end *u)
 {
@@ -379,13 +385,13 @@ static void vs_slot_unseen_end(struct vs_thread *t, struct vs_unseen_end *u)
 	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 	uint64_t since = 0;
 
-	*u = (struct vs_unseen_end){ 0 };
 	if (!(seq & 1) &&
 	    __atomic_load_n(&s->values_of, __ATOMIC_RELAXED) == t->seq &&
 	    __atomic_load_n(&s->wait.task, __ATOMIC_RELAXED) == t->seq)
 		since = __atomic_load_n(&s->wait.since, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (!since || __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq)
+	if (!since || since == u->since ||
+	    __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq)
 		return;
 	u->cpu = vs_thread_cpu_time();
 	u->now = vs_now();
@@ -393,17 +399,18 @@ static void vs_slot_unseen_end(struct vs_thread *t, struct vs_unseen_end *u)
 }
 
 /*
- * The engine's values of the task that ended at @end, into @v, read at
- * once after @end.  A wait still open in the slot ends at its reading in
- * @u; one that opened after it (the thread preempted, its switch-in
- * unseen again) from the CPU time now, less the time since @end.
+ * The engine's values of the task that ended at @end, into @v.  A wait
+ * still open in the slot ends where its reading in @u says, by @end at
+ * the latest (a preemption after the close, which no program sees, is
+ * outside the CPU time); one @u does not hold (a slot that would not hold
+ * still for the reading) leaves the task DISTORTED.
  */
 static void vs_slot_take(struct vs_thread *t, uint64_t end,
 			 const struct vs_unseen_end *u,
 			 struct vs_slot_values *v, uint32_t *flags)
 {
 	struct vs_slot_open_wait wait;
-	uint64_t wait_end, cpu, since_end;
+	uint64_t wait_end;
 
 	if (!vs_slot_read(t->slot, t->seq, v, &wait)) {
 		*flags |= VS_TASK_DISTORTED;
@@ -411,18 +418,15 @@ static void vs_slot_take(struct vs_thread *t, uint64_t end,
 	}
 	if (wait.task != t->seq || !wait.since)
 		return;
-	if (wait.since == u->since) {
-		wait_end = vs_slot_wait_end(&wait, u->now, u->cpu);
-	} else {
-		cpu = vs_thread_cpu_time();
-		since_end = vs_now() - end;
-		if (cpu < since_end)
-			return;
-		wait_end = vs_slot_wait_end(&wait, end, cpu - since_end);
-	}
-	if (!wait_end)
+	if (wait.since != u->since) {
+		*flags |= VS_TASK_DISTORTED;
 		return;
-	vs_slot_add_unseen_wait(v, &wait, wait_end);
+	}
+	wait_end = vs_slot_wait_end(&wait, u->now, u->cpu);
+	if (wait_end > end)
+		wait_end = end;
+	if (wait_end > wait.since)
+		vs_slot_add_unseen_wait(v, &wait, wait_end);
 }
 
 #define VS_RING_WAIT_NS		100000000ull	/* 100 ms */
@@ -464,12 +468,15 @@ static void vs_finish(struct vs_thread *t, uint32_t flags)
 	uint64_t end, head;
 	struct vs_ring_task *slot;
 	struct vs_slot_values kernel;
-	struct vs_unseen_end unseen;
+	struct vs_unseen_end unseen = { 0 };
 	uint32_t kernel_flags = 0;
 
 	vs_slot_unseen_end(t, &unseen);
+	if (vs_test_wait_before_close.tv_nsec)
+		nanosleep(&vs_test_wait_before_close, NULL);
 	vs_slot_close(t);
 	end = vs_now();
+	vs_slot_unseen_end(t, &unseen);
 	if (vs_test_off_cpu.tv_nsec)
 		nanosleep(&vs_test_off_cpu, NULL);
 	vs_slot_take(t, end, &unseen, &kernel, &kernel_flags);
@@ -694,6 +701,10 @@ __attribute__((constructor(101))) static void vs_init(void)
 	ctl = getenv("VARSCOPE_TEST_OFF_CPU_AT_END");
 	if (ctl)
 		vs_test_off_cpu.tv_nsec = strtoul(ctl, NULL, 10) % 1000000 * 1000;
+	ctl = getenv("VARSCOPE_TEST_WAIT_BEFORE_CLOSE");
+	if (ctl)
+		vs_test_wait_before_close.tv_nsec =
+			strtoul(ctl, NULL, 10) % 1000000 * 1000;
 	if (pthread_key_create(&vs_exit_key, vs_thread_exit) ||
 	    pthread_atfork(NULL, NULL, vs_atfork_child))
 		return;
