@@ -97,6 +97,8 @@ static bool vs_select_all;
  * and asleep this long before its close, after the reading of its open wait
  */
 static struct timespec vs_test_off_cpu, vs_test_wait_before_close;
+/* and busy this long before a begin's mark and after an end's */
+static uint64_t vs_test_spin_at_mark;
 static char vs_sock_name[108];
 static pthread_key_t vs_exit_key;
 
@@ -146,35 +148,74 @@ static void vs_release(struct vs_thread *t)
 }
 
 /*
- * VS_REG_COUNTERS: the engine's program marks the begin or end of the
- * task open in the slot, on this CPU (see the top of this file).  A
- * failure leaves the task's counters unmarked: the recorder leaves them
- * out.
+ * VS_REG_COUNTERS: the engine's program marks the begin (@what
+ * VS_MARK_BEGIN: it opens the slot) or the end (VS_MARK_END: it closes
+ * it) of the thread's task, on this CPU (see the top of this file and
+ * core/record/task-slot.h).  Returns the mark's time, the task's start or
+ * end, so that no time is in the task's latency and outside its counters
+ * (a system call's entry or exit, where a host may take the CPU); 0 when
+ * no mark was made, which leaves the task's counters unmarked: the
+ * recorder leaves them out.
  */
-static void vs_counters_mark(struct vs_thread *t)
+static uint64_t vs_counters_mark(struct vs_thread *t, uint64_t what)
 {
+	uint64_t ctx[2] = { what, t->seq }, before = vs_now();
 	union bpf_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.test.prog_fd = t->mark_fd;
-	syscall(__NR_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr));
+	attr.test.ctx_in = (uint64_t)(uintptr_t)ctx;
+	attr.test.ctx_size_in = sizeof(ctx);
+	if (syscall(__NR_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr)) ||
+	    !attr.test.retval)
+		return 0;
+	/* the low 32 bits of a time within 2 s of @before */
+	return before + (int32_t)(attr.test.retval - (uint32_t)before);
 }
 
-/* The engine's stores that open and close a selected task. */
+/* tests only: busy for vs_test_spin_at_mark ns */
+static void vs_test_spin(void)
+{
+	uint64_t end;
+
+	if (!vs_test_spin_at_mark)
+		return;
+	end = vs_now() + vs_test_spin_at_mark;
+	while (vs_now() < end)
+		;
+}
+
+/*
+ * The engine's stores that open and close a selected task, at its start
+ * (into @t->start) and its end (returned).
+ */
 static void vs_slot_open(struct vs_thread *t)
 {
 	__atomic_fetch_add(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
+	if (t->mark_fd >= 0) {
+		vs_test_spin();
+		t->start = vs_counters_mark(t, VS_MARK_BEGIN);
+		if (t->start)
+			return;
+	}
+	t->start = vs_now();
 	__atomic_store_n(&t->slot->active, t->seq, __ATOMIC_RELEASE);
-	if (t->mark_fd >= 0)
-		vs_counters_mark(t);
 }
 
-static void vs_slot_close(struct vs_thread *t)
+static uint64_t vs_slot_close(struct vs_thread *t)
 {
-	if (t->mark_fd >= 0)
-		vs_counters_mark(t);
-	__atomic_store_n(&t->slot->active, 0, __ATOMIC_RELEASE);
+	uint64_t end = 0;
+
+	if (t->mark_fd >= 0) {
+		end = vs_counters_mark(t, VS_MARK_END);
+		vs_test_spin();
+	}
+	if (!end) {
+		__atomic_store_n(&t->slot->active, 0, __ATOMIC_RELEASE);
+		end = vs_now();
+	}
 	__atomic_fetch_sub(&t->header->tasks_open, 1, __ATOMIC_RELAXED);
+	return end;
 }
 
 static void vs_thread_exit(void *arg)
@@ -474,8 +515,7 @@ static void vs_finish(struct vs_thread *t, uint32_t flags)
 	vs_slot_unseen_end(t, &unseen);
 	if (vs_test_wait_before_close.tv_nsec)
 		nanosleep(&vs_test_wait_before_close, NULL);
-	vs_slot_close(t);
-	end = vs_now();
+	end = vs_slot_close(t);
 	vs_slot_unseen_end(t, &unseen);
 	if (vs_test_off_cpu.tv_nsec)
 		nanosleep(&vs_test_off_cpu, NULL);
@@ -522,7 +562,6 @@ static void vs_begin(uint32_t type, uint64_t attach_id)
 	if (!selected || !vs_ready(t))
 		return;
 	ring = t->ring;
-	t->start = vs_now();
 	t->cpu = sched_getcpu();
 	if (!++t->seq)		/* 0 means no task to the engine */
 		t->seq = 1;
@@ -701,6 +740,9 @@ __attribute__((constructor(101))) static void vs_init(void)
 	ctl = getenv("VARSCOPE_TEST_OFF_CPU_AT_END");
 	if (ctl)
 		vs_test_off_cpu.tv_nsec = strtoul(ctl, NULL, 10) % 1000000 * 1000;
+	ctl = getenv("VARSCOPE_TEST_SPIN_AT_MARK");
+	if (ctl)
+		vs_test_spin_at_mark = strtoul(ctl, NULL, 10) % 1000000 * 1000;
 	ctl = getenv("VARSCOPE_TEST_WAIT_BEFORE_CLOSE");
 	if (ctl)
 		vs_test_wait_before_close.tv_nsec =

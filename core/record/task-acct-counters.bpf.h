@@ -111,9 +111,11 @@ static __always_inline void counters_open(struct vs_cpu_state *pc, __u32 idx,
  * interval while the counters are read makes the reading older than
  * its open, so it is read again; one that comes after that makes the
  * close find the counters gone back (the task's counters are left out).
+ *
+ * Returns the reading's clock, 0 when nothing was read.
  */
-static __always_inline void counters_mark(struct vs_slot *slot, __u32 idx,
-					  __u32 task)
+static __always_inline __u64 counters_mark(struct vs_slot *slot, __u32 idx,
+					   __u32 task)
 {
 	struct vs_counter_reading r;
 	struct vs_cpu_state *pc;
@@ -121,10 +123,10 @@ static __always_inline void counters_mark(struct vs_slot *slot, __u32 idx,
 	int i;
 
 	if (!nr_counters)
-		return;
+		return 0;
 	pc = bpf_map_lookup_elem(&cpu_state, &zero);
 	if (!pc)
-		return;
+		return 0;
 	for (i = 0; i < 2; i++) {
 		seq = READ_ONCE(pc->interval_seq);
 		counters_read(&r, bpf_get_smp_processor_id());
@@ -134,5 +136,6 @@ static __always_inline void counters_mark(struct vs_slot *slot, __u32 idx,
 	counters_close(pc, slot, idx, task, &r);
 	counters_open(pc, idx, task, &r);
 	slot->v.counter_marks++;
+	return r.clock[0];
 }
 #endif /* VS_CORE_RECORD_TASK_ACCT_COUNTERS_BPF_H */

@@ -1171,27 +1171,48 @@ int vs_calls_stop(struct bpf_iter__task *ctx)
 
 /*
  * The library's mark of its task's begin or end, one BPF_PROG_TEST_RUN
- * when counters are recorded (see "counters" above): run on the thread's
- * CPU, in its context.  A thread outside a task marks nothing.
+ * when counters are recorded (see "counters" above and VS_MARK_BEGIN):
+ * run on the thread's CPU, in its context, preemption off.  @ctx[0] is
+ * VS_MARK_BEGIN, with the task's seq in @ctx[1], or VS_MARK_END; both
+ * the program's to check (the thread is not trusted, but the slot it
+ * opens or closes is its own, which it may store to anyway).  A thread
+ * outside a task marks no end.
  */
 SEC("raw_tp")
-int vs_counters_mark(void *ctx)
+int vs_counters_mark(__u64 *ctx)
 {
+	__u64 what = ctx[0], seq = ctx[1], at;
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
-	__u32 task;
+	__u32 idx, task;
 
 	if (!nr_counters)
 		return 0;
 	ts = thread_of(bpf_get_current_task_btf());
-	slot = active_slot(ts);
+	if (!ts)
+		return 0;
+	idx = ts->slot;
+	if (idx == VS_SLOT_HEADER)
+		return 0;
+	slot = bpf_map_lookup_elem(&slots, &idx);
 	if (!slot)
 		return 0;
-	task = slot->active;
+	if (what == VS_MARK_BEGIN) {
+		if (!seq || seq > 0xffffffffull)
+			return 0;
+		WRITE_ONCE(slot->active, (__u32)seq);
+	}
+	task = READ_ONCE(slot->active);
+	if (!task)
+		return 0;
 	values_open(slot, task);
-	counters_mark(slot, ts->slot, task);
+	at = counters_mark(slot, idx, task);
 	values_done(slot);
-	return 0;
+	if (what != VS_MARK_BEGIN)
+		WRITE_ONCE(slot->active, 0);
+	if (!at)
+		return 0;
+	return (__u32)at ? (__u32)at : 1;
 }
 
 /*

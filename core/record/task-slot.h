@@ -44,6 +44,18 @@
 #define VS_SLOT_COUNTERS	8	/* per-CPU counters (VS_MAX_HW_COUNTERS) */
 
 /*
+ * The library's mark of a task's begin or end with counters (the mark
+ * program, BPF_PROG_TEST_RUN): its context, two __u64, is what it marks
+ * and, for a begin, the task's seq.  The program opens the slot (stores
+ * @active) right before its reading of the counters, or closes it right
+ * after, and returns the low 32 bits of the reading's clock (0: no mark
+ * made): the task's start and end, so that its latency and its counters
+ * cover the same time.
+ */
+#define VS_MARK_END		0
+#define VS_MARK_BEGIN		1
+
+/*
  * A task's counter values (struct vs_slot_values.counter_flags): a read
  * the PMU ran less than enabled (multiplexed), a read that failed, or a
  * set of counters that the recorder swapped while the task ran.
@@ -143,7 +155,7 @@ struct vs_slot_open_wait {
 };
 
 struct vs_slot {
-	/* written by the library */
+	/* written by the library (or its mark, VS_MARK_BEGIN) */
 	__u32 active;		/* seq of the open task, 0: none */
 	__u32 lib_pad;
 	/* written by the programs */
