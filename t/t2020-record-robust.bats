@@ -201,6 +201,7 @@ recorder_perf_fds() {
 	# (longer than record takes to start on an emulated CPU)
 	"$IF" -n 1000 --types sleep --sleep-us 1000000 > /dev/null &
 	target=$!
+	wait_exec $target "$IF"
 	"$VARSCOPE" record -o t.data --task-func one_task -p $target 2> err &
 	rec=$!
 	sleep 0.05

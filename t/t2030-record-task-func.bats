@@ -344,6 +344,7 @@ lib_hits() {
 	check 'T["1"]["max"]["latency_ns"] < 1.5e9'
 	"$IF" -n 10 --types sleep --sleep-us 1000000 --threads 2 > /dev/null &
 	target=$!
+	wait_exec $target "$IF"
 	sleep 0.3
 	"$VARSCOPE" record -o t.data --task-func one_task -p $target 2> err &
 	rec=$!
@@ -794,6 +795,7 @@ pg_stop() {
 	require_uprobes
 	"$IF" -n 100000 --types sleep --sleep-us 1000 --threads 2 > /dev/null &
 	target=$!
+	wait_exec $target "$IF"
 	sleep 0.5
 	run "$VARSCOPE" record -o t.data --task-func one_task -p $target --duration 1s
 	alive=0

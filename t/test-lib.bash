@@ -127,6 +127,20 @@ require_example() {
 	skip "examples/$1.c is not in the tree yet"
 }
 
+# wait_exec PID PROGRAM: wait (10 s at most) until process PID, started
+# in the background, runs PROGRAM: until then it is this shell's fork,
+# whose functions are bash's (a loaded machine takes a while to exec)
+wait_exec() {
+	local want i
+
+	want=$(readlink -f "$2")
+	for i in $(seq 1000); do
+		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && return
+		sleep 0.01
+	done
+	fail "process $1 did not exec $2 within 10 s"
+}
+
 # record_corun TRACE [TASKS]: as root, record t/t3130/corun.c (TASKS
 # tasks spinning on CPU 0 beside a SCHED_FIFO co-runner, "hogger", on the
 # same CPU) into TRACE; the co-runner's tid into $HOG
