@@ -297,9 +297,14 @@ chmod +x "$initrd/init"
 (cd "$initrd" && find . | "$busybox" cpio -o -H newc 2>/dev/null) \
 	>"$rundir/initrd.cpio" || die "cannot build the initramfs"
 
+# A guest kernel that locks up says where: loglevel=5 shows the stacks of
+# its soft lockup and RCU stall reports (printed at the default level, 4),
+# of every CPU, and the lockup ends the guest at once instead of at the
+# timeout (a CI run saw the recorder stuck 500 s on 6.1's CPU 0 with no
+# stack).
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp "$cpus" -m "$mem"
 	-kernel "$vmlinuz" -initrd "$rundir/initrd.cpio"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init $kargs"
+	-append "console=ttyS0 quiet loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 panic=-1 rdinit=/init $kargs"
 	-fsdev local,id=vsroot,path=/,security_model=passthrough,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=vsroot,mount_tag=vsroot
 	-fsdev local,id=vsrun,path="$rundir",security_model=passthrough,multidevs=remap
