@@ -725,6 +725,14 @@ static bool vs_parse_ctl(const char *ctl)
 	return have_sock;
 }
 
+/* tests only: the microseconds in variable @name, under a second, in ns */
+static long vs_test_ns(const char *name)
+{
+	const char *us = getenv(name);
+
+	return us ? strtoul(us, NULL, 10) % 1000000 * 1000 : 0;
+}
+
 /*
  * The first constructor of the program (the lowest priority a program may
  * take): linked statically, the library's constructor would otherwise run
@@ -737,16 +745,10 @@ __attribute__((constructor(101))) static void vs_init(void)
 
 	if (!ctl || !vs_parse_ctl(ctl))
 		return;
-	ctl = getenv("VARSCOPE_TEST_OFF_CPU_AT_END");
-	if (ctl)
-		vs_test_off_cpu.tv_nsec = strtoul(ctl, NULL, 10) % 1000000 * 1000;
-	ctl = getenv("VARSCOPE_TEST_SPIN_AT_MARK");
-	if (ctl)
-		vs_test_spin_at_mark = strtoul(ctl, NULL, 10) % 1000000 * 1000;
-	ctl = getenv("VARSCOPE_TEST_WAIT_BEFORE_CLOSE");
-	if (ctl)
-		vs_test_wait_before_close.tv_nsec =
-			strtoul(ctl, NULL, 10) % 1000000 * 1000;
+	vs_test_off_cpu.tv_nsec = vs_test_ns("VARSCOPE_TEST_OFF_CPU_AT_END");
+	vs_test_spin_at_mark = vs_test_ns("VARSCOPE_TEST_SPIN_AT_MARK");
+	vs_test_wait_before_close.tv_nsec =
+		vs_test_ns("VARSCOPE_TEST_WAIT_BEFORE_CLOSE");
 	if (pthread_key_create(&vs_exit_key, vs_thread_exit) ||
 	    pthread_atfork(NULL, NULL, vs_atfork_child))
 		return;
