@@ -283,10 +283,9 @@ static __always_inline void emit(__u32 kind, __u32 tid, __u32 task, __u64 now,
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* The slot of @ts when it is inside a task, else NULL. */
-static __always_inline struct vs_slot *active_slot(struct vs_thread_state *ts)
+/* The slot of @ts (NULL: none), inside a task or not. */
+static __always_inline struct vs_slot *thread_slot(struct vs_thread_state *ts)
 {
-	struct vs_slot *slot;
 	__u32 idx;
 
 	if (!ts)
@@ -294,7 +293,14 @@ static __always_inline struct vs_slot *active_slot(struct vs_thread_state *ts)
 	idx = ts->slot;
 	if (idx == VS_SLOT_HEADER)
 		return NULL;
-	slot = bpf_map_lookup_elem(&slots, &idx);
+	return bpf_map_lookup_elem(&slots, &idx);
+}
+
+/* The slot of @ts when it is inside a task, else NULL. */
+static __always_inline struct vs_slot *active_slot(struct vs_thread_state *ts)
+{
+	struct vs_slot *slot = thread_slot(ts);
+
 	if (!slot || !READ_ONCE(slot->active))
 		return NULL;
 	return slot;
@@ -1184,17 +1190,12 @@ int vs_counters_mark(__u64 *ctx)
 	__u64 what = ctx[0], seq = ctx[1], at;
 	struct vs_thread_state *ts;
 	struct vs_slot *slot;
-	__u32 idx, task;
+	__u32 task;
 
 	if (!nr_counters)
 		return 0;
 	ts = thread_of(bpf_get_current_task_btf());
-	if (!ts)
-		return 0;
-	idx = ts->slot;
-	if (idx == VS_SLOT_HEADER)
-		return 0;
-	slot = bpf_map_lookup_elem(&slots, &idx);
+	slot = thread_slot(ts);
 	if (!slot)
 		return 0;
 	if (what == VS_MARK_BEGIN) {
@@ -1206,7 +1207,7 @@ int vs_counters_mark(__u64 *ctx)
 	if (!task)
 		return 0;
 	values_open(slot, task);
-	at = counters_mark(slot, idx, task);
+	at = counters_mark(slot, ts->slot, task);
 	values_done(slot);
 	if (what != VS_MARK_BEGIN)
 		WRITE_ONCE(slot->active, 0);
